@@ -1,0 +1,126 @@
+// The model index: every module and op of one inspected model, by the names a
+// coreai-opt config must use. It is the contract between core/inspect (which
+// builds it from an archive) and everything above (format, query, server),
+// and it is what `opscope index` writes to disk. No LibTorch here.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+namespace opscope::index {
+
+// Bump when the serialised form changes incompatibly; readers refuse other versions.
+inline constexpr int kIndexFormatVersion = 1;
+
+enum class Mode { Graph, Eager };
+
+// Compressors are a bit set so one index (per archive and mode) serves every
+// compressor: each op records which compressors register its type.
+enum class Compressor : std::uint8_t {
+  None = 0,
+  Quantizer = 1,
+  KMeansPalettizer = 2,
+  MagnitudePruner = 4,
+};
+
+// One frame of the Python call stack that produced an op (`forward` frames only).
+struct SourceFrame {
+  std::string file;
+  int line = 0;
+  std::string function;
+  std::string code; // the source line, stripped
+};
+
+// One level of the nn.Module nesting, outermost first. The root is `{"", type}`.
+struct ModuleContext {
+  std::string name; // normalised like named_modules(): "layers.0.attn"
+  std::string type; // fully-qualified class: "torch.nn.modules.linear.Linear"
+  bool operator==(const ModuleContext&) const = default;
+};
+
+// One input position of an op: who produced the tensor there.
+struct InputEdge {
+  std::string producer;    // op name, state name, graph input ("x"), "input_0", "untracked_0"
+  std::optional<int> slot; // output slot of the producer; none for states and untracked
+  bool is_state = false;   // a parameter or buffer (shown on the "op states" line)
+  bool operator==(const InputEdge&) const = default;
+};
+
+// What an op is in the graph. Only `Call` ops are shown in the tree; the others
+// exist so edges can name them (placeholders, the output, states).
+enum class OpKind : std::uint8_t { Call, Input, Output, State };
+
+struct Op {
+  std::string name;                        // op_name_config matches this
+  std::string type;                        // op_type_config matches this; empty if unknown
+  OpKind kind = OpKind::Call;
+  std::vector<ModuleContext> module_stack; // outermost first, root included
+  std::vector<SourceFrame> source;         // outermost forward() first
+  std::vector<InputEdge> inputs;           // every argument position, states interleaved
+  // Output slot -> consumer op names, in slot order.
+  std::vector<std::pair<int, std::vector<std::string>>> outputs;
+  std::uint8_t compressors = 0; // bit set of Compressor values that register this op
+
+  bool compressible_by(Compressor c) const {
+    return c == Compressor::None || (compressors & static_cast<std::uint8_t>(c)) != 0;
+  }
+};
+
+// Where data crosses a module boundary: an op inside and its input or output slot.
+struct BoundaryEdge {
+  std::string op;
+  int slot = 0;
+  bool operator==(const BoundaryEdge&) const = default;
+};
+
+struct Module {
+  std::string name; // "" for the root
+  std::string type;
+  int parent = -1;            // index into Index::modules; -1 for the root
+  std::vector<int> children;  // indices into Index::modules, in first-seen order
+  std::vector<int> ops;       // indices into Index::ops owned directly, in graph order
+  // module_input_spec index -> ops (and their input slot) receiving it.
+  std::vector<std::pair<int, std::vector<BoundaryEdge>>> inputs;
+  // module_output_spec index -> op (and its output slot) producing it.
+  std::vector<std::pair<int, BoundaryEdge>> outputs;
+};
+
+// Where the model came from; used for display, caching and staleness checks.
+struct Provenance {
+  std::string archive;       // path of the .pt2 as given
+  std::string archive_hash;  // content hash of the archive
+  std::string torch_version; // from the archive
+  std::vector<std::string> source_files; // files named by the ops' source frames
+};
+
+class Index {
+public:
+  Mode mode = Mode::Graph;
+  Provenance provenance;
+  std::vector<Op> ops;         // every op in graph order (Call, Input, Output, State)
+  std::vector<Module> modules; // modules[0] is the root; parents precede children
+
+  const Module& root() const { return modules.front(); }
+  const std::string& model_type() const { return modules.front().type; }
+
+  // Lookups; valid after rebuild_lookups() (the loaders call it).
+  const Op* find_op(const std::string& name) const;
+  const Module* find_module(const std::string& name) const;
+  int op_position(const std::string& name) const; // -1 if absent
+  void rebuild_lookups();
+
+private:
+  std::unordered_map<std::string, int> op_by_name_;
+  std::unordered_map<std::string, int> module_by_name_;
+};
+
+const char* to_string(Mode mode);
+const char* to_string(Compressor compressor);
+std::optional<Mode> parse_mode(const std::string& text);
+std::optional<Compressor> parse_compressor(const std::string& text);
+
+} // namespace opscope::index

@@ -1,0 +1,62 @@
+#include "opscope/index/index.h"
+
+namespace opscope::index {
+
+const Op* Index::find_op(const std::string& name) const {
+  auto it = op_by_name_.find(name);
+  return it == op_by_name_.end() ? nullptr : &ops[it->second];
+}
+
+const Module* Index::find_module(const std::string& name) const {
+  auto it = module_by_name_.find(name);
+  return it == module_by_name_.end() ? nullptr : &modules[it->second];
+}
+
+int Index::op_position(const std::string& name) const {
+  auto it = op_by_name_.find(name);
+  return it == op_by_name_.end() ? -1 : it->second;
+}
+
+void Index::rebuild_lookups() {
+  op_by_name_.clear();
+  module_by_name_.clear();
+  op_by_name_.reserve(ops.size());
+  for (int i = 0; i < static_cast<int>(ops.size()); ++i)
+    op_by_name_.emplace(ops[i].name, i);
+  for (int i = 0; i < static_cast<int>(modules.size()); ++i)
+    module_by_name_.emplace(modules[i].name, i);
+}
+
+const char* to_string(Mode mode) { return mode == Mode::Graph ? "graph" : "eager"; }
+
+const char* to_string(Compressor compressor) {
+  switch (compressor) {
+  case Compressor::None:
+    return "none";
+  case Compressor::Quantizer:
+    return "quantizer";
+  case Compressor::KMeansPalettizer:
+    return "kmeans_palettizer";
+  case Compressor::MagnitudePruner:
+    return "magnitude_pruner";
+  }
+  return "none";
+}
+
+std::optional<Mode> parse_mode(const std::string& text) {
+  if (text == "graph")
+    return Mode::Graph;
+  if (text == "eager")
+    return Mode::Eager;
+  return std::nullopt;
+}
+
+std::optional<Compressor> parse_compressor(const std::string& text) {
+  for (auto c : {Compressor::None, Compressor::Quantizer, Compressor::KMeansPalettizer,
+                 Compressor::MagnitudePruner})
+    if (text == to_string(c))
+      return c;
+  return std::nullopt;
+}
+
+} // namespace opscope::index
