@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# Sets up everything, builds, and prints the bundled example model's structure the way a
+# coreai-opt Quantizer config must name it.
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+BUILD_DIR="${OPSCOPE_BUILD_DIR:-build}"
+scripts/setup.sh
+export VIRTUAL_ENV="$ROOT/.venv"
+"$BUILD_DIR/opscope" summary examples/resnet/model.py:build --input 1x3x64x64 --compressor quantizer "$@"
