@@ -1,0 +1,328 @@
+// The opscope VS Code extension: starts `opscope lsp` over stdio for compression configs, shows
+// the model's state in the status bar, and offers the summary / reload / restart commands.
+import * as fs from 'fs';
+import * as vscode from 'vscode';
+import {
+  CloseAction,
+  DidChangeConfigurationNotification,
+  ErrorAction,
+  ExecuteCommandRequest,
+  LanguageClient,
+  LanguageClientOptions,
+  ServerOptions,
+  State,
+  TransportKind,
+} from 'vscode-languageclient/node';
+import { isProjectFile, looksLikeCompressionConfig, PROJECT_FILE_NAME } from './configDetection';
+import { RestartPolicy } from './restartPolicy';
+import { findServerBinary } from './serverPath';
+import { needsRestart, readSettings, toServerOptions } from './settings';
+import { modelDisplayName, StatusParams, statusView } from './status';
+import { SUMMARY_SCHEME, SummaryDocuments, summaryText } from './summaryDocument';
+
+const STATUS_NOTIFICATION = 'opscope/status';
+const SERVER_COMMAND_SUMMARY = 'opscope.showSummary';
+const SERVER_COMMAND_RELOAD = 'opscope.reloadModel';
+
+const realFs = {
+  isExecutable(file: string): boolean {
+    try {
+      fs.accessSync(file, fs.constants.X_OK);
+      return fs.statSync(file).isFile();
+    } catch {
+      return false;
+    }
+  },
+};
+
+class OpscopeController implements vscode.Disposable {
+  private client: LanguageClient | undefined;
+  private starting: Promise<void> | undefined;
+  private output: vscode.OutputChannel | undefined;
+  private statusItem: vscode.StatusBarItem | undefined;
+  private lastModel: string | undefined;
+  private stoppingOnPurpose = false;
+  private watcher: vscode.FileSystemWatcher | undefined;
+  private readonly restartPolicy = new RestartPolicy();
+  private readonly summaries = new SummaryDocuments();
+  private readonly disposables: vscode.Disposable[] = [];
+
+  constructor(private readonly context: vscode.ExtensionContext) {
+    this.disposables.push(
+      vscode.workspace.registerTextDocumentContentProvider(SUMMARY_SCHEME, this.summaries),
+      this.summaries,
+      // The command IDs differ from the server's executeCommand IDs: the language client
+      // registers those itself and two registrations of one ID would clash.
+      vscode.commands.registerCommand('opscope.editor.showSummary', () => this.showSummary()),
+      vscode.commands.registerCommand('opscope.editor.reloadModel', () => this.reloadModel()),
+      vscode.commands.registerCommand('opscope.editor.restartServer', () => this.restart('by request')),
+      vscode.commands.registerCommand('opscope.editor.showOutput', () => this.outputChannel().show(true)),
+      vscode.workspace.onDidOpenTextDocument((doc) => this.consider(doc)),
+      vscode.workspace.onDidChangeTextDocument((e) => this.consider(e.document)),
+      vscode.workspace.onDidChangeConfiguration((e) => this.onConfigurationChanged(e)),
+    );
+  }
+
+  /** Starts the server once a document that opscope serves shows up. */
+  consider(doc: vscode.TextDocument): void {
+    if (this.client || this.starting || doc.uri.scheme !== 'file') {
+      return;
+    }
+    if (isProjectFile(doc.uri.fsPath) || looksLikeCompressionConfig(doc.languageId, doc.getText())) {
+      void this.start();
+    }
+  }
+
+  async start(): Promise<void> {
+    if (this.client || this.starting) {
+      return this.starting;
+    }
+    this.starting = this.startClient().finally(() => (this.starting = undefined));
+    return this.starting;
+  }
+
+  private outputChannel(): vscode.OutputChannel {
+    if (!this.output) {
+      this.output = vscode.window.createOutputChannel('opscope');
+      this.disposables.push(this.output);
+    }
+    return this.output;
+  }
+
+  private status(): vscode.StatusBarItem {
+    if (!this.statusItem) {
+      this.statusItem = vscode.window.createStatusBarItem('opscope.status', vscode.StatusBarAlignment.Left, 10);
+      this.statusItem.name = 'opscope';
+      this.statusItem.command = 'opscope.editor.showOutput';
+      this.disposables.push(this.statusItem);
+    }
+    return this.statusItem;
+  }
+
+  private showStatus(params: StatusParams): void {
+    if (params.model) {
+      this.lastModel = params.model;
+    }
+    const view = statusView(params);
+    const item = this.status();
+    item.text = view.text;
+    item.tooltip = view.tooltip;
+    item.backgroundColor = view.isError ? new vscode.ThemeColor('statusBarItem.errorBackground') : undefined;
+    item.show();
+  }
+
+  private settings() {
+    return readSettings((key) => vscode.workspace.getConfiguration('opscope').get(key));
+  }
+
+  private serverOptionsPayload() {
+    const folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
+    return toServerOptions(this.settings(), folder);
+  }
+
+  private async startClient(): Promise<void> {
+    await vscode.commands.executeCommand('setContext', 'opscope.active', true);
+    const settings = this.settings();
+    const found = findServerBinary(settings.path, process.env.PATH, this.context.extensionPath, realFs);
+    const output = this.outputChannel();
+    if (!found.command) {
+      output.appendLine(found.explanation);
+      this.showStatus({ state: 'failed', model: 'opscope', message: found.explanation });
+      void vscode.window.showErrorMessage(found.explanation, 'Open Settings').then((pick) => {
+        if (pick) {
+          void vscode.commands.executeCommand('workbench.action.openSettings', 'opscope.path');
+        }
+      });
+      return;
+    }
+    output.appendLine(`Starting ${found.command} lsp (${found.explanation})`);
+
+    const serverOptions: ServerOptions = {
+      command: found.command,
+      args: ['lsp'],
+      transport: TransportKind.stdio,
+    };
+    // The server may also register its own watchers; these cover clients-side defaults.
+    const watcher = vscode.workspace.createFileSystemWatcher(`**/{${PROJECT_FILE_NAME},*.pt2,*.py}`);
+    this.watcher?.dispose();
+    this.watcher = watcher;
+    const clientOptions: LanguageClientOptions = {
+      documentSelector: [
+        { scheme: 'file', language: 'yaml' },
+        { scheme: 'file', language: 'json' },
+        { scheme: 'file', language: 'jsonc' },
+      ],
+      initializationOptions: this.serverOptionsPayload(),
+      outputChannel: output,
+      synchronize: { fileEvents: watcher },
+      errorHandler: {
+        error: (_error, _message, count) =>
+          count !== undefined && count <= 3 ? { action: ErrorAction.Continue } : { action: ErrorAction.Shutdown },
+        closed: () => this.onServerClosed(),
+      },
+    };
+    const client = new LanguageClient('opscope', 'opscope', serverOptions, clientOptions);
+    client.onNotification(STATUS_NOTIFICATION, (params: StatusParams) => this.showStatus(params));
+    client.onDidChangeState((e) => {
+      if (e.newState === State.Starting) {
+        this.showStatus({ state: 'loading', model: this.lastModel ?? 'opscope', message: 'Starting the opscope server' });
+      }
+    });
+    this.client = client;
+    this.showStatus({ state: 'loading', model: 'opscope', message: 'Starting the opscope server' });
+    try {
+      await client.start();
+    } catch (err) {
+      const message = `Could not start ${found.command} lsp: ${err instanceof Error ? err.message : String(err)}`;
+      output.appendLine(message);
+      this.showStatus({ state: 'failed', model: 'opscope', message });
+    }
+  }
+
+  private onServerClosed() {
+    if (this.stoppingOnPurpose) {
+      return { action: CloseAction.DoNotRestart, handled: true };
+    }
+    const decision = this.restartPolicy.onCrash();
+    this.outputChannel().appendLine(decision.message);
+    if (decision.restart) {
+      void vscode.window.showWarningMessage(decision.message);
+      this.showStatus({ state: 'loading', model: this.lastModel ?? 'opscope', message: decision.message });
+    } else {
+      void vscode.window.showErrorMessage(decision.message, 'Restart Server').then((pick) => {
+        if (pick) {
+          void this.restart('by request');
+        }
+      });
+      this.showStatus({ state: 'failed', model: this.lastModel ?? 'opscope', message: decision.message });
+    }
+    return { action: decision.restart ? CloseAction.Restart : CloseAction.DoNotRestart, handled: true };
+  }
+
+  async stop(): Promise<void> {
+    const client = this.client;
+    this.client = undefined;
+    if (!client) {
+      return;
+    }
+    this.stoppingOnPurpose = true;
+    try {
+      if (client.state !== State.Stopped) {
+        await client.stop(5000);
+      }
+    } catch (err) {
+      this.outputChannel().appendLine(`Stopping the server: ${err instanceof Error ? err.message : String(err)}`);
+    } finally {
+      this.stoppingOnPurpose = false;
+    }
+  }
+
+  async restart(why: string): Promise<void> {
+    this.outputChannel().appendLine(`Restarting the opscope server (${why}).`);
+    this.restartPolicy.reset();
+    await this.stop();
+    await this.start();
+  }
+
+  private onConfigurationChanged(e: vscode.ConfigurationChangeEvent): void {
+    if (!e.affectsConfiguration('opscope') || !this.client) {
+      return;
+    }
+    if (needsRestart((section) => e.affectsConfiguration(section))) {
+      void this.restart('opscope.path changed');
+      return;
+    }
+    if (this.client.state === State.Running) {
+      void this.client.sendNotification(DidChangeConfigurationNotification.type, {
+        settings: { opscope: this.serverOptionsPayload() },
+      });
+    }
+  }
+
+  /** The config the command is about: the active editor's document, when it is one. */
+  private commandArguments(): unknown[] {
+    const doc = vscode.window.activeTextEditor?.document;
+    return doc && doc.uri.scheme === 'file' ? [doc.uri.toString()] : [];
+  }
+
+  private async runningClient(): Promise<LanguageClient | undefined> {
+    if (!this.client) {
+      await this.start();
+    }
+    if (!this.client) {
+      void vscode.window.showErrorMessage('The opscope server is not running. See the "opscope" output.');
+      return undefined;
+    }
+    if (this.client.state !== State.Running) {
+      await this.client.start().catch(() => undefined);
+    }
+    return this.client;
+  }
+
+  async showSummary(): Promise<void> {
+    const client = await this.runningClient();
+    if (!client) {
+      return;
+    }
+    let result: unknown;
+    try {
+      result = await client.sendRequest(ExecuteCommandRequest.type, {
+        command: SERVER_COMMAND_SUMMARY,
+        arguments: this.commandArguments(),
+      });
+    } catch (err) {
+      void vscode.window.showErrorMessage(`opscope: ${err instanceof Error ? err.message : String(err)}`);
+      return;
+    }
+    const text = summaryText(result);
+    if (text === undefined) {
+      void vscode.window.showWarningMessage('opscope: the server returned no summary (is the model loaded?).');
+      return;
+    }
+    const uri = this.summaries.set(modelDisplayName(this.lastModel), text);
+    const doc = await vscode.workspace.openTextDocument(uri);
+    await vscode.window.showTextDocument(doc, { preview: false, viewColumn: vscode.ViewColumn.Beside });
+  }
+
+  async reloadModel(): Promise<void> {
+    const client = await this.runningClient();
+    if (!client) {
+      return;
+    }
+    try {
+      await client.sendRequest(ExecuteCommandRequest.type, {
+        command: SERVER_COMMAND_RELOAD,
+        arguments: this.commandArguments(),
+      });
+    } catch (err) {
+      void vscode.window.showErrorMessage(`opscope: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  }
+
+  dispose(): void {
+    void this.stop();
+    this.watcher?.dispose();
+    for (const d of this.disposables) {
+      d.dispose();
+    }
+  }
+}
+
+let controller: OpscopeController | undefined;
+
+export async function activate(context: vscode.ExtensionContext): Promise<void> {
+  controller = new OpscopeController(context);
+  context.subscriptions.push(controller);
+  const hasProject = (await vscode.workspace.findFiles(`**/${PROJECT_FILE_NAME}`, '**/node_modules/**', 1)).length > 0;
+  if (hasProject) {
+    await controller.start();
+    return;
+  }
+  for (const doc of vscode.workspace.textDocuments) {
+    controller.consider(doc);
+  }
+}
+
+export async function deactivate(): Promise<void> {
+  await controller?.stop();
+}

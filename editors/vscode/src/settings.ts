@@ -1,0 +1,75 @@
+// Maps the `opscope.*` editor settings to what the server reads, without VS Code.
+// The same object goes into `initializationOptions` at start and into
+// `workspace/didChangeConfiguration` ({settings: {opscope: ...}}) on change.
+
+export interface OpscopeSettings {
+  path: string;
+  model: string;
+  mode: string;
+  compressor: string;
+  inputs: string[];
+}
+
+/** The server-facing options: only the settings the user set, so `opscope.yaml` keeps the rest. */
+export interface ServerOptionsPayload {
+  model?: string;
+  mode?: 'graph' | 'eager';
+  compressor?: 'quantizer' | 'kmeans_palettizer' | 'magnitude_pruner';
+  inputs?: string[];
+}
+
+const MODES = new Set(['graph', 'eager']);
+const COMPRESSORS = new Set(['quantizer', 'kmeans_palettizer', 'magnitude_pruner']);
+
+/** Reads the raw settings (as `workspace.getConfiguration('opscope').get`) with defaults. */
+export function readSettings(get: (key: string) => unknown): OpscopeSettings {
+  const str = (key: string): string => {
+    const value = get(key);
+    return typeof value === 'string' ? value.trim() : '';
+  };
+  const inputsRaw = get('inputs');
+  const inputs = Array.isArray(inputsRaw)
+    ? inputsRaw.filter((v): v is string => typeof v === 'string' && v.trim() !== '').map((v) => v.trim())
+    : [];
+  return { path: str('path'), model: str('model'), mode: str('mode'), compressor: str('compressor'), inputs };
+}
+
+/**
+ * The payload for the server. A relative `model` path is resolved against `workspaceFolder`
+ * (a Python target `pkg.mod:factory` is left as it is: it names an import, not a file).
+ */
+export function toServerOptions(settings: OpscopeSettings, workspaceFolder?: string): ServerOptionsPayload {
+  const payload: ServerOptionsPayload = {};
+  if (settings.model !== '') {
+    payload.model = resolveModel(settings.model, workspaceFolder);
+  }
+  if (MODES.has(settings.mode)) {
+    payload.mode = settings.mode as ServerOptionsPayload['mode'];
+  }
+  if (COMPRESSORS.has(settings.compressor)) {
+    payload.compressor = settings.compressor as ServerOptionsPayload['compressor'];
+  }
+  if (settings.inputs.length > 0) {
+    payload.inputs = [...settings.inputs];
+  }
+  return payload;
+}
+
+function looksLikePath(model: string): boolean {
+  // `file.py:factory` and archives/index files are paths; `package.module:factory` is not.
+  const target = model.replace(/:[A-Za-z_][A-Za-z0-9_.]*$/, '');
+  return /[\\/]/.test(target) || /\.(pt2|json|py)$/.test(target);
+}
+
+function resolveModel(model: string, workspaceFolder?: string): string {
+  if (!workspaceFolder || model.startsWith('/') || /^[A-Za-z]:[\\/]/.test(model) || !looksLikePath(model)) {
+    return model;
+  }
+  const sep = workspaceFolder.endsWith('/') ? '' : '/';
+  return `${workspaceFolder}${sep}${model.replace(/^\.\//, '')}`;
+}
+
+/** Which setting changes need a server restart rather than a didChangeConfiguration. */
+export function needsRestart(changed: (section: string) => boolean): boolean {
+  return changed('opscope.path');
+}
