@@ -1,0 +1,104 @@
+"""Command line of the export helper; see `python -m opscope_export --help`.
+
+Protocol (what `opscope export` relies on):
+  exit 0: the archive is written; stdout is one JSON line describing it.
+  exit 1: nothing written; stderr ends with one message `opscope-export: error: ...`.
+  `--probe`: stdout is one JSON line {"ok", "python", "executable", "torch", "min_torch",
+  "error"}; exit 0 when torch is usable, else 1.
+OPSCOPE_DEBUG=1 adds Python tracebacks and keeps warnings.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import traceback
+import warnings
+from dataclasses import asdict
+
+from opscope_export.errors import ExportError, describe
+from opscope_export.specs import SPEC_SYNTAX, parse_input_spec
+from opscope_export.target import TARGET_SYNTAX
+
+PROG = "opscope-export"
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):  # one message, exit 1, like every other failure
+        raise ExportError(f"{message} (see --help)")
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog=PROG,
+        description="Export a PyTorch model to a torch.export .pt2 archive for opscope.",
+        epilog=f"{TARGET_SYNTAX}. --input: {SPEC_SYNTAX}; NAME=SPEC passes a keyword argument.",
+    )
+    parser.add_argument("target", nargs="?", help="package.module:factory or file.py:factory")
+    parser.add_argument("--input", "-i", action="append", default=[], metavar="SPEC",
+                        help="one example input per forward() argument, in order")
+    parser.add_argument("-o", "--output", metavar="MODEL.pt2", help="archive to write")
+    parser.add_argument("--seed", type=int, default=0, help="torch seed (default 0)")
+    parser.add_argument("--eval", action="store_true",
+                        help="call model.eval() before exporting (default: keep the factory's mode,"
+                             " as coreai-opt does)")
+    parser.add_argument("--probe", "--check", action="store_true", dest="probe",
+                        help="print this interpreter's torch version as JSON and exit")
+    return parser
+
+
+def _run(argv: list[str]) -> int:
+    args = _parser().parse_args(argv)
+    if args.probe:
+        from opscope_export.torch_check import probe
+
+        info = probe()
+        print(json.dumps(info), flush=True)
+        if not info["ok"]:
+            raise ExportError(info["error"])
+        return 0
+    if not args.target:
+        raise ExportError(f"missing TARGET; {TARGET_SYNTAX}")
+    if not args.output:
+        raise ExportError("missing -o MODEL.pt2 (the archive to write)")
+
+    from opscope_export.export import ExportRequest, export_archive
+
+    request = ExportRequest(
+        target=args.target,
+        output=args.output,
+        inputs=[parse_input_spec(text) for text in args.input],
+        seed=args.seed,
+        eval_mode=args.eval,
+    )
+    from opscope_export.quiet import captured_output
+
+    with captured_output(replay=os.environ.get("OPSCOPE_DEBUG") == "1"):
+        result = export_archive(request)
+    print(json.dumps(asdict(result)), flush=True)
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    debug = os.environ.get("OPSCOPE_DEBUG") == "1"
+    if not debug:
+        warnings.simplefilter("ignore")
+    try:
+        return _run(sys.argv[1:] if argv is None else argv)
+    except ExportError as exc:
+        if debug:
+            traceback.print_exc()
+        sys.stdout.flush()
+        print(f"{PROG}: error: {exc}", file=sys.stderr, flush=True)
+        return 1
+    except KeyboardInterrupt:
+        print(f"{PROG}: error: interrupted", file=sys.stderr, flush=True)
+        return 1
+    except Exception as exc:  # a bug in the helper itself: still one message
+        if debug:
+            traceback.print_exc()
+        print(f"{PROG}: error: internal error: {describe(exc)} (re-run with OPSCOPE_DEBUG=1 "
+              "for a traceback)", file=sys.stderr, flush=True)
+        return 1

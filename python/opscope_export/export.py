@@ -1,0 +1,121 @@
+"""Build the model and its example inputs, torch.export them, save the `.pt2` archive.
+
+The export call mirrors coreai-opt's `export_model` (coreai_opt/_utils/torch_utils.py):
+`torch.export.export(model, example_inputs)` under `torch.no_grad()`, so the op names in the
+archive are the names coreai-opt's graph mode gives the same model.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from dataclasses import dataclass, field
+
+from opscope_export.errors import ExportError, describe, shorten
+from opscope_export.specs import InputSpec, make_inputs
+from opscope_export.target import forward_signature, load_target
+from opscope_export.torch_check import require_torch
+
+EXPORT_HINT = (
+    "hints: check the --input shapes and dtypes match forward(); data-dependent Python "
+    "control flow (if/for on tensor values) cannot be exported: rewrite it with torch.cond "
+    "or move it out of forward(); see the torch.export docs on non-strict mode "
+    "(strict=False) and dynamic shapes: https://docs.pytorch.org/docs/stable/export.html"
+)
+
+
+@dataclass
+class ExportRequest:
+    target: str
+    output: str
+    inputs: list[InputSpec] = field(default_factory=list)
+    seed: int = 0
+    eval_mode: bool = False
+
+
+@dataclass
+class ExportResult:
+    archive: str
+    torch_version: str
+    model_type: str
+    training: bool
+    inputs: list[dict]
+
+
+def build_model_and_inputs(request: ExportRequest):
+    """(model, args, kwargs), deterministic for a given seed: the oracle rebuilds them the same way."""
+    import torch
+
+    torch.manual_seed(request.seed)
+    loaded = load_target(request.target)
+    model = loaded.module
+    if request.eval_mode:
+        model.eval()
+    torch.manual_seed(request.seed)
+    if request.inputs:
+        args, kwargs = make_inputs(request.inputs)
+    elif loaded.example_args is not None:
+        args, kwargs = loaded.example_args, {}
+    else:
+        raise ExportError(
+            f"{request.target}: no example inputs; pass one --input SHAPE[:DTYPE[:LO..HI]] per "
+            f"argument of {type(model).__name__}.{forward_signature(model)}, e.g. "
+            "--input 1x3x224x224 --input 1x8:int64:0..100"
+        )
+    return model, args, kwargs
+
+
+def _describe_input(value) -> dict:
+    import torch
+
+    if isinstance(value, torch.Tensor):
+        return {"shape": list(value.shape), "dtype": str(value.dtype).replace("torch.", "")}
+    return {"python": type(value).__name__}
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+def export_archive(request: ExportRequest) -> ExportResult:
+    torch_version = require_torch()
+    import torch
+
+    model, args, kwargs = build_model_and_inputs(request)
+    try:
+        with torch.no_grad():
+            program = torch.export.export(model, args, kwargs=kwargs or None)
+    except Exception as exc:
+        raise ExportError(
+            f"{request.target}: torch.export failed: {type(exc).__name__}: "
+            f"{shorten(str(exc), max_lines=4, max_chars=800)}\n{EXPORT_HINT}"
+        ) from exc
+
+    output = os.path.abspath(request.output)
+    directory = os.path.dirname(output)
+    if not os.path.isdir(directory):
+        raise ExportError(f"{request.output}: directory {directory} does not exist; create it first")
+    # Write next to the destination, then rename: a watcher never sees half an archive.
+    fd, partial = tempfile.mkstemp(prefix=".opscope-export-", suffix=".pt2", dir=directory)
+    os.close(fd)
+    try:
+        torch.export.save(program, partial)
+        os.chmod(partial, 0o666 & ~_umask())
+        os.replace(partial, output)
+    except Exception as exc:
+        raise ExportError(f"{request.output}: cannot write the archive: {describe(exc)}") from exc
+    finally:
+        if os.path.exists(partial):
+            os.unlink(partial)
+
+    model_class = type(model)
+    return ExportResult(
+        archive=output,
+        torch_version=torch_version,
+        model_type=f"{model_class.__module__}.{model_class.__qualname__}",
+        training=bool(model.training),
+        inputs=[_describe_input(v) for v in args]
+        + [dict(_describe_input(v), keyword=k) for k, v in kwargs.items()],
+    )
