@@ -1,0 +1,213 @@
+// LSP 3.17 structures the server uses, as plain structs with free to_json /
+// from_json next to them (found by nlohmann through ADL). No logic here.
+// from_json throws nlohmann::json::exception on a missing or mistyped field;
+// the method table turns that into an InvalidParams reply.
+#pragma once
+
+#include "opscope/protocol/json_rpc.h"
+#include "opscope/protocol/position.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace opscope::protocol {
+
+void to_json(Json& j, const Position& p);
+void from_json(const Json& j, Position& p);
+
+struct Range {
+  Position start;
+  Position end;
+  bool operator==(const Range&) const = default;
+};
+void to_json(Json& j, const Range& r);
+void from_json(const Json& j, Range& r);
+
+struct Location {
+  std::string uri;
+  Range range;
+};
+void to_json(Json& j, const Location& l);
+
+struct TextDocumentIdentifier {
+  std::string uri;
+};
+void from_json(const Json& j, TextDocumentIdentifier& t);
+
+struct TextDocumentItem {
+  std::string uri;
+  std::string language_id;
+  int version = 0;
+  std::string text;
+};
+void from_json(const Json& j, TextDocumentItem& t);
+
+struct VersionedTextDocumentIdentifier {
+  std::string uri;
+  std::optional<int> version;
+};
+void from_json(const Json& j, VersionedTextDocumentIdentifier& t);
+
+struct TextDocumentContentChangeEvent {
+  std::optional<Range> range; // absent: the whole document is replaced
+  std::string text;
+};
+void from_json(const Json& j, TextDocumentContentChangeEvent& c);
+
+struct DidOpenTextDocumentParams {
+  TextDocumentItem text_document;
+};
+void from_json(const Json& j, DidOpenTextDocumentParams& p);
+
+struct DidChangeTextDocumentParams {
+  VersionedTextDocumentIdentifier text_document;
+  std::vector<TextDocumentContentChangeEvent> content_changes;
+};
+void from_json(const Json& j, DidChangeTextDocumentParams& p);
+
+struct DidCloseTextDocumentParams {
+  TextDocumentIdentifier text_document;
+};
+void from_json(const Json& j, DidCloseTextDocumentParams& p);
+
+struct DidSaveTextDocumentParams {
+  TextDocumentIdentifier text_document;
+};
+void from_json(const Json& j, DidSaveTextDocumentParams& p);
+
+struct TextDocumentPositionParams {
+  TextDocumentIdentifier text_document;
+  Position position;
+};
+void from_json(const Json& j, TextDocumentPositionParams& p);
+
+struct CodeActionParams {
+  TextDocumentIdentifier text_document;
+  Range range;
+  Json context; // diagnostics the client shows there; we recompute ours
+};
+void from_json(const Json& j, CodeActionParams& p);
+
+enum class CompletionItemKind { Text = 1, Module = 9, Value = 12, Class = 7, Function = 3 };
+
+struct TextEdit {
+  Range range;
+  std::string new_text;
+};
+void to_json(Json& j, const TextEdit& e);
+
+struct CompletionItem {
+  std::string label;
+  CompletionItemKind kind = CompletionItemKind::Text;
+  std::string detail;
+  std::string documentation; // markdown; omitted when empty
+  std::string sort_text;
+  std::string filter_text;
+  std::optional<TextEdit> text_edit;
+};
+void to_json(Json& j, const CompletionItem& c);
+
+struct CompletionList {
+  bool is_incomplete = false;
+  std::vector<CompletionItem> items;
+};
+void to_json(Json& j, const CompletionList& c);
+
+struct Hover {
+  std::string markdown;
+  std::optional<Range> range;
+};
+void to_json(Json& j, const Hover& h);
+
+enum class DiagnosticSeverity { Error = 1, Warning = 2, Information = 3, Hint = 4 };
+
+struct Diagnostic {
+  Range range;
+  DiagnosticSeverity severity = DiagnosticSeverity::Error;
+  std::string code;
+  std::string message;
+  std::string source = "opscope";
+  Json data; // carried back to us by codeAction (e.g. the suggested names)
+};
+void to_json(Json& j, const Diagnostic& d);
+void from_json(const Json& j, Diagnostic& d);
+
+struct PublishDiagnosticsParams {
+  std::string uri;
+  std::optional<int> version;
+  std::vector<Diagnostic> diagnostics;
+};
+void to_json(Json& j, const PublishDiagnosticsParams& p);
+
+struct WorkspaceEdit {
+  std::string uri; // one document is all a quick fix edits
+  std::vector<TextEdit> edits;
+};
+void to_json(Json& j, const WorkspaceEdit& e);
+
+struct CodeAction {
+  std::string title;
+  std::string kind = "quickfix";
+  std::vector<Diagnostic> diagnostics;
+  bool is_preferred = false;
+  WorkspaceEdit edit;
+};
+void to_json(Json& j, const CodeAction& a);
+
+enum class MessageType { Error = 1, Warning = 2, Info = 3, Log = 4 };
+
+struct LogMessageParams {
+  MessageType type = MessageType::Log;
+  std::string message;
+};
+void to_json(Json& j, const LogMessageParams& p);
+
+struct CancelParams {
+  RequestId id;
+};
+void from_json(const Json& j, CancelParams& p);
+
+struct FileEvent {
+  std::string uri;
+  int type = 2; // 1 created, 2 changed, 3 deleted
+};
+struct DidChangeWatchedFilesParams {
+  std::vector<FileEvent> changes;
+};
+void from_json(const Json& j, DidChangeWatchedFilesParams& p);
+
+struct ExecuteCommandParams {
+  std::string command;
+  Json arguments; // array or null
+};
+void from_json(const Json& j, ExecuteCommandParams& p);
+
+struct WorkspaceFolder {
+  std::string uri;
+  std::string name;
+};
+
+// The parts of the client's initialize request the server acts on.
+struct InitializeParams {
+  std::optional<int> process_id;
+  std::optional<std::string> root_uri;
+  std::vector<WorkspaceFolder> workspace_folders;
+  Json initialization_options;
+  std::vector<std::string> position_encodings; // general.positionEncodings
+  bool supports_work_done_progress = false;    // window.workDoneProgress
+  bool supports_configuration = false;         // workspace.configuration
+  bool supports_watcher_registration = false; // workspace.didChangeWatchedFiles.dynamicRegistration
+};
+void from_json(const Json& j, InitializeParams& p);
+
+// "$/progress" payloads for a work-done token.
+Json progress_begin(const std::string& title, const std::string& message);
+Json progress_report(const std::string& message);
+Json progress_end(const std::string& message);
+
+// file:// URIs <-> local paths (percent-encoding handled).
+std::string uri_from_path(const std::string& path);
+std::optional<std::string> path_from_uri(const std::string& uri);
+
+} // namespace opscope::protocol

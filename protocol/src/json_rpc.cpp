@@ -1,0 +1,109 @@
+#include "opscope/protocol/json_rpc.h"
+
+#include "opscope/protocol/utf8.h"
+
+namespace opscope::protocol {
+namespace {
+
+// Reads an id; nullopt when present but not an integer or string.
+std::optional<RequestId> read_id(const Json& value) {
+  if (value.is_number_integer())
+    return RequestId{value.get<std::int64_t>()};
+  if (value.is_string())
+    return RequestId{value.get<std::string>()};
+  return std::nullopt;
+}
+
+InvalidMessage invalid(RequestId id, std::string message) {
+  return {std::move(id), {ErrorCode::InvalidRequest, std::move(message)}};
+}
+
+} // namespace
+
+Json to_json_id(const RequestId& id) {
+  if (auto number = std::get_if<std::int64_t>(&id))
+    return *number;
+  if (auto text = std::get_if<std::string>(&id))
+    return *text;
+  return nullptr;
+}
+
+std::string to_string(const RequestId& id) {
+  return dump_message(to_json_id(id));
+}
+
+Message classify_message(const Json& value) {
+  if (!value.is_object())
+    return invalid({}, "a JSON-RPC message must be a JSON object");
+  RequestId id;
+  bool has_id = value.contains("id") && !value["id"].is_null();
+  if (has_id) {
+    auto parsed = read_id(value["id"]);
+    if (!parsed)
+      return invalid({}, "\"id\" must be an integer or a string");
+    id = *parsed;
+  }
+  auto version = value.find("jsonrpc");
+  if (version == value.end() || *version != "2.0")
+    return invalid(id, "\"jsonrpc\" must be \"2.0\"");
+  auto method = value.find("method");
+  if (method != value.end()) {
+    if (!method->is_string())
+      return invalid(id, "\"method\" must be a string");
+    Json params = value.value("params", Json());
+    if (!params.is_null() && !params.is_object() && !params.is_array())
+      return invalid(id, "\"params\" must be an object or an array");
+    if (has_id)
+      return Request{id, method->get<std::string>(), std::move(params)};
+    return Notification{method->get<std::string>(), std::move(params)};
+  }
+  if (value.contains("result") || value.contains("error")) {
+    Response response{id, std::nullopt, std::nullopt};
+    if (auto error = value.find("error"); error != value.end() && error->is_object()) {
+      response.error = RpcError{static_cast<ErrorCode>(error->value("code", -32603)),
+                                error->value("message", std::string())};
+    } else {
+      response.result = value.value("result", Json());
+    }
+    return response;
+  }
+  return invalid(id, "a message needs a \"method\" (request, notification) or a \"result\" or "
+                     "\"error\" (response)");
+}
+
+Message parse_message(std::string_view body) {
+  Json value = Json::parse(sanitize_utf8(body), nullptr, /*allow_exceptions=*/false);
+  if (value.is_discarded())
+    return InvalidMessage{{}, {ErrorCode::ParseError, "the message body is not valid JSON"}};
+  return classify_message(value);
+}
+
+Json make_request(const RequestId& id, std::string_view method, Json params) {
+  Json out = {{"jsonrpc", "2.0"}, {"id", to_json_id(id)}, {"method", method}};
+  if (!params.is_null())
+    out["params"] = std::move(params);
+  return out;
+}
+
+Json make_notification(std::string_view method, Json params) {
+  Json out = {{"jsonrpc", "2.0"}, {"method", method}};
+  if (!params.is_null())
+    out["params"] = std::move(params);
+  return out;
+}
+
+Json make_result(const RequestId& id, Json result) {
+  return {{"jsonrpc", "2.0"}, {"id", to_json_id(id)}, {"result", std::move(result)}};
+}
+
+Json make_error(const RequestId& id, const RpcError& error) {
+  return {{"jsonrpc", "2.0"},
+          {"id", to_json_id(id)},
+          {"error", {{"code", static_cast<int>(error.code)}, {"message", error.message}}}};
+}
+
+std::string dump_message(const Json& message) {
+  return message.dump(-1, ' ', false, Json::error_handler_t::replace);
+}
+
+} // namespace opscope::protocol

@@ -1,0 +1,129 @@
+#include "opscope/protocol/position.h"
+
+#include "opscope/protocol/utf8.h"
+
+#include <algorithm>
+
+namespace opscope::protocol {
+namespace {
+
+std::size_t line_end(std::string_view text, std::size_t start) {
+  std::size_t brk = text.find_first_of("\r\n", start);
+  return brk == std::string_view::npos ? text.size() : brk;
+}
+
+std::size_t units_of(char32_t code_point, std::size_t bytes, PositionEncoding encoding) {
+  switch (encoding) {
+  case PositionEncoding::Utf8:
+    return bytes;
+  case PositionEncoding::Utf16:
+    return utf16_units(code_point);
+  case PositionEncoding::Utf32:
+    return 1;
+  }
+  return 1;
+}
+
+} // namespace
+
+const char* to_string(PositionEncoding encoding) {
+  switch (encoding) {
+  case PositionEncoding::Utf8:
+    return "utf-8";
+  case PositionEncoding::Utf16:
+    return "utf-16";
+  case PositionEncoding::Utf32:
+    return "utf-32";
+  }
+  return "utf-16";
+}
+
+std::optional<PositionEncoding> parse_position_encoding(std::string_view text) {
+  if (text == "utf-8")
+    return PositionEncoding::Utf8;
+  if (text == "utf-16")
+    return PositionEncoding::Utf16;
+  if (text == "utf-32")
+    return PositionEncoding::Utf32;
+  return std::nullopt;
+}
+
+PositionEncoding negotiate_position_encoding(const std::vector<std::string>& offered) {
+  for (const auto& name : offered)
+    if (name == "utf-8")
+      return PositionEncoding::Utf8;
+  return PositionEncoding::Utf16;
+}
+
+// Line breaks are "\n", "\r\n" and "\r", as LSP defines them.
+LineTable::LineTable(std::string_view text) : text_(text) {
+  starts_.push_back(0);
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (text[i] == '\r' && i + 1 < text.size() && text[i + 1] == '\n')
+      ++i;
+    if (text[i] == '\n' || text[i] == '\r')
+      starts_.push_back(i + 1);
+  }
+}
+
+std::string_view LineTable::line(int line) const {
+  if (line < 0 || line >= line_count())
+    return {};
+  std::size_t start = starts_[line];
+  return text_.substr(start, line_end(text_, start) - start);
+}
+
+std::size_t LineTable::offset_at(Position position, PositionEncoding encoding) const {
+  if (position.line < 0)
+    return 0;
+  if (position.line >= line_count())
+    return text_.size();
+  std::size_t start = starts_[position.line];
+  std::size_t end = line_end(text_, start);
+  std::size_t offset = start;
+  std::size_t units = 0;
+  std::size_t wanted = position.character < 0 ? 0 : static_cast<std::size_t>(position.character);
+  while (offset < end && units < wanted) {
+    DecodedChar c = decode_utf8(text_, offset);
+    units += units_of(c.code_point, c.length, encoding);
+    offset += c.length;
+  }
+  return std::min(offset, end);
+}
+
+Position LineTable::position_at(std::size_t offset, PositionEncoding encoding) const {
+  offset = std::min(offset, text_.size());
+  auto next = std::upper_bound(starts_.begin(), starts_.end(), offset);
+  int line = static_cast<int>(next - starts_.begin()) - 1;
+  std::size_t start = starts_[line];
+  std::size_t end = std::min(line_end(text_, start), offset);
+  std::size_t units = 0;
+  for (std::size_t i = start; i < end;) {
+    DecodedChar c = decode_utf8(text_, i);
+    if (i + c.length > end)
+      break;
+    units += units_of(c.code_point, c.length, encoding);
+    i += c.length;
+  }
+  return {line, static_cast<int>(units)};
+}
+
+std::size_t offset_at(std::string_view text, Position position, PositionEncoding encoding) {
+  return LineTable(text).offset_at(position, encoding);
+}
+
+Position position_at(std::string_view text, std::size_t offset, PositionEncoding encoding) {
+  return LineTable(text).position_at(offset, encoding);
+}
+
+std::size_t measure(std::string_view text, PositionEncoding encoding) {
+  std::size_t units = 0;
+  for (std::size_t i = 0; i < text.size();) {
+    DecodedChar c = decode_utf8(text, i);
+    units += units_of(c.code_point, c.length, encoding);
+    i += c.length;
+  }
+  return units;
+}
+
+} // namespace opscope::protocol

@@ -1,0 +1,75 @@
+#include "opscope/protocol/lsp_types.h"
+#include "opscope/protocol/method_table.h"
+
+#include <gtest/gtest.h>
+
+namespace opscope::protocol {
+namespace {
+
+struct Outcome {
+  std::optional<Json> result;
+  std::optional<RpcError> error;
+};
+
+Reply capture(Outcome& out) {
+  return Reply([&out](std::variant<Json, RpcError> v) {
+    if (auto* j = std::get_if<Json>(&v))
+      out.result = *j;
+    else
+      out.error = std::get<RpcError>(v);
+  });
+}
+
+TEST(MethodTable, DispatchesTypedParams) {
+  MethodTable table;
+  table.request<TextDocumentPositionParams>("textDocument/hover", [](const auto& p, Reply r) {
+    r.result(p.text_document.uri + ":" + std::to_string(p.position.line));
+  });
+  Outcome out;
+  table.call("textDocument/hover",
+             Json::parse(R"({"textDocument":{"uri":"u"},"position":{"line":3,"character":0}})"),
+             capture(out));
+  EXPECT_EQ(out.result, Json("u:3"));
+}
+
+TEST(MethodTable, UnknownMethodAndBadParamsAreStandardErrors) {
+  MethodTable table;
+  table.request<TextDocumentPositionParams>("textDocument/hover",
+                                            [](const auto&, Reply r) { r.result(nullptr); });
+  Outcome missing;
+  table.call("textDocument/nope", Json::object(), capture(missing));
+  ASSERT_TRUE(missing.error);
+  EXPECT_EQ(missing.error->code, ErrorCode::MethodNotFound);
+
+  Outcome bad;
+  table.call("textDocument/hover", Json::parse(R"({"textDocument":{"uri":1}})"), capture(bad));
+  ASSERT_TRUE(bad.error);
+  EXPECT_EQ(bad.error->code, ErrorCode::InvalidParams);
+  EXPECT_NE(bad.error->message.find("invalid params"), std::string::npos);
+}
+
+TEST(MethodTable, NotificationsReportProblemsForTheLog) {
+  MethodTable table;
+  int opened = 0;
+  table.notification<DidOpenTextDocumentParams>("textDocument/didOpen",
+                                                [&](const auto&) { ++opened; });
+  EXPECT_FALSE(table.notify("textDocument/didOpen",
+                            Json::parse(R"({"textDocument":{"uri":"u","text":""}})")));
+  EXPECT_EQ(opened, 1);
+  EXPECT_TRUE(table.notify("textDocument/didOpen", Json::object()));
+  EXPECT_TRUE(table.notify("custom/unknown", nullptr));
+  EXPECT_EQ(opened, 1);
+}
+
+TEST(MethodTable, ReplyIsSentOnlyOnce) {
+  int sent = 0;
+  Reply reply([&](std::variant<Json, RpcError>) { ++sent; });
+  Reply copy = reply;
+  reply.result(1);
+  copy.error(ErrorCode::RequestCancelled, "late");
+  EXPECT_EQ(sent, 1);
+  EXPECT_TRUE(copy.sent());
+}
+
+} // namespace
+} // namespace opscope::protocol

@@ -1,0 +1,76 @@
+#include "opscope/protocol/position.h"
+#include "opscope/protocol/utf8.h"
+
+#include <gtest/gtest.h>
+
+namespace opscope::protocol {
+namespace {
+
+// "é" is 2 bytes / 1 UTF-16 unit; "😀" is 4 bytes / 2 UTF-16 units (a surrogate pair).
+const std::string kText = "a\xC3\xA9"
+                          "b\n"
+                          "\xF0\x9F\x98\x80"
+                          "x\r\nlast";
+
+TEST(Position, Utf16CountsSurrogatePairsAsTwoUnits) {
+  EXPECT_EQ(offset_at(kText, {0, 2}, PositionEncoding::Utf16), 3u); // before "b"
+  EXPECT_EQ(offset_at(kText, {1, 2}, PositionEncoding::Utf16), 9u); // after the emoji
+  EXPECT_EQ(position_at(kText, 9, PositionEncoding::Utf16), (Position{1, 2}));
+  EXPECT_EQ(position_at(kText, 10, PositionEncoding::Utf16), (Position{1, 3}));
+}
+
+TEST(Position, Utf8CountsBytes) {
+  EXPECT_EQ(offset_at(kText, {0, 3}, PositionEncoding::Utf8), 3u);
+  EXPECT_EQ(position_at(kText, 9, PositionEncoding::Utf8), (Position{1, 4}));
+}
+
+TEST(Position, CrLfAndLoneCrEndLines) {
+  EXPECT_EQ(offset_at(kText, {2, 0}, PositionEncoding::Utf16), 12u);
+  EXPECT_EQ(position_at(kText, 12, PositionEncoding::Utf16), (Position{2, 0}));
+  EXPECT_EQ(offset_at("a\rb", {1, 0}, PositionEncoding::Utf16), 2u);
+}
+
+TEST(Position, OutOfRangeClampsInsteadOfFailing) {
+  EXPECT_EQ(offset_at(kText, {0, 99}, PositionEncoding::Utf16), 4u); // end of line 0
+  EXPECT_EQ(offset_at(kText, {99, 0}, PositionEncoding::Utf16), kText.size());
+  EXPECT_EQ(offset_at(kText, {-1, 0}, PositionEncoding::Utf16), 0u);
+  EXPECT_EQ(position_at(kText, 9999, PositionEncoding::Utf16), (Position{2, 4}));
+}
+
+TEST(Position, InsideAMultiByteCharacterMapsToItsStart) {
+  EXPECT_EQ(position_at(kText, 2, PositionEncoding::Utf16), (Position{0, 1}));
+  // Half of a surrogate pair rounds up past the whole character.
+  EXPECT_EQ(offset_at(kText, {1, 1}, PositionEncoding::Utf16), 9u);
+}
+
+TEST(Position, InvalidUtf8BytesCountAsOneUnitEach) {
+  std::string text = "a\xFF\xFE"
+                     "b";
+  EXPECT_EQ(offset_at(text, {0, 3}, PositionEncoding::Utf16), 3u);
+  EXPECT_EQ(position_at(text, 4, PositionEncoding::Utf16), (Position{0, 4}));
+  EXPECT_EQ(sanitize_utf8(text), "a\xEF\xBF\xBD\xEF\xBF\xBD"
+                                 "b");
+}
+
+TEST(Position, NegotiationPrefersUtf8WhenOffered) {
+  EXPECT_EQ(negotiate_position_encoding({"utf-16", "utf-8"}), PositionEncoding::Utf8);
+  EXPECT_EQ(negotiate_position_encoding({"utf-32"}), PositionEncoding::Utf16);
+  EXPECT_EQ(negotiate_position_encoding({}), PositionEncoding::Utf16);
+}
+
+TEST(Position, LineTableGivesLinesWithoutBreaks) {
+  LineTable table(kText);
+  EXPECT_EQ(table.line_count(), 3);
+  EXPECT_EQ(table.line(1), "\xF0\x9F\x98\x80"
+                           "x");
+  EXPECT_EQ(table.line(2), "last");
+}
+
+TEST(Utf8, RejectsOverlongAndSurrogateEncodings) {
+  EXPECT_FALSE(is_valid_utf8("\xC0\xAF"));          // overlong "/"
+  EXPECT_FALSE(is_valid_utf8("\xED\xA0\x80"));      // UTF-16 surrogate
+  EXPECT_TRUE(is_valid_utf8("\xE2\x82\xAC plain")); // "€"
+}
+
+} // namespace
+} // namespace opscope::protocol
