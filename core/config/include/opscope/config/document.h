@@ -1,0 +1,104 @@
+// A coreai-opt compression config (YAML or JSON) read the way an editor sees
+// it: half-typed and often invalid. The reader never fails; it keeps every
+// pattern key it can recognise, with its table, its scope and its exact range,
+// so completion, hover and diagnostics work on documents no strict YAML or
+// JSON parser would accept. No LibTorch, no LSP types: positions are 0-based
+// lines and byte columns (the protocol layer converts to UTF-16).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace opscope::config {
+
+struct Position {
+  int line = 0;     // 0-based
+  int byte_col = 0; // 0-based, in bytes of the line
+  auto operator<=>(const Position&) const = default;
+};
+
+struct Range {
+  Position start;
+  Position end; // exclusive
+  bool operator==(const Range&) const = default;
+  bool contains(Position p) const { return start <= p && p <= end; }
+};
+
+enum class Format { Yaml, Json };
+
+// The top-level key, which also names the compressor.
+enum class Root { None, Quantization, KMeansPalettization, MagnitudePruning };
+
+// The four tables whose keys name parts of the model.
+enum class Table {
+  ModuleName, // module_name_configs: full-match regex over module names
+  ModuleType, // module_type_configs: exact fully-qualified class name
+  OpName,     // op_name_config: full-match regex over op names
+  OpType,     // op_type_config: exact op type
+};
+
+// Where a pattern key sits: op tables inside global_config, inside a
+// module_type_configs entry, or inside a module_name_configs entry.
+struct Scope {
+  enum class Kind { Global, ModuleType, ModuleName };
+  Kind kind = Kind::Global;
+  std::string key; // the enclosing module type / module-name pattern (unquoted)
+  Range key_range; // its range, for messages; empty for Global
+  bool operator==(const Scope& o) const { return kind == o.kind && key == o.key; }
+};
+
+struct PatternKey {
+  Table table = Table::ModuleName;
+  Scope scope;
+  std::string text; // the key as the user means it (quotes removed, escapes applied)
+  Range range;      // the key as written, quotes included
+  bool quoted = false;
+  char quote = 0; // '"' or '\'' when quoted
+  // byte_cols[i]: column of text[i] on range.start.line; byte_cols[text.size()] is the
+  // column just past the last character. Lets a regex error offset point at the
+  // right column even through escapes.
+  std::vector<int> byte_cols;
+  // True when the key is reached through a YAML alias or merge (`*spec`, `<<: *spec`):
+  // it is written elsewhere (range) but applies where it is merged (scope).
+  bool via_alias = false;
+};
+
+struct DuplicateKey {
+  std::string key;
+  Range first;     // where the key first appears
+  Range duplicate; // the later occurrence, which wins in coreai-opt (PyYAML/json keep the last)
+};
+
+// A syntax problem the strict loader (PyYAML / json) would reject.
+struct SyntaxProblem {
+  Range range;
+  std::string message;
+};
+
+struct ConfigDocument {
+  Format format = Format::Yaml;
+  std::string text; // the source, kept for context_at
+  Root root = Root::None;
+  Range root_range;
+  std::optional<std::string> execution_mode; // "graph" / "eager" / whatever was written
+  Range execution_mode_range;
+  std::vector<PatternKey> keys; // in document order (aliased keys where they are merged)
+  std::vector<DuplicateKey> duplicates;
+  std::vector<SyntaxProblem> problems;
+};
+
+// Reads `text` as `format`; never throws.
+ConfigDocument read_config(std::string text, Format format);
+
+// Picks the format from the file name (.json -> Json, else Yaml), falling back to
+// the content (a document starting with `{` is JSON).
+Format guess_format(const std::string& path, const std::string& text);
+
+const char* to_string(Table table);
+const char* to_string(Root root);
+// The compressor name a root implies ("quantizer", "kmeans_palettizer",
+// "magnitude_pruner"), or "" for Root::None.
+const char* compressor_name(Root root);
+
+} // namespace opscope::config

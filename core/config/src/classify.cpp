@@ -1,0 +1,192 @@
+#include "classify.h"
+
+#include <map>
+
+namespace opscope::config::detail {
+namespace {
+
+constexpr int kMaxAliasDepth = 32; // alias chains deeper than this are cycles
+
+struct RootName {
+  const char* key;
+  Root root;
+};
+constexpr RootName kRoots[] = {
+    {"quantization_config", Root::Quantization},
+    {"kmeans_palettization_config", Root::KMeansPalettization},
+    {"magnitude_pruning_config", Root::MagnitudePruning},
+};
+
+// A mapping's entries as coreai-opt sees them: its own plus those merged in
+// with `<<: *anchor` (or `<<: [*a, *b]`), each marked when it came through an alias.
+struct VisibleEntry {
+  const Entry* entry;
+  bool via_alias;
+};
+
+const Node* resolve(const Node* node, bool& via_alias) {
+  for (int depth = 0; node && node->kind == Node::Kind::Alias; ++depth) {
+    if (depth > kMaxAliasDepth)
+      return nullptr;
+    via_alias = true;
+    node = node->target;
+  }
+  return node;
+}
+
+void collect_entries(const Node* map, bool via_alias, int depth, std::vector<VisibleEntry>& out) {
+  if (!map || map->kind != Node::Kind::Map || depth > kMaxAliasDepth)
+    return;
+  for (const Entry& e : map->entries) {
+    if (e.key == "<<" && !e.quoted && e.value) {
+      std::vector<const Node*> sources;
+      if (e.value->kind == Node::Kind::Seq)
+        for (const auto& item : e.value->items)
+          sources.push_back(item.get());
+      else
+        sources.push_back(e.value.get());
+      for (const Node* source : sources) {
+        bool aliased = via_alias;
+        const Node* merged = resolve(source, aliased); // sets `aliased`: keep it sequenced
+        collect_entries(merged, aliased, depth + 1, out);
+      }
+      continue;
+    }
+    out.push_back({&e, via_alias});
+  }
+}
+
+std::vector<VisibleEntry> entries_of(const Node* node, bool& via_alias, int depth) {
+  std::vector<VisibleEntry> out;
+  const Node* map = resolve(node, via_alias);
+  collect_entries(map, via_alias, depth, out);
+  return out;
+}
+
+class Classifier {
+public:
+  Classifier(ConfigDocument& doc, const EntryVisitor& visit) : doc_(doc), visit_(visit) {}
+
+  void document(const Node& root) {
+    bool aliased = false;
+    for (const VisibleEntry& v : entries_of(&root, aliased, 0)) {
+      field(*v.entry, FieldLevel::Document, Root::None, v.via_alias);
+      for (const RootName& r : kRoots) {
+        if (v.entry->key == r.key && doc_.root == Root::None) {
+          doc_.root = r.root;
+          doc_.root_range = v.entry->key_range;
+        }
+        if (v.entry->key == r.key)
+          top_config(v.entry->value.get(), r.root, v.via_alias, 1);
+      }
+    }
+  }
+
+private:
+  void field(const Entry& e, FieldLevel level, Root root, bool via_alias) {
+    if (!visit_)
+      return;
+    EntryRole role;
+    role.kind = EntryRole::Kind::Field;
+    role.level = level;
+    role.root = root;
+    role.via_alias = via_alias;
+    visit_(e, role);
+  }
+
+  void pattern(const Entry& e, Table table, const Scope& scope, bool via_alias) {
+    PatternKey key;
+    key.table = table;
+    key.scope = scope;
+    key.text = e.key;
+    key.range = e.key_range;
+    key.quoted = e.quoted;
+    key.quote = e.quote;
+    key.byte_cols = e.key_cols;
+    key.via_alias = via_alias;
+    doc_.keys.push_back(std::move(key));
+    if (visit_) {
+      EntryRole role;
+      role.kind = EntryRole::Kind::PatternKey;
+      role.table = table;
+      role.scope = scope;
+      role.via_alias = via_alias;
+      visit_(e, role);
+    }
+  }
+
+  void top_config(const Node* node, Root root, bool via_alias, int depth) {
+    for (const VisibleEntry& v : entries_of(node, via_alias, depth)) {
+      const Entry& e = *v.entry;
+      field(e, FieldLevel::TopConfig, root, v.via_alias);
+      if (e.key == "global_config") {
+        module_config(e.value.get(), root, Scope{}, v.via_alias, depth + 1);
+      } else if (e.key == "module_type_configs" || e.key == "module_name_configs") {
+        bool by_type = e.key == "module_type_configs";
+        bool aliased = v.via_alias;
+        for (const VisibleEntry& k : entries_of(e.value.get(), aliased, depth + 1)) {
+          Scope scope;
+          scope.kind = by_type ? Scope::Kind::ModuleType : Scope::Kind::ModuleName;
+          scope.key = k.entry->key;
+          scope.key_range = k.entry->key_range;
+          pattern(*k.entry, by_type ? Table::ModuleType : Table::ModuleName, Scope{}, k.via_alias);
+          module_config(k.entry->value.get(), root, scope, k.via_alias, depth + 2);
+        }
+      } else if (e.key == "execution_mode" && e.value && e.value->kind == Node::Kind::Scalar &&
+                 !doc_.execution_mode) {
+        doc_.execution_mode = e.value->scalar;
+        doc_.execution_mode_range = e.value->range;
+      }
+    }
+  }
+
+  void module_config(const Node* node, Root root, const Scope& scope, bool via_alias, int depth) {
+    for (const VisibleEntry& v : entries_of(node, via_alias, depth)) {
+      const Entry& e = *v.entry;
+      field(e, FieldLevel::ModuleConfig, root, v.via_alias);
+      if (e.key == "op_name_config" || e.key == "op_type_config") {
+        Table table = e.key == "op_name_config" ? Table::OpName : Table::OpType;
+        bool aliased = v.via_alias;
+        for (const VisibleEntry& k : entries_of(e.value.get(), aliased, depth + 1)) {
+          pattern(*k.entry, table, scope, k.via_alias);
+          op_config(k.entry->value.get(), root, k.via_alias, depth + 2);
+        }
+      }
+    }
+  }
+
+  void op_config(const Node* node, Root root, bool via_alias, int depth) {
+    for (const VisibleEntry& v : entries_of(node, via_alias, depth))
+      field(*v.entry, FieldLevel::OpConfig, root, v.via_alias);
+  }
+
+  ConfigDocument& doc_;
+  const EntryVisitor& visit_;
+};
+
+} // namespace
+
+void classify(const Node& root, ConfigDocument& document, const EntryVisitor& visit) {
+  Classifier(document, visit).document(root);
+}
+
+void find_duplicates(const Node& node, std::vector<DuplicateKey>& out) {
+  if (node.kind == Node::Kind::Map) {
+    std::map<std::string, const Entry*> seen;
+    for (const Entry& e : node.entries) {
+      if (e.key == "<<" && !e.quoted)
+        continue;
+      auto [it, inserted] = seen.emplace(e.key, &e);
+      if (!inserted)
+        out.push_back({e.key, it->second->key_range, e.key_range});
+    }
+    for (const Entry& e : node.entries)
+      if (e.value)
+        find_duplicates(*e.value, out);
+  } else if (node.kind == Node::Kind::Seq) {
+    for (const auto& item : node.items)
+      find_duplicates(*item, out);
+  }
+}
+
+} // namespace opscope::config::detail

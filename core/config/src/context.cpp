@@ -1,0 +1,141 @@
+// context_at re-reads the document with a marker byte inserted at the cursor
+// (like a compiler's code-completion token): whatever key, value or half-typed
+// word the marker lands in tells what is being typed, through every broken
+// shape the reader already tolerates.
+#include "opscope/config/context.h"
+
+#include "classify.h"
+#include "tree.h"
+
+namespace opscope::config {
+namespace {
+
+constexpr char kMarker = '\x1f'; // never in a real config; plain scalars keep it
+
+std::vector<std::string> quantizer_values(const std::string& field) {
+  if (field == "execution_mode")
+    return {"graph", "eager"};
+  return {};
+}
+
+// `range` in the marked text, shifted back to the original text.
+Range unmark(Range range, Position marker) {
+  auto fix = [&](Position p) {
+    if (p.line == marker.line && p.byte_col > marker.byte_col)
+      --p.byte_col;
+    return p;
+  };
+  return {fix(range.start), fix(range.end)};
+}
+
+bool contains_marker(const Range& r, Position marker) {
+  return r.start <= marker && marker < r.end;
+}
+
+} // namespace
+
+std::vector<std::string> field_names(FieldLevel level, Root root) {
+  switch (level) {
+  case FieldLevel::Document:
+    switch (root) {
+    case Root::Quantization:
+      return {"quantization_config", "quantization_spec"};
+    case Root::KMeansPalettization:
+      return {"kmeans_palettization_config", "palettization_spec"};
+    case Root::MagnitudePruning:
+      return {"magnitude_pruning_config", "pruning_spec"};
+    case Root::None:
+      return {"quantization_config", "quantization_spec",        "kmeans_palettization_config",
+              "palettization_spec",  "magnitude_pruning_config", "pruning_spec"};
+    }
+    break;
+  case FieldLevel::TopConfig: {
+    std::vector<std::string> f = {"global_config", "module_type_configs", "module_name_configs"};
+    if (root == Root::Quantization || root == Root::None) {
+      f.push_back("execution_mode");
+      f.push_back("preserved_attributes");
+      f.push_back("kv_cache_quant_configs");
+    }
+    return f;
+  }
+  case FieldLevel::ModuleConfig: {
+    bool weight_only = root == Root::KMeansPalettization || root == Root::MagnitudePruning;
+    std::vector<std::string> f;
+    if (!weight_only)
+      f = {"op_input_spec", "op_output_spec"};
+    for (const char* name : {"op_state_spec", "op_type_config", "op_name_config"})
+      f.push_back(name);
+    if (!weight_only)
+      f.insert(f.end(), {"module_input_spec", "module_output_spec"});
+    f.push_back("module_state_spec");
+    if (root == Root::Quantization || root == Root::None)
+      f.push_back("qat_schedule");
+    if (root == Root::KMeansPalettization)
+      f.insert(f.end(), {"enable_fast_kmeans_mode", "rounding_precision", "pat_schedule",
+                         "vector_kmeans_config"});
+    if (root == Root::MagnitudePruning)
+      f.push_back("sparsity_schedule");
+    return f;
+  }
+  case FieldLevel::OpConfig:
+    if (root == Root::KMeansPalettization || root == Root::MagnitudePruning)
+      return {"op_state_spec"};
+    return {"op_input_spec", "op_output_spec", "op_state_spec"};
+  }
+  return {};
+}
+
+CursorContext context_at(const ConfigDocument& document, Position cursor) {
+  CursorContext ctx;
+  ctx.format = document.format;
+  detail::SourceText original(document.text);
+  std::size_t offset = original.offset(cursor);
+  cursor = original.position(offset); // clamped to the line
+  std::string marked = document.text;
+  marked.insert(offset, 1, kMarker);
+
+  detail::SourceText source(marked);
+  detail::Tree tree =
+      document.format == Format::Json ? detail::scan_json(source) : detail::scan_yaml(source);
+  ConfigDocument scratch;
+  bool found = false;
+  detail::classify(*tree.root, scratch, [&](const detail::Entry& e, const detail::EntryRole& role) {
+    if (found || role.via_alias)
+      return; // an aliased entry is also visited where it is written; use that
+    if (contains_marker(e.key_range, cursor)) {
+      found = true;
+      ctx.replace = unmark(e.key_range, cursor);
+      auto at = e.key.find(kMarker);
+      ctx.typed = e.key.substr(0, at);
+      ctx.quote = e.quote;
+      if (role.kind == detail::EntryRole::Kind::PatternKey) {
+        ctx.kind = CursorContext::Kind::PatternKey;
+        ctx.table = role.table;
+        ctx.scope = role.scope;
+        ctx.scope.key_range = unmark(ctx.scope.key_range, cursor);
+      } else {
+        ctx.kind = CursorContext::Kind::FieldName;
+        ctx.level = role.level;
+        ctx.root = role.level == FieldLevel::Document ? scratch.root : role.root;
+        ctx.fields =
+            field_names(role.level, role.level == FieldLevel::Document ? Root::None : role.root);
+      }
+      return;
+    }
+    if (role.kind == detail::EntryRole::Kind::Field && e.value &&
+        e.value->kind == detail::Node::Kind::Scalar && contains_marker(e.value->range, cursor)) {
+      found = true;
+      ctx.kind = CursorContext::Kind::FieldValue;
+      ctx.field = e.key;
+      ctx.level = role.level;
+      ctx.root = role.root;
+      ctx.values = quantizer_values(e.key);
+      ctx.replace = unmark(e.value->range, cursor);
+      ctx.typed = e.value->scalar.substr(0, e.value->scalar.find(kMarker));
+      ctx.quote = e.value->quoted ? marked[source.offset(e.value->range.start)] : 0;
+    }
+  });
+  return ctx;
+}
+
+} // namespace opscope::config

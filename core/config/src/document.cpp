@@ -1,0 +1,79 @@
+#include "classify.h"
+#include "tree.h"
+
+#include <algorithm>
+
+namespace opscope::config {
+
+ConfigDocument read_config(std::string text, Format format) {
+  ConfigDocument doc;
+  doc.format = format;
+  doc.text = std::move(text);
+  detail::SourceText source(doc.text);
+  detail::Tree tree =
+      format == Format::Json ? detail::scan_json(source) : detail::scan_yaml(source);
+  detail::classify(*tree.root, doc, nullptr);
+  detail::find_duplicates(*tree.root, doc.duplicates);
+  doc.problems = std::move(tree.problems);
+  return doc;
+}
+
+Format guess_format(const std::string& path, const std::string& text) {
+  auto ends_with = [&](const char* suffix) {
+    std::string s(suffix);
+    return path.size() >= s.size() &&
+           std::equal(s.rbegin(), s.rend(), path.rbegin(), [](char a, char b) {
+             return a == std::tolower(static_cast<unsigned char>(b));
+           });
+  };
+  if (ends_with(".json"))
+    return Format::Json;
+  if (ends_with(".yaml") || ends_with(".yml"))
+    return Format::Yaml;
+  auto first = text.find_first_not_of(" \t\r\n");
+  return first != std::string::npos && text[first] == '{' ? Format::Json : Format::Yaml;
+}
+
+const char* to_string(Table table) {
+  switch (table) {
+  case Table::ModuleName:
+    return "module_name_configs";
+  case Table::ModuleType:
+    return "module_type_configs";
+  case Table::OpName:
+    return "op_name_config";
+  case Table::OpType:
+    return "op_type_config";
+  }
+  return "";
+}
+
+const char* to_string(Root root) {
+  switch (root) {
+  case Root::Quantization:
+    return "quantization_config";
+  case Root::KMeansPalettization:
+    return "kmeans_palettization_config";
+  case Root::MagnitudePruning:
+    return "magnitude_pruning_config";
+  case Root::None:
+    return "";
+  }
+  return "";
+}
+
+const char* compressor_name(Root root) {
+  switch (root) {
+  case Root::Quantization:
+    return "quantizer";
+  case Root::KMeansPalettization:
+    return "kmeans_palettizer";
+  case Root::MagnitudePruning:
+    return "magnitude_pruner";
+  case Root::None:
+    return "";
+  }
+  return "";
+}
+
+} // namespace opscope::config

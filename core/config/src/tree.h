@@ -1,0 +1,119 @@
+// The generic tree both scanners produce: mappings, sequences, scalars and
+// aliases with exact ranges. The classifier (classify.cpp) reads coreai-opt
+// meaning into it; nothing outside core/config sees it.
+#pragma once
+
+#include "opscope/config/document.h"
+
+#include <algorithm>
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace opscope::config::detail {
+
+// Maps byte offsets of the source to (line, byte column).
+class SourceText {
+public:
+  explicit SourceText(std::string_view text) : text_(text) {
+    line_starts_.push_back(0);
+    for (std::size_t i = 0; i < text.size(); ++i)
+      if (text[i] == '\n')
+        line_starts_.push_back(i + 1);
+  }
+  std::string_view text() const { return text_; }
+  Position position(std::size_t offset) const {
+    auto it = std::upper_bound(line_starts_.begin(), line_starts_.end(), offset);
+    int line = static_cast<int>(it - line_starts_.begin()) - 1;
+    return {line, static_cast<int>(offset - line_starts_[static_cast<std::size_t>(line)])};
+  }
+  Range range(std::size_t begin, std::size_t end) const { return {position(begin), position(end)}; }
+  std::size_t offset(Position p) const {
+    if (p.line < 0)
+      return 0;
+    if (static_cast<std::size_t>(p.line) >= line_starts_.size())
+      return text_.size();
+    std::size_t start = line_starts_[static_cast<std::size_t>(p.line)];
+    std::size_t end = text_.find('\n', start);
+    if (end == std::string_view::npos)
+      end = text_.size();
+    return std::min(start + static_cast<std::size_t>(std::max(p.byte_col, 0)), end);
+  }
+  std::size_t line_count() const { return line_starts_.size(); }
+  std::size_t line_start(std::size_t line) const { return line_starts_[line]; }
+
+private:
+  std::string_view text_;
+  std::vector<std::size_t> line_starts_;
+};
+
+struct Node;
+
+struct Entry {
+  std::string key; // unquoted, unescaped
+  Range key_range; // as written, quotes included
+  bool quoted = false;
+  char quote = 0;
+  std::vector<int> key_cols; // see PatternKey::byte_cols
+  bool has_colon = false;
+  std::unique_ptr<Node> value; // null when nothing follows the key
+};
+
+struct Node {
+  enum class Kind { Null, Scalar, Map, Seq, Alias };
+  Kind kind = Kind::Null;
+  Range range;
+  std::string scalar; // Scalar: the value, unquoted
+  bool quoted = false;
+  std::string alias_name;       // Alias: the name after '*'
+  const Node* target = nullptr; // Alias: the anchored node, null if the anchor is unknown
+  std::vector<Entry> entries;   // Map
+  std::vector<std::unique_ptr<Node>> items; // Seq
+};
+
+struct Tree {
+  std::unique_ptr<Node> root;
+  std::vector<SyntaxProblem> problems;
+};
+
+// A quoted scalar read up to its closing quote (or the end of the line when
+// unterminated: an editor's half-typed string never swallows the next lines).
+struct QuotedScalar {
+  std::string value;
+  std::vector<std::size_t> offsets; // source offset of each value byte, plus one past the end
+  std::size_t end = 0;              // offset after the closing quote (or the line end)
+  bool terminated = false;
+};
+QuotedScalar read_quoted(std::string_view text, std::size_t open_quote);
+
+Tree scan_yaml(const SourceText& source);
+Tree scan_json(const SourceText& source);
+
+// Reads a flow collection or scalar at `offset` (JSON, or YAML flow style). In
+// YAML, an unterminated collection stops at the first later line indented at
+// most `stop_indent`, so one missing '}' does not swallow the document.
+struct FlowResult {
+  std::unique_ptr<Node> node;
+  std::size_t end = 0;
+};
+struct AnchorTable;
+FlowResult scan_flow(const SourceText& source, std::size_t offset, bool yaml, int stop_indent,
+                     AnchorTable* anchors, std::vector<SyntaxProblem>& problems);
+
+// YAML anchors seen so far (the latest definition wins for later aliases).
+struct AnchorTable {
+  std::vector<std::pair<std::string, const Node*>> anchors;
+  void define(std::string name, const Node* node) { anchors.emplace_back(std::move(name), node); }
+  const Node* find(const std::string& name) const {
+    for (auto it = anchors.rbegin(); it != anchors.rend(); ++it)
+      if (it->first == name)
+        return it->second;
+    return nullptr;
+  }
+};
+
+std::vector<int> columns_of(const SourceText& source, const std::vector<std::size_t>& offsets);
+
+} // namespace opscope::config::detail

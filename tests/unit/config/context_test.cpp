@@ -1,0 +1,192 @@
+#include "annotations.h"
+#include "opscope/config/context.h"
+
+#include <algorithm>
+#include <gtest/gtest.h>
+
+using namespace opscope::config;
+using opscope::testing::Annotations;
+
+namespace {
+
+CursorContext context(const std::string& annotated, Format format = Format::Yaml) {
+  Annotations a(annotated);
+  return context_at(read_config(a.code(), format), a.point());
+}
+
+// The replace range, with the cursor removed from the annotation: `[[` `]]` mark it.
+Range replace_range(const std::string& annotated) {
+  std::string without_cursor = annotated;
+  without_cursor.erase(std::remove(without_cursor.begin(), without_cursor.end(), '^'),
+                       without_cursor.end());
+  return Annotations(without_cursor).range();
+}
+
+bool has(const std::vector<std::string>& v, const std::string& s) {
+  return std::find(v.begin(), v.end(), s) != v.end();
+}
+
+} // namespace
+
+TEST(CursorContext, NewKeyOnABlankLineUnderModuleNameConfigs) {
+  std::string text = R"(quantization_config:
+  module_name_configs:
+    [[^]]
+)";
+  CursorContext ctx = context(text);
+  ASSERT_EQ(ctx.kind, CursorContext::Kind::PatternKey);
+  EXPECT_EQ(ctx.table, Table::ModuleName);
+  EXPECT_EQ(ctx.scope.kind, Scope::Kind::Global);
+  EXPECT_EQ(ctx.replace, replace_range(text));
+  EXPECT_EQ(ctx.typed, "");
+}
+
+TEST(CursorContext, HalfTypedKeyReplacesTheWholeKey) {
+  std::string text = R"(quantization_config:
+  module_name_configs:
+    layer1: null
+    [[lay^er2]]: null
+)";
+  CursorContext ctx = context(text);
+  ASSERT_EQ(ctx.kind, CursorContext::Kind::PatternKey);
+  EXPECT_EQ(ctx.typed, "lay");
+  EXPECT_EQ(ctx.replace, replace_range(text));
+}
+
+TEST(CursorContext, OpenedQuoteIsPartOfTheReplacement) {
+  std::string text = R"(quantization_config:
+  module_name_configs:
+    [["layer1\\.^]]
+)";
+  CursorContext ctx = context(text);
+  ASSERT_EQ(ctx.kind, CursorContext::Kind::PatternKey);
+  EXPECT_EQ(ctx.quote, '"');
+  EXPECT_EQ(ctx.typed, "layer1\\.");
+  EXPECT_EQ(ctx.replace, replace_range(text));
+
+  std::string closed = R"(quantization_config:
+  module_name_configs:
+    [['lay^']]
+)";
+  ctx = context(closed);
+  EXPECT_EQ(ctx.quote, '\'');
+  EXPECT_EQ(ctx.replace, replace_range(closed)) << "an editor's auto-closed quote is replaced too";
+}
+
+TEST(CursorContext, OpNameKeyKnowsItsEnclosingModuleScope) {
+  CursorContext ctx = context(R"(quantization_config:
+  module_name_configs:
+    layer1\..*:
+      op_name_config:
+        con^
+  module_type_configs:
+    torch.nn.modules.linear.Linear:
+      op_type_config:
+)");
+  ASSERT_EQ(ctx.kind, CursorContext::Kind::PatternKey);
+  EXPECT_EQ(ctx.table, Table::OpName);
+  EXPECT_EQ(ctx.scope.kind, Scope::Kind::ModuleName);
+  EXPECT_EQ(ctx.scope.key, "layer1\\..*");
+
+  ctx = context(R"(quantization_config:
+  module_type_configs:
+    torch.nn.modules.linear.Linear:
+      op_type_config:
+        ^
+)");
+  ASSERT_EQ(ctx.kind, CursorContext::Kind::PatternKey);
+  EXPECT_EQ(ctx.table, Table::OpType);
+  EXPECT_EQ(ctx.scope.kind, Scope::Kind::ModuleType);
+  EXPECT_EQ(ctx.scope.key, "torch.nn.modules.linear.Linear");
+}
+
+TEST(CursorContext, ModuleTypeKeyWhileTheRestOfTheFileIsBroken) {
+  CursorContext ctx = context(R"(quantization_config:
+  global_config: {op_type_config: {linear: null
+  module_type_configs:
+    torch.nn.^
+  module_name_configs:
+    "unterminated
+)");
+  ASSERT_EQ(ctx.kind, CursorContext::Kind::PatternKey);
+  EXPECT_EQ(ctx.table, Table::ModuleType);
+  EXPECT_EQ(ctx.typed, "torch.nn.");
+}
+
+TEST(CursorContext, FieldNamesAtEachLevel) {
+  CursorContext ctx = context("quantization_config:\n  glo^\n");
+  ASSERT_EQ(ctx.kind, CursorContext::Kind::FieldName);
+  EXPECT_EQ(ctx.level, FieldLevel::TopConfig);
+  EXPECT_TRUE(has(ctx.fields, "global_config"));
+  EXPECT_TRUE(has(ctx.fields, "execution_mode"));
+
+  ctx = context("kmeans_palettization_config:\n  global_config:\n    ^\n");
+  ASSERT_EQ(ctx.kind, CursorContext::Kind::FieldName);
+  EXPECT_EQ(ctx.level, FieldLevel::ModuleConfig);
+  EXPECT_TRUE(has(ctx.fields, "op_name_config"));
+  EXPECT_FALSE(has(ctx.fields, "op_input_spec")) << "palettization is weight-only";
+  EXPECT_FALSE(has(ctx.fields, "execution_mode"));
+
+  ctx = context(
+      "quantization_config:\n  global_config:\n    op_type_config:\n      linear:\n        ^\n");
+  ASSERT_EQ(ctx.kind, CursorContext::Kind::FieldName);
+  EXPECT_EQ(ctx.level, FieldLevel::OpConfig);
+  EXPECT_TRUE(has(ctx.fields, "op_output_spec"));
+
+  ctx = context("qua^");
+  ASSERT_EQ(ctx.kind, CursorContext::Kind::FieldName);
+  EXPECT_EQ(ctx.level, FieldLevel::Document);
+  EXPECT_TRUE(has(ctx.fields, "quantization_config"));
+  EXPECT_TRUE(has(ctx.fields, "magnitude_pruning_config"));
+}
+
+TEST(CursorContext, ExecutionModeValue) {
+  std::string text = "quantization_config:\n  execution_mode: [[ea^]]\n";
+  CursorContext ctx = context(text);
+  ASSERT_EQ(ctx.kind, CursorContext::Kind::FieldValue);
+  EXPECT_EQ(ctx.field, "execution_mode");
+  EXPECT_TRUE(has(ctx.values, "graph"));
+  EXPECT_EQ(ctx.typed, "ea");
+  EXPECT_EQ(ctx.replace, replace_range(text));
+}
+
+TEST(CursorContext, InsideAnAnchoredSpecThereIsNoPatternContext) {
+  EXPECT_EQ(context("quantization_spec:\n  s: &s\n    dty^\n").kind, CursorContext::Kind::None);
+  EXPECT_EQ(context("quantization_config:\n  # module_name_configs: ^\n").kind,
+            CursorContext::Kind::None);
+}
+
+TEST(CursorContext, JsonKeys) {
+  std::string text = R"({"quantization_config": {"module_name_configs": {[["layer1\\.^]]
+)";
+  CursorContext ctx = context(text, Format::Json);
+  ASSERT_EQ(ctx.kind, CursorContext::Kind::PatternKey);
+  EXPECT_EQ(ctx.table, Table::ModuleName);
+  EXPECT_EQ(ctx.quote, '"');
+  EXPECT_EQ(ctx.typed, "layer1\\.");
+  EXPECT_EQ(ctx.replace, replace_range(text));
+
+  text =
+      R"({"quantization_config": {"global_config": {"op_type_config": {"linear": null, [[^]]}}}})";
+  ctx = context(text, Format::Json);
+  ASSERT_EQ(ctx.kind, CursorContext::Kind::PatternKey);
+  EXPECT_EQ(ctx.table, Table::OpType);
+  EXPECT_EQ(ctx.replace, replace_range(text));
+
+  text =
+      R"({"quantization_config": {"module_type_configs": {"torch.nn.modules.linear.Linear": {"op_name_config": {
+      [["^"]]
+    }}}}})";
+  ctx = context(text, Format::Json);
+  ASSERT_EQ(ctx.kind, CursorContext::Kind::PatternKey);
+  EXPECT_EQ(ctx.table, Table::OpName);
+  EXPECT_EQ(ctx.scope.key, "torch.nn.modules.linear.Linear");
+  EXPECT_EQ(ctx.replace, replace_range(text));
+}
+
+TEST(CursorContext, CursorPastTheEndOfALineIsClamped) {
+  Annotations a("quantization_config:\n  module_name_configs:\n    fc\n");
+  CursorContext ctx = context_at(read_config(a.code(), Format::Yaml), Position{2, 40});
+  ASSERT_EQ(ctx.kind, CursorContext::Kind::PatternKey);
+  EXPECT_EQ(ctx.typed, "fc");
+}
