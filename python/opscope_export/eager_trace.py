@@ -331,3 +331,20 @@ def trace_eager(model: torch.nn.Module, args: tuple, kwargs: dict | None = None)
 def trace_eager_json(model: torch.nn.Module, args: tuple, kwargs: dict | None = None) -> str:
     """The record as text, ready for ``torch.export.save(..., extra_files={EXTRA_FILE_NAME: text})``."""
     return json.dumps(trace_eager(model, args, kwargs), separators=(",", ":"))
+
+
+def eager_extra_files(model: torch.nn.Module, args: tuple, kwargs: dict | None = None) -> dict[str, str]:
+    """`extra_files` for torch.export.save carrying the eager record.
+
+    Never raises: if the model cannot run under the recorder, the record says why, and
+    `opscope-inspect --mode eager` reports that message instead of a missing record (graph
+    mode is unaffected). Call after torch.export.export.
+    """
+    try:
+        text = trace_eager_json(model, args, kwargs)
+    except Exception as exc:  # noqa: BLE001 - any model error becomes the record's message
+        first_line = (str(exc).strip().splitlines() or [""])[0][:300]
+        text = json.dumps(
+            {"format": TRACE_FORMAT, "version": TRACE_VERSION, "error": f"{type(exc).__name__}: {first_line}"}
+        )
+    return {EXTRA_FILE_NAME: text}

@@ -8,6 +8,7 @@ archive are the names coreai-opt's graph mode gives the same model.
 from __future__ import annotations
 
 import os
+import shutil
 import tempfile
 from dataclasses import dataclass, field
 
@@ -97,9 +98,10 @@ def export_archive(request: ExportRequest) -> ExportResult:
     directory = os.path.dirname(output)
     if not os.path.isdir(directory):
         raise ExportError(f"{request.output}: directory {directory} does not exist; create it first")
-    # Write next to the destination, then rename: a watcher never sees half an archive.
-    fd, partial = tempfile.mkstemp(prefix=".opscope-export-", suffix=".pt2", dir=directory)
-    os.close(fd)
+    # Write into a scratch folder next to the destination under the final file name (the
+    # archive's inner folder is named after it), then rename: watchers never see half a file.
+    scratch = tempfile.mkdtemp(prefix=".opscope-export-", dir=directory)
+    partial = os.path.join(scratch, os.path.basename(output))
     try:
         torch.export.save(program, partial)
         os.chmod(partial, 0o666 & ~_umask())
@@ -107,8 +109,7 @@ def export_archive(request: ExportRequest) -> ExportResult:
     except Exception as exc:
         raise ExportError(f"{request.output}: cannot write the archive: {describe(exc)}") from exc
     finally:
-        if os.path.exists(partial):
-            os.unlink(partial)
+        shutil.rmtree(scratch, ignore_errors=True)
 
     model_class = type(model)
     return ExportResult(
