@@ -1,0 +1,126 @@
+#include "opscope/format/op_view.h"
+
+#include <array>
+#include <filesystem>
+#include <string_view>
+#include <vector>
+
+namespace opscope::format {
+namespace {
+
+// coreai-opt's _FRAMEWORK_PATH_MARKERS: frames in PyTorch itself are never "the source".
+constexpr std::array<std::string_view, 3> kFrameworkPathMarkers = {
+    "torch/nn/modules/", "torch/nn/functional", "torch/_"};
+
+bool is_framework_file(const std::string& file) {
+  for (auto marker : kFrameworkPathMarkers)
+    if (file.find(marker) != std::string::npos)
+      return true;
+  return false;
+}
+
+// posixpath.abspath split into components: joined to `cwd` when relative, "." and ".."
+// resolved lexically.
+std::vector<std::string> absolute_components(const std::string& path, const std::string& cwd) {
+  std::string joined = (!path.empty() && path[0] == '/') ? path : cwd + "/" + path;
+  std::vector<std::string> parts;
+  size_t pos = 0;
+  while (pos <= joined.size()) {
+    size_t next = joined.find('/', pos);
+    if (next == std::string::npos)
+      next = joined.size();
+    std::string part = joined.substr(pos, next - pos);
+    if (part == "..") {
+      if (!parts.empty())
+        parts.pop_back();
+    } else if (!part.empty() && part != ".") {
+      parts.push_back(part);
+    }
+    pos = next + 1;
+  }
+  return parts;
+}
+
+std::string join_components(const std::vector<std::string>& parts) {
+  std::string out;
+  for (const auto& part : parts)
+    out += (out.empty() ? "" : "/") + part;
+  return out;
+}
+
+std::string current_directory() {
+  std::error_code ec;
+  auto cwd = std::filesystem::current_path(ec);
+  return ec ? std::string("/") : cwd.string();
+}
+
+} // namespace
+
+std::string relative_path(const std::string& path, const std::string& start) {
+  auto start_parts = absolute_components(start, "/");
+  auto path_parts = absolute_components(path, "/" + join_components(start_parts));
+  size_t common = 0;
+  while (common < start_parts.size() && common < path_parts.size() &&
+         start_parts[common] == path_parts[common])
+    ++common;
+  std::string out;
+  for (size_t i = common; i < start_parts.size(); ++i)
+    out += out.empty() ? ".." : "/..";
+  for (size_t i = common; i < path_parts.size(); ++i)
+    out += (out.empty() ? "" : "/") + path_parts[i];
+  return out.empty() ? "." : out;
+}
+
+std::optional<SourceLocation> op_source(const index::Op& op, const std::string& cwd) {
+  for (auto frame = op.source.rbegin(); frame != op.source.rend(); ++frame) {
+    if (is_framework_file(frame->file))
+      continue;
+    std::string start = cwd.empty() ? current_directory() : cwd;
+    return SourceLocation{relative_path(frame->file, start), frame->line, frame->code};
+  }
+  return std::nullopt;
+}
+
+std::string state_display_name(const std::string& state_name) {
+  auto dot = state_name.rfind('.');
+  std::string last = dot == std::string::npos ? state_name : state_name.substr(dot + 1);
+  return last.empty() ? state_name : last;
+}
+
+std::string producer_label(const index::InputEdge& edge) {
+  if (!edge.slot)
+    return edge.producer;
+  return edge.producer + "[" + std::to_string(*edge.slot) + "]";
+}
+
+nlohmann::json op_json(const index::Op& op, const std::string& cwd) {
+  using nlohmann::json;
+  json stack = json::array();
+  for (const auto& ctx : op.module_stack)
+    stack.push_back({{"module_name", ctx.name}, {"module_type", ctx.type}});
+  json inputs = json::array();
+  json states = json::array();
+  for (size_t i = 0; i < op.inputs.size(); ++i) {
+    const auto& edge = op.inputs[i];
+    json row = {{"position", i}, {"producer", edge.producer}, {"is_state", edge.is_state}};
+    row["slot"] = edge.slot ? json(*edge.slot) : json(nullptr);
+    inputs.push_back(std::move(row));
+    if (edge.is_state)
+      states.push_back(state_display_name(edge.producer));
+  }
+  json outputs = json::array();
+  for (const auto& [slot, consumers] : op.outputs)
+    outputs.push_back({{"slot", slot}, {"consumers", consumers}});
+  json source = nullptr;
+  if (auto where = op_source(op, cwd))
+    source = {{"file", where->path}, {"line", where->line}, {"code", where->code}};
+  return {{"op_name", op.name},
+          {"op_type", op.type},
+          {"module_stack", std::move(stack)},
+          {"inputs", std::move(inputs)},
+          {"outputs", std::move(outputs)},
+          {"states", std::move(states)},
+          {"source", std::move(source)}};
+}
+
+} // namespace opscope::format
