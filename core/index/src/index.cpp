@@ -17,6 +17,14 @@ int Index::op_position(const std::string& name) const {
   return it == op_by_name_.end() ? -1 : it->second;
 }
 
+const std::string& Index::type_for(const Op& op, Compressor c) const {
+  if (auto it = compressor_types.find(op.name); it != compressor_types.end())
+    for (const auto& [compressor, type] : it->second)
+      if (compressor == c)
+        return type;
+  return op.type;
+}
+
 void Index::rebuild_lookups() {
   op_by_name_.clear();
   module_by_name_.clear();

@@ -142,6 +142,14 @@ std::string to_json_text(const Index& index) {
                 {"source_files", index.provenance.source_files}}},
               {"modules", modules},
               {"ops", ops}};
+  // Optional (only when some registry renames an op), so version-1 readers still agree.
+  if (!index.compressor_types.empty()) {
+    json renamed = json::object();
+    for (const auto& [op, types] : index.compressor_types)
+      for (const auto& [compressor, type] : types)
+        renamed[op][to_string(compressor)] = type;
+    doc["compressor_types"] = std::move(renamed);
+  }
   return doc.dump();
 }
 
@@ -168,6 +176,11 @@ Index from_json_text(const std::string& text, const std::string& origin) {
       index.modules.push_back(module_from_json(m));
     for (const auto& op : doc.at("ops"))
       index.ops.push_back(op_from_json(op));
+    if (auto renamed = doc.find("compressor_types"); renamed != doc.end())
+      for (const auto& [op, types] : renamed->items())
+        for (const auto& [name, type] : types.items())
+          if (auto compressor = parse_compressor(name))
+            index.compressor_types[op].emplace_back(*compressor, type.get<std::string>());
     if (index.modules.empty())
       throw IndexFormatError(origin + ": index has no root module");
     index.rebuild_lookups();

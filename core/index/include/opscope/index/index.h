@@ -103,6 +103,10 @@ public:
   Provenance provenance;
   std::vector<Op> ops;         // every op in graph order (Call, Input, Output, State)
   std::vector<Module> modules; // modules[0] is the root; parents precede children
+  // Ops a compressor's registry files under another type than Op::type (eager Quantizer:
+  // `x.add_()` has type "add_" but is registered as "add"): op name -> (compressor, type).
+  std::unordered_map<std::string, std::vector<std::pair<Compressor, std::string>>>
+      compressor_types;
 
   const Module& root() const { return modules.front(); }
   const std::string& model_type() const { return modules.front().type; }
@@ -111,6 +115,8 @@ public:
   const Op* find_op(const std::string& name) const;
   const Module* find_module(const std::string& name) const;
   int op_position(const std::string& name) const; // -1 if absent
+  // The op type op_type_config matches for `op` when compressing with `c`.
+  const std::string& type_for(const Op& op, Compressor c) const;
   void rebuild_lookups();
 
 private:
@@ -122,5 +128,15 @@ const char* to_string(Mode mode);
 const char* to_string(Compressor compressor);
 std::optional<Mode> parse_mode(const std::string& text);
 std::optional<Compressor> parse_compressor(const std::string& text);
+
+// Which compressors have an op table in a mode, as coreai-opt defines them: graph mode is
+// Quantizer only; eager mode has the Quantizer, KMeansPalettizer and MagnitudePruner
+// registries. `None` (show every op) is supported in both. Callers asking for a pair
+// outside this set must refuse with a clear message (see docs/EAGER_MODE.md).
+constexpr bool mode_supports(Mode mode, Compressor compressor) {
+  if (compressor == Compressor::None || compressor == Compressor::Quantizer)
+    return true;
+  return mode == Mode::Eager;
+}
 
 } // namespace opscope::index

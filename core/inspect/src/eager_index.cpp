@@ -1,0 +1,40 @@
+// Eager mode entry point: the archive's eager record -> the eager Index.
+#include "opscope/inspect/eager.h"
+
+#include <c10/util/Exception.h>
+#include <caffe2/serialize/inline_container.h>
+
+namespace opscope::inspect {
+namespace {
+
+std::string read_eager_record(const std::string& path) {
+  const std::string record = "extra/" + std::string(kEagerRecordName);
+  try {
+    caffe2::serialize::PyTorchStreamReader reader(path);
+    if (!reader.hasRecord(record))
+      throw EagerRecordError(
+          path + ": has no eager-mode record (" + record +
+          "), so eager names are unknown: eager op names come from running the model, which "
+          "only `opscope export` does; export it again with `opscope export TARGET --input ... "
+          "--mode eager -o " +
+          path + "`, or use --mode graph");
+    auto [data, size] = reader.getRecord(record);
+    return std::string(static_cast<const char*>(data.get()), size);
+  } catch (const c10::Error& e) {
+    throw EagerRecordError(path + ": cannot read the eager-mode record (" +
+                           e.what_without_backtrace() + "); export the model again");
+  }
+}
+
+} // namespace
+
+index::Index build_eager_index(const Archive& archive) {
+  index::Index idx = build_eager_index_from_record(read_eager_record(archive.path), archive.path);
+  idx.provenance.archive = archive.path;
+  idx.provenance.archive_hash = archive.content_hash;
+  if (!archive.torch_version.empty())
+    idx.provenance.torch_version = archive.torch_version;
+  return idx;
+}
+
+} // namespace opscope::inspect
