@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 from opscope_export.errors import ExportError, describe, shorten
 from opscope_export.specs import InputSpec, make_inputs
-from opscope_export.target import forward_signature, load_target
+from opscope_export.target import forward_signature, load_target, split_target
 from opscope_export.torch_check import require_torch
 
 EXPORT_HINT = (
@@ -81,6 +81,7 @@ def _umask() -> int:
 
 
 def export_archive(request: ExportRequest) -> ExportResult:
+    split_target(request.target)  # a malformed TARGET is reported before torch loads
     torch_version = require_torch()
     import torch
 
@@ -94,6 +95,12 @@ def export_archive(request: ExportRequest) -> ExportResult:
             f"{shorten(str(exc), max_lines=4, max_chars=800)}\n{EXPORT_HINT}"
         ) from exc
 
+    # Eager-mode names come from running the model once (docs/EAGER_MODE.md); never fails
+    # the export: a model that cannot run records why, and only eager mode reports it.
+    from opscope_export.eager_trace import eager_extra_files
+
+    extra_files = eager_extra_files(model, args, kwargs)
+
     output = os.path.abspath(request.output)
     directory = os.path.dirname(output)
     if not os.path.isdir(directory):
@@ -103,7 +110,7 @@ def export_archive(request: ExportRequest) -> ExportResult:
     scratch = tempfile.mkdtemp(prefix=".opscope-export-", dir=directory)
     partial = os.path.join(scratch, os.path.basename(output))
     try:
-        torch.export.save(program, partial)
+        torch.export.save(program, partial, extra_files=extra_files)
         os.chmod(partial, 0o666 & ~_umask())
         os.replace(partial, output)
     except Exception as exc:

@@ -24,7 +24,7 @@ class LoadedTarget:
     module_name: str  # the Python module the factory lives in
 
 
-def _split(target: str) -> tuple[str, str]:
+def split_target(target: str) -> tuple[str, str]:
     where, sep, attr = target.rpartition(":")
     if not sep or not where or not attr:
         raise ExportError(f"{target}: missing ':factory'; {TARGET_SYNTAX}")
@@ -85,9 +85,9 @@ def _candidates(py_module) -> str:
 
 
 def load_target(target: str) -> LoadedTarget:
+    where, attr = split_target(target)
     import torch
 
-    where, attr = _split(target)
     if _is_path(where):
         if not os.path.isfile(where):
             raise ExportError(f"{target}: no such file {os.path.abspath(where)}")

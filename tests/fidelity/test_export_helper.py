@@ -1,0 +1,180 @@
+"""The export helper as `opscope export` runs it: `python -m opscope_export`, exit 0 with one
+JSON line, or exit 1 with one clear message and no traceback, and no archive written."""
+
+import json
+import os
+import subprocess
+import textwrap
+
+import pytest
+
+from conftest import build_fixture_model, helper_command, helper_env
+
+USER_MODEL = textwrap.dedent('''
+    import torch
+    import torch.nn as nn
+
+    class Tiny(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc = nn.Linear(4, 2)
+
+        def forward(self, x):
+            return self.fc(x)
+
+    class DataDependent(nn.Module):
+        def forward(self, x):
+            if x.sum() > 0:
+                return x + 1
+            return x - 1
+
+    class Embedder(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.embed = nn.Embedding(100, 4)
+
+        def forward(self, ids):
+            return self.embed(ids)
+
+    def broken():
+        raise ValueError("the checkpoint path is wrong")
+
+    def not_a_model():
+        return 42
+
+    tiny_instance = Tiny()
+''')
+
+
+@pytest.fixture()
+def project(tmp_path):
+    (tmp_path / "user_models.py").write_text(USER_MODEL)
+    return tmp_path
+
+
+def run_helper(cwd, *args, **env):
+    return subprocess.run(helper_command(*args), cwd=cwd, env=helper_env(**env),
+                          capture_output=True, text=True, timeout=300)
+
+
+def assert_user_error(proc, *fragments):
+    assert proc.returncode == 1, proc.stderr
+    message = proc.stderr.strip()
+    assert "Traceback" not in message
+    last = message.splitlines()
+    assert last and any(line.startswith("opscope-export: error: ") for line in last), message
+    for fragment in fragments:
+        assert fragment in message, f"{fragment!r} not in:\n{message}"
+    assert proc.stdout.strip() == ""
+
+
+def test_exports_a_module_by_dotted_name_and_reports_json(project):
+    proc = run_helper(project, "user_models:Tiny", "--input", "2x4", "-o", "tiny.pt2")
+    assert proc.returncode == 0, proc.stderr
+    report = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert report["archive"] == str(project / "tiny.pt2")
+    assert report["model_type"] == "user_models.Tiny"
+    assert report["inputs"] == [{"shape": [2, 4], "dtype": "float32"}]
+    assert os.path.getsize(project / "tiny.pt2") > 0
+    assert not [p for p in os.listdir(project) if p.startswith(".opscope-export-")]
+
+
+def test_exports_by_file_path_and_instance(project, tmp_path):
+    other = tmp_path / "elsewhere"
+    other.mkdir()
+    proc = run_helper(other, f"{project}/user_models.py:tiny_instance", "-i", "1x4",
+                      "-o", "inst.pt2")
+    assert proc.returncode == 0, proc.stderr
+    assert (other / "inst.pt2").exists()
+
+
+def test_integer_inputs_with_a_range(project):
+    proc = run_helper(project, "user_models:Embedder", "-i", "1x8:int64:0..100", "-o", "e.pt2")
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["inputs"] == [{"shape": [1, 8], "dtype": "int64"}]
+
+
+def test_module_that_cannot_be_imported_names_where_it_looked(project):
+    proc = run_helper(project, "no_such_models:Tiny", "-i", "1x4", "-o", "x.pt2")
+    assert_user_error(proc, "cannot import module 'no_such_models'", str(project))
+    assert not (project / "x.pt2").exists()
+
+
+def test_missing_factory_lists_candidates(project):
+    proc = run_helper(project, "user_models:Tinny", "-i", "1x4", "-o", "x.pt2")
+    assert_user_error(proc, "has no attribute 'Tinny'", "Tiny")
+
+
+def test_failing_factory_shows_its_exception(project):
+    proc = run_helper(project, "user_models:broken", "-i", "1x4", "-o", "x.pt2")
+    assert_user_error(proc, "ValueError: the checkpoint path is wrong")
+
+
+def test_factory_returning_something_else(project):
+    proc = run_helper(project, "user_models:not_a_model", "-i", "1x4", "-o", "x.pt2")
+    assert_user_error(proc, "returned a int, expected an nn.Module")
+
+
+def test_export_failure_shows_first_lines_and_hints(project):
+    proc = run_helper(project, "user_models:DataDependent", "-i", "1x4", "-o", "x.pt2")
+    assert_user_error(proc, "torch.export failed", "data-dependent", "strict=False")
+    assert len(proc.stderr.strip().splitlines()) <= 8
+    assert not (project / "x.pt2").exists()
+
+
+def test_missing_inputs_and_bad_specs_explain_the_syntax(project):
+    assert_user_error(run_helper(project, "user_models:Tiny", "-o", "x.pt2"),
+                      "no example inputs", "forward(x)")
+    assert_user_error(run_helper(project, "user_models:Tiny", "-i", "2x4:complex", "-o", "x.pt2"),
+                      "unknown dtype 'complex'")
+    assert_user_error(run_helper(project, "user_models:Tiny", "-i", "2x4:float32:0..3",
+                                 "-o", "x.pt2"), "needs an integer dtype")
+    assert_user_error(run_helper(project, "user_models.Tiny", "-o", "x.pt2"), "missing ':factory'")
+
+
+def test_debug_mode_shows_the_traceback(project):
+    proc = run_helper(project, "user_models:broken", "-i", "1x4", "-o", "x.pt2", OPSCOPE_DEBUG="1")
+    assert proc.returncode == 1
+    assert "Traceback" in proc.stderr
+
+
+def test_probe_reports_torch_version(project):
+    proc = run_helper(project, "--probe")
+    assert proc.returncode == 0, proc.stderr
+    info = json.loads(proc.stdout)
+    import torch
+
+    assert info["ok"] is True and info["torch"] == torch.__version__
+
+
+@pytest.mark.parametrize("fake_torch, expected", [
+    ("__version__ = '2.1.2'\n", "too old"),
+    ("raise ImportError('No module named torch')\n", "torch is not installed"),
+])
+def test_probe_and_export_detect_old_or_missing_torch(tmp_path, project, fake_torch, expected):
+    shadow = tmp_path / "shadow" / "torch"
+    shadow.mkdir(parents=True)
+    (shadow / "__init__.py").write_text(fake_torch)
+    env = {"PYTHONPATH": f"{shadow.parent}{os.pathsep}{helper_env()['PYTHONPATH']}"}
+    probe = subprocess.run(helper_command("--probe"), cwd=project, capture_output=True,
+                           text=True, env={**helper_env(), **env}, timeout=120)
+    assert probe.returncode == 1
+    info = json.loads(probe.stdout)
+    assert info["ok"] is False and expected in info["error"]
+    export = subprocess.run(helper_command("user_models:Tiny", "-i", "1x4", "-o", "x.pt2"),
+                            cwd=project, capture_output=True, text=True,
+                            env={**helper_env(), **env}, timeout=120)
+    assert_user_error(export, expected)
+
+
+@pytest.mark.parametrize("name", ["my_model", "hf_bert"])
+def test_archive_keeps_the_example_inputs(fixture_archive, name):
+    import torch
+
+    program = torch.export.load(fixture_archive(name))
+    args, kwargs = program.example_inputs
+    _, expected = build_fixture_model(name)
+    assert kwargs == {}
+    assert len(args) == len(expected)
+    for stored, rebuilt in zip(args, expected):
+        assert stored.dtype == rebuilt.dtype and torch.equal(stored, rebuilt)

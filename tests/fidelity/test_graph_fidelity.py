@@ -1,0 +1,33 @@
+"""Graph mode: opscope's index of each fixture archive shows what coreai-opt's
+ModelInspector shows for the same model: op names, types, module stacks, edges, source
+lines, the module tree and its boundaries, unfiltered and as the Quantizer sees it."""
+
+import pytest
+
+from conftest import FIXTURE_NAMES, assert_same
+from oracle import canonical
+
+
+@pytest.mark.parametrize("compressor", [None, "quantizer"])
+@pytest.mark.parametrize("name", FIXTURE_NAMES)
+def test_graph_index_matches_model_inspector(name, compressor, oracle, opscope_index):
+    expected = oracle(name, "graph")[compressor]
+    actual = canonical.from_index(opscope_index(name, "graph"), compressor)
+    assert_same(expected, actual, f"{name} (graph, compressor={compressor})")
+
+
+def test_the_oracle_sees_the_reference_tree(oracle):
+    """The harness itself: coreai-opt on the reference MyModel gives the documented tree
+    (model-inspection.md), so a broken oracle cannot make every comparison pass."""
+    quantized = oracle("my_model", "graph")["quantizer"]
+    assert [op["name"] for op in quantized["ops"]] == ["linear", "linear_1"]
+    linear = quantized["ops"][0]
+    assert linear["inputs"] == [["x", 0, False], ["linear1.weight", None, True],
+                                ["linear1.bias", None, True]]
+    assert linear["outputs"] == [[0, ["relu"]]]
+    assert [m["name"] for m in quantized["modules"]] == ["", "linear1", "relu", "linear2"]
+    assert quantized["modules"][0]["inputs"] == [[0, [["linear", 0]]]]
+    assert quantized["modules"][0]["outputs"] == [[0, ["linear_1", 0]]]
+    assert quantized["modules"][2]["ops"] == []  # relu filtered out, module kept
+    everything = oracle("my_model", "graph")[None]
+    assert "relu" in [op["name"] for op in everything["ops"]]
