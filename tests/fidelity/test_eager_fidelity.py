@@ -2,17 +2,16 @@
 ModelInspector with no compressor, Quantizer and KMeansPalettizer (op names, types, module
 stacks, edges, boundaries, source frames).
 
-Each fixture is exported the way `opscope export` does (torch.export under no_grad) with the
-eager record the helper stores (python/opscope_export/eager_trace.py), then indexed by the
-real worker: `opscope-inspect ARCHIVE --mode eager -o INDEX` ($OPSCOPE_INSPECT). The oracle
-runs on a fresh model built from the same factory and seed. Missing coreai-opt, worker or
-fixture packages are failures, never skips.
+Each fixture is exported by the export helper exactly as `opscope export` runs it (it stores
+the eager record, python/opscope_export/eager_trace.py), then indexed by the real worker:
+`opscope-inspect ARCHIVE --mode eager -o INDEX` ($OPSCOPE_INSPECT), see conftest.py. The
+oracle runs on a fresh model built from the same factory and seed. Missing coreai-opt, worker
+or fixture packages are failures, never skips.
 """
 
 from __future__ import annotations
 
 import os
-import subprocess
 import sys
 
 import pytest
@@ -41,45 +40,20 @@ def build(fixture):
     return build_model_and_inputs(request)
 
 
-def export_with_eager_record(fixture, archive: str) -> None:
-    import torch
-
-    from opscope_export.eager_trace import eager_extra_files
-
-    model, args, kwargs = build(fixture)
-    with torch.no_grad():
-        program = torch.export.export(model, args, kwargs=kwargs or None)
-    torch.export.save(program, archive, extra_files=eager_extra_files(model, args, kwargs))
-
-
-def inspect_eager(archive: str, index_path: str) -> dict:
-    worker = os.environ.get("OPSCOPE_INSPECT")
-    assert worker, "set OPSCOPE_INSPECT to the opscope-inspect binary (ctest does)"
-    proc = subprocess.run(
-        [worker, archive, "--mode", "eager", "-o", index_path], capture_output=True, text=True
-    )
-    assert proc.returncode == 0, f"opscope-inspect failed: {proc.stderr}"
-    index = eager_canonical.load_index(index_path)
-    assert index["mode"] == "eager"
-    return index
-
-
 @pytest.fixture(scope="module")
-def eager_indexes(tmp_path_factory):
-    cache: dict[str, dict] = {}
+def eager_indexes(opscope_index):
+    """{fixture: eager index}: conftest exports each fixture through the real helper
+    (`python -m opscope_export`) and runs `opscope-inspect --mode eager` on it."""
 
     def get(fixture):
-        if fixture.name not in cache:
-            directory = tmp_path_factory.mktemp(fixture.name)
-            archive = str(directory / f"{fixture.name}.pt2")
-            export_with_eager_record(fixture, archive)
-            cache[fixture.name] = inspect_eager(archive, str(directory / "index.json"))
-        return cache[fixture.name]
+        index = opscope_index(fixture.name, "eager")
+        assert index["mode"] == "eager"
+        return index
 
     return get
 
 
-def oracle(fixture, compressor: str) -> dict:
+def oracle_form(fixture, compressor: str) -> dict:
     from coreai_opt.inspection import ModelInspector
 
     model, args, kwargs = build(fixture)
@@ -96,6 +70,6 @@ def oracle(fixture, compressor: str) -> dict:
 @pytest.mark.parametrize("compressor", eager_canonical.COMPRESSORS)
 @pytest.mark.parametrize("fixture", FIXTURES, ids=lambda f: f.name)
 def test_eager_index_matches_coreai_opt(fixture, compressor, eager_indexes):
-    expected = oracle(fixture, compressor)
+    expected = oracle_form(fixture, compressor)
     actual = eager_canonical.from_index(eager_indexes(fixture), compressor)
     assert actual == expected, eager_canonical.first_difference(expected, actual)

@@ -12,12 +12,11 @@ std::string read_eager_record(const std::string& path) {
   try {
     caffe2::serialize::PyTorchStreamReader reader(path);
     if (!reader.hasRecord(record))
-      throw EagerRecordError(
-          path + ": has no eager-mode record (" + record +
-          "), so eager names are unknown: eager op names come from running the model, which "
-          "only `opscope export` does; export it again with `opscope export TARGET --input ... "
-          "--mode eager -o " +
-          path + "`, or use --mode graph");
+      throw EagerRecordError(path + ": has no eager-mode record (" + record +
+                             "): eager op names come from running the model, which `opscope "
+                             "export` does when it writes the archive; export it again with "
+                             "`opscope export TARGET --input ... -o " +
+                             path + "`, or use --mode graph");
     auto [data, size] = reader.getRecord(record);
     return std::string(static_cast<const char*>(data.get()), size);
   } catch (const c10::Error& e) {

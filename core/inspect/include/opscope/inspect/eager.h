@@ -10,6 +10,7 @@
 
 #include "opscope/index/index.h"
 #include "opscope/inspect/archive.h"
+#include "opscope/inspect/eager_mode.h" // declares build_eager_index(const Archive&)
 
 #include <optional>
 #include <stdexcept>
@@ -29,9 +30,9 @@ public:
   using ArchiveError::ArchiveError;
 };
 
-// The eager index of an archive: reads `extra/opscope_eager.json` and builds from it,
-// with the archive's provenance. Throws EagerRecordError when the record is absent.
-index::Index build_eager_index(const Archive& archive);
+// build_eager_index(archive) (eager_mode.h) reads `extra/opscope_eager.json` and builds
+// from it, with the archive's provenance; it throws EagerRecordError when the record is
+// absent or unusable.
 
 // Builds the eager index from the record's JSON text. `origin` names the archive in
 // error messages. Provenance other than torch_version is left for the caller.
