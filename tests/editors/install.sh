@@ -3,13 +3,16 @@
 # build deps of code-server) and npm packages (code-server, playwright-core) into TOOLS_DIR, plus
 # the VS Code extension's own dependencies. Idempotent: a second run only checks.
 #
-# usage: tests/editors/install.sh [TOOLS_DIR]
-#   TOOLS_DIR defaults to $OPSCOPE_EDITOR_TOOLS, then <repo>/build/editor-tools.
+# usage: tests/editors/install.sh [BUILD_DIR]
+#   npm tools go to BUILD_DIR/editor-tools (BUILD_DIR defaults to $OPSCOPE_BUILD_DIR, then build);
+#   $OPSCOPE_EDITOR_TOOLS overrides that folder.
 # Set OPSCOPE_SKIP_APT=1 to skip the apt step (e.g. when not root).
 set -euo pipefail
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-tools=${1:-${OPSCOPE_EDITOR_TOOLS:-$repo/build/editor-tools}}
+build_dir=${1:-${OPSCOPE_BUILD_DIR:-build}}
+[[ $build_dir = /* ]] || build_dir="$repo/$build_dir"
+tools=${OPSCOPE_EDITOR_TOOLS:-$build_dir/editor-tools}
 code_server_version=4.100.3
 playwright_version=1.65.1
 mkdir -p "$tools"
@@ -32,13 +35,14 @@ if [[ ${OPSCOPE_SKIP_APT:-0} != 1 ]]; then
   if ((${#missing[@]})); then
     log "apt-get install ${missing[*]}"
     export DEBIAN_FRONTEND=noninteractive
-    apt-get update -qq
+    SUDO=""; [[ $(id -u) != 0 ]] && SUDO="sudo"
+    $SUDO apt-get update -qq
     # elpa-eglot may only show up after the update.
     if apt-cache show elpa-eglot >/dev/null 2>&1 && [[ ! " ${missing[*]} " =~ " elpa-eglot " ]] &&
        ! dpkg-query -W -f='${Status}' elpa-eglot 2>/dev/null | grep -q 'ok installed'; then
       missing+=(elpa-eglot)
     fi
-    apt-get install -y -qq --no-install-recommends "${missing[@]}"
+    $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
   else
     log "apt packages present"
   fi

@@ -1,0 +1,218 @@
+// End-to-end test of the opscope VS Code extension in real VS Code (code-server), driven through
+// headless Chromium like a user: completion, hover, Problems, the summary command, live model
+// edits and a server crash. Screenshots of every step go to $OPSCOPE_SCREENSHOTS.
+//
+// env: OPSCOPE_BIN (the built opscope, required), OPSCOPE_EDITOR_TOOLS (code-server and
+// playwright-core, from tests/editors/install.sh), OPSCOPE_VSIX (optional: else built here),
+// OPSCOPE_SCREENSHOTS, OPSCOPE_EDITOR_WORK (scratch folder), OPSCOPE_PYTHON (the model's Python).
+'use strict';
+const assert = require('node:assert/strict');
+const { execFileSync } = require('node:child_process');
+const fs = require('node:fs');
+const path = require('node:path');
+const { test } = require('node:test');
+const { CodeServer } = require('./codeServer');
+const { Workbench, eventually } = require('./workbench');
+const { example, prepareWorkspace } = require('../example');
+
+const repo = path.resolve(__dirname, '..', '..', '..');
+const env = (name, fallback) => process.env[name] || fallback;
+const opscopeBin = env('OPSCOPE_BIN');
+const tools = path.resolve(env('OPSCOPE_EDITOR_TOOLS', path.join(repo, 'build', 'editor-tools')));
+const work = path.resolve(env('OPSCOPE_EDITOR_WORK', path.join(tools, 'work')));
+const shots = path.resolve(env('OPSCOPE_SCREENSHOTS', path.join(work, 'screenshots')));
+
+function buildVsix() {
+  const ext = path.join(repo, 'editors', 'vscode');
+  const out = path.join(work, 'opscope.vsix');
+  execFileSync('npm', ['run', '--silent', 'build'], { cwd: ext, stdio: 'inherit' });
+  execFileSync(
+    path.join(ext, 'node_modules', '.bin', 'vsce'),
+    ['package', '--allow-missing-repository', '--no-dependencies', '-o', out],
+    { cwd: ext, stdio: ['ignore', 'ignore', 'inherit'] },
+  );
+  return out;
+}
+
+test('opscope in VS Code (code-server)', { timeout: 420_000 }, async (t) => {
+  assert.ok(opscopeBin && fs.existsSync(opscopeBin), `OPSCOPE_BIN must name the built opscope (got ${opscopeBin})`);
+  const { chromium } = require(path.join(tools, 'node_modules', 'playwright-core'));
+  fs.mkdirSync(work, { recursive: true });
+  const root = fs.mkdtempSync(path.join(work, 'vscode-'));
+  const ws = prepareWorkspace(path.join(root, 'ws'));
+  const vsix = env('OPSCOPE_VSIX') || buildVsix();
+
+  const server = new CodeServer({
+    tools,
+    root,
+    vsix,
+    env: {
+      // VS Code gives extensions the PATH of a login shell, not this one: opscope.path names the binary.
+      ...(process.env.OPSCOPE_PYTHON ? { VIRTUAL_ENV: path.dirname(path.dirname(process.env.OPSCOPE_PYTHON)) } : {}),
+    },
+    settings: {
+      // Suggestions appear only on Ctrl+Space.
+      'opscope.path': path.resolve(opscopeBin),
+      'editor.quickSuggestions': { other: false, comments: false, strings: false },
+      'editor.suggestOnTriggerCharacters': false,
+      'editor.hover.delay': 100,
+    },
+  });
+  server.installExtension();
+  const url = await server.start(ws);
+  const browser = await chromium.launchPersistentContext(path.join(root, 'chromium'), {
+    executablePath: env('OPSCOPE_CHROMIUM', '/usr/bin/chromium'),
+    headless: true,
+    viewport: { width: 1400, height: 850 },
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
+      '--disable-component-update', '--disable-sync'],
+  });
+  t.after(async () => {
+    await browser.close().catch(() => {});
+    await server.stop();
+  });
+  const page = browser.pages()[0] || (await browser.newPage());
+  const wb = new Workbench(page, shots);
+  await wb.open(url);
+
+  const config = example.config;
+  const configLines = fs.readFileSync(path.join(ws, config.file), 'utf8').split('\n');
+  const lineOf = (needle) => configLines.findIndex((l) => l.includes(needle)) + 1;
+  let typedLine = lineOf('module_name_configs:');
+  assert.ok(typedLine > 0, `${config.file} has a module_name_configs table`);
+
+  /** Adds a line after module_name_configs: holding `prefix`, the cursor at its end. */
+  async function typeNewKey(prefix) {
+    await wb.focusEditor();
+    await wb.goTo(typedLine, 1);
+    await page.keyboard.press('End');
+    await page.keyboard.press('Enter');
+    // Select whatever indentation the editor carried over, and type our own over it.
+    await page.keyboard.press('Shift+Home');
+    await page.keyboard.type(`${config.keyIndent}${prefix}`);
+  }
+  /** Closes the suggestions and deletes the half-typed key again (Ctrl+Shift+K). */
+  async function dropNewKey() {
+    await page.keyboard.press('Escape');
+    await page.keyboard.press('Control+Shift+K');
+  }
+  async function completionRows(prefix) {
+    await typeNewKey(prefix);
+    return wb.complete(20_000);
+  }
+  /** A sub-test that leaves a screenshot of the screen it failed on. */
+  const step = (name, shot, fn) =>
+    t.test(name, async () => {
+      try {
+        await fn();
+      } catch (e) {
+        await wb.screenshot(`failed-${shot}`).catch(() => {});
+        throw e;
+      }
+    });
+
+  await step('the server starts and the status bar names the model', '01-opened-config', async () => {
+    await wb.openFile(config.file);
+    const status = await eventually(async () => {
+      const s = await wb.statusBarText();
+      return /\bops\b/.test(s) ? s : undefined;
+    }, { timeout: 180_000 });
+    await wb.screenshot('01-opened-config');
+    assert.match(status, /\d+ ops/, `status bar: ${status}`);
+  });
+
+  await step('completion under module_name_configs offers the real module names', '02-completion', async () => {
+    const shotName = '02-completion';
+    const rows = await eventually(async () => {
+      const r = await completionRows(example.completion.prefix);
+      await wb.screenshot(shotName);
+      await dropNewKey();
+      return r.some((x) => x.includes(example.completion.expect)) ? r : undefined;
+    }, { timeout: 120_000, interval: 2000 });
+    assert.ok(rows && rows.some((r) => r.includes(example.completion.expect)), `suggestions: ${rows}`);
+  });
+
+  await step('hover on a pattern shows the ops it matches', '03-hover', async () => {
+    await page.keyboard.press('Escape');
+    const text = await eventually(async () => {
+      const h = await wb.hoverText(example.hover.pattern);
+      return example.hover.expect.every((re) => re.test(h)) ? h : undefined;
+    }, { timeout: 60_000, interval: 1000 });
+    await wb.screenshot('03-hover');
+    assert.ok(text, `hover over ${example.hover.pattern}`);
+    for (const re of example.hover.expect) assert.match(text, re);
+    await page.mouse.move(5, 400);
+  });
+
+  await step('the Problems panel shows the no-match warning for the bad pattern', '04-problems', async () => {
+    const rows = await eventually(async () => {
+      const r = await wb.problems();
+      return r.some((x) => x.includes(example.badPattern)) ? r : undefined;
+    }, { timeout: 60_000 });
+    await wb.screenshot('04-problems');
+    assert.ok(rows, 'a problem is listed');
+    const row = rows.find((x) => x.includes(example.badPattern));
+    assert.match(row, /match/i, `problem: ${row}`);
+    await wb.closePanel();
+  });
+
+  await step('"opscope: Show Model Summary" shows the model tree', '05-summary', async () => {
+    await wb.runCommand('opscope: Show Model Summary');
+    await page.locator('.tabs-container .tab', { hasText: 'summary' }).first().waitFor({ timeout: 60_000 });
+    const lines = await eventually(async () => {
+      const l = await wb.visibleLines();
+      return example.summary.expect.every((re) => l.some((x) => re.test(x))) ? l : undefined;
+    }, { timeout: 30_000 });
+    await wb.screenshot('05-summary');
+    assert.ok(lines, 'the summary tree is shown');
+    await page.keyboard.press('Control+W');
+  });
+
+  await step('renaming a submodule in the model source updates completion', '07-completion-after-rename', async () => {
+    const { file, from, to, newName } = example.rename;
+    await wb.openFile(file);
+    await page.keyboard.press('Control+H');
+    const find = page.locator('.find-widget .find-part textarea, .find-widget .find-part input').first();
+    await find.waitFor({ state: 'visible' });
+    await find.fill(from);
+    const replace = page.locator('.find-widget .replace-part textarea, .find-widget .replace-part input').first();
+    await replace.fill(to);
+    await page.keyboard.press('Control+Alt+Enter');
+    await page.keyboard.press('Escape');
+    await page.keyboard.press('Control+S');
+    await eventually(() => fs.readFileSync(path.join(ws, file), 'utf8').includes(to), { timeout: 10_000 });
+    await wb.screenshot('06-renamed-in-source');
+    await wb.openFile(config.file);
+    const rows = await eventually(async () => {
+      const r = await completionRows(example.rename.prefix);
+      await wb.screenshot('07-completion-after-rename');
+      await dropNewKey();
+      return r.some((x) => x.includes(newName)) ? r : undefined;
+    }, { timeout: 180_000, interval: 3000 });
+    assert.ok(rows, `completion offers ${newName} after the rename`);
+  });
+
+  await step('a killed server comes back and the next completion works', '09-completion-after-restart', async () => {
+    const shotName = '09-completion-after-restart';
+    const before = server.serverPids();
+    assert.ok(before.length > 0, 'an opscope lsp process runs under code-server');
+    for (const pid of before) process.kill(pid, 'SIGKILL');
+    const after = await eventually(() => {
+      const now = server.serverPids().filter((p) => !before.includes(p));
+      return now.length ? now : undefined;
+    }, { timeout: 30_000 });
+    assert.ok(after, 'a new opscope lsp process was started');
+    const toast = await eventually(async () => (await wb.notifications()).find((n) => /restarting/i.test(n)), {
+      timeout: 15_000,
+    });
+    await wb.screenshot('08-restarted');
+    assert.ok(toast, 'the user is told the server restarted');
+    const rows = await eventually(async () => {
+      const r = await completionRows(example.completion.prefix);
+      await wb.screenshot(shotName);
+      await dropNewKey();
+      return r.some((x) => x.includes(example.completion.expect)) ? r : undefined;
+    }, { timeout: 180_000, interval: 2000 });
+    assert.ok(rows, 'completion works after the restart');
+  });
+});
