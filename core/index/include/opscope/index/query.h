@@ -1,0 +1,105 @@
+// The four coreai-opt config lookups over an Index, with coreai-opt's semantics
+// (ModelInspector.get_matched_ops_for_*): op type and module type are exact strings; op
+// name and module name patterns are Python regexes matched with re.fullmatch, which we
+// run with RE2. Only ops the (compressor-filtered) tree shows are candidates, in the
+// order coreai-opt lists them (module by module, depth first). Op types compare with the
+// type the compressor registers the op under (Index::type_for).
+#pragma once
+
+#include "opscope/index/index.h"
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace re2 {
+class RE2;
+}
+
+namespace opscope::index {
+
+enum class QueryKind { OpType, OpName, ModuleType, ModuleName };
+
+// "op_type", "op_name", "module_type", "module_name".
+const char* to_string(QueryKind kind);
+// True for the two kinds whose keys are regexes.
+inline bool is_pattern_kind(QueryKind kind) {
+  return kind == QueryKind::OpName || kind == QueryKind::ModuleName;
+}
+
+// How a regex fares: fine, invalid for Python too, or valid Python that RE2 cannot run
+// (look-around, back-references, ...): such patterns cannot be checked, only warned about.
+struct PatternStatus {
+  enum class Kind { Ok, Invalid, PythonOnly };
+  Kind kind = Kind::Ok;
+  std::string reason; // RE2's message, or the Python-only construct found
+  int offset = -1;    // byte offset of the problem in the pattern, -1 if unknown
+  bool ok() const { return kind == Kind::Ok; }
+};
+
+PatternStatus check_pattern(std::string_view pattern);
+
+// One lookup, compiled once. Exact kinds never fail; pattern kinds carry their status.
+class Query {
+public:
+  Query(QueryKind kind, std::string text);
+  ~Query();
+  Query(Query&&) noexcept;
+  Query& operator=(Query&&) noexcept;
+
+  QueryKind kind() const { return kind_; }
+  const std::string& text() const { return text_; }
+  const PatternStatus& status() const { return status_; }
+  bool usable() const { return status_.ok(); }
+  // Exact equality, or RE2 full match; false when the pattern is unusable.
+  bool matches(std::string_view name) const;
+  // The pattern is a plain string (no regex syntax): it matches at most that one name.
+  bool is_literal() const { return literal_; }
+
+private:
+  QueryKind kind_;
+  std::string text_;
+  PatternStatus status_;
+  std::unique_ptr<re2::RE2> regex_;
+  std::string literal_prefix_;
+  bool literal_ = false;
+  friend class QueryEngine;
+};
+
+// Tables built once per Index so each lookup costs about the number of names it could
+// match, not the size of the model: patterns run once per distinct module name (then map
+// to every op below a matching module), literal names are a binary search, and other
+// patterns only test names in RE2's possible-match range. The Index must outlive it.
+class QueryEngine {
+public:
+  explicit QueryEngine(const Index& index);
+
+  // Positions in index.ops of the matched ops, in coreai-opt's order; empty if the
+  // query is unusable.
+  std::vector<int> match(const Query& query, Compressor compressor = Compressor::None) const;
+  // Every op the summary tree shows for the compressor, in coreai-opt's order.
+  std::vector<int> all_ops(Compressor compressor = Compressor::None) const;
+
+  const Index& index() const { return index_; }
+
+private:
+  struct Name {
+    std::string_view name;
+    int id; // order position (ops) or module index (modules)
+  };
+  void add_module(int module);
+  std::vector<int> finish(std::vector<int> order_positions, Compressor compressor) const;
+  std::vector<int> ops_under_matching_modules(const Query& query) const;
+  template <typename Emit>
+  void scan_names(const std::vector<Name>& sorted, const Query& query, Emit emit) const;
+
+  const Index& index_;
+  std::vector<int> order_;                   // op positions in coreai-opt's all_ops order
+  std::vector<bool> under_root_;             // order_[i] has the root module in its stack
+  std::vector<std::pair<int, int>> subtree_; // module -> [begin, end) in order_ (below root)
+  std::vector<Name> op_names_;               // sorted by name
+  std::vector<Name> module_names_;           // sorted by name, root excluded
+};
+
+} // namespace opscope::index

@@ -1,0 +1,264 @@
+#include "opscope/index/query.h"
+
+#include <re2/re2.h>
+
+#include <algorithm>
+#include <cctype>
+
+namespace opscope::index {
+namespace {
+
+struct PythonOnlyConstruct {
+  std::string_view text;
+  const char* what;
+};
+
+// Constructs Python's `re` accepts and RE2 rejects.
+constexpr PythonOnlyConstruct kPythonOnly[] = {
+    {"(?<=", "look-behind `(?<=...)`"},
+    {"(?<!", "negative look-behind `(?<!...)`"},
+    {"(?=", "look-ahead `(?=...)`"},
+    {"(?!", "negative look-ahead `(?!...)`"},
+    {"(?P=", "named back-reference `(?P=name)`"},
+    {"(?>", "atomic group `(?>...)`"},
+    {"(?(", "conditional group `(?(id)yes|no)`"},
+};
+
+// Finds a Python-only construct outside character classes; fills status if found.
+bool find_python_only(std::string_view pattern, PatternStatus& status) {
+  bool in_class = false;
+  for (size_t i = 0; i < pattern.size(); ++i) {
+    char c = pattern[i];
+    if (c == '\\' && i + 1 < pattern.size()) {
+      char next = pattern[i + 1];
+      if (!in_class && next >= '1' && next <= '9') {
+        status = {PatternStatus::Kind::PythonOnly, std::string("back-reference `\\") + next + "`",
+                  static_cast<int>(i)};
+        return true;
+      }
+      if (!in_class && next == 'Z') {
+        status = {PatternStatus::Kind::PythonOnly, "end-of-string anchor `\\Z`",
+                  static_cast<int>(i)};
+        return true;
+      }
+      ++i;
+      continue;
+    }
+    if (in_class) {
+      if (c == ']')
+        in_class = false;
+      continue;
+    }
+    if (c == '[') {
+      in_class = true;
+      if (i + 1 < pattern.size() && pattern[i + 1] == ']')
+        ++i; // "[]...]": a leading ] is literal
+      continue;
+    }
+    for (const auto& construct : kPythonOnly) {
+      if (pattern.substr(i, construct.text.size()) == construct.text) {
+        status = {PatternStatus::Kind::PythonOnly, construct.what, static_cast<int>(i)};
+        return true;
+      }
+    }
+    // Possessive quantifiers (Python 3.11+): *+ ++ ?+ }+
+    if ((c == '*' || c == '+' || c == '?' || c == '}') && i + 1 < pattern.size() &&
+        pattern[i + 1] == '+' && i > 0) {
+      status = {PatternStatus::Kind::PythonOnly, std::string("possessive quantifier `") + c + "+`",
+                static_cast<int>(i)};
+      return true;
+    }
+  }
+  return false;
+}
+
+RE2::Options regex_options() {
+  RE2::Options options;
+  options.set_log_errors(false);
+  return options;
+}
+
+bool has_regex_syntax(std::string_view text) {
+  return std::any_of(text.begin(), text.end(), [](char c) {
+    return std::string_view("\\^$.|?*+()[]{}").find(c) != std::string_view::npos;
+  });
+}
+
+} // namespace
+
+const char* to_string(QueryKind kind) {
+  switch (kind) {
+  case QueryKind::OpType:
+    return "op_type";
+  case QueryKind::OpName:
+    return "op_name";
+  case QueryKind::ModuleType:
+    return "module_type";
+  case QueryKind::ModuleName:
+    return "module_name";
+  }
+  return "op_name";
+}
+
+PatternStatus check_pattern(std::string_view pattern) {
+  RE2 regex(re2::StringPiece(pattern.data(), pattern.size()), regex_options());
+  if (regex.ok())
+    return {};
+  PatternStatus status;
+  if (find_python_only(pattern, status))
+    return status;
+  status.kind = PatternStatus::Kind::Invalid;
+  status.reason = regex.error();
+  const std::string& arg = regex.error_arg();
+  if (!arg.empty()) {
+    auto at = pattern.find(arg);
+    status.offset = at == std::string_view::npos ? -1 : static_cast<int>(at);
+  }
+  return status;
+}
+
+Query::Query(QueryKind kind, std::string text) : kind_(kind), text_(std::move(text)) {
+  if (!is_pattern_kind(kind_)) {
+    literal_ = true;
+    return;
+  }
+  if (!has_regex_syntax(text_)) {
+    literal_ = true;
+    return;
+  }
+  status_ = check_pattern(text_);
+  if (status_.ok())
+    regex_ = std::make_unique<RE2>(text_, regex_options());
+}
+
+Query::~Query() = default;
+Query::Query(Query&&) noexcept = default;
+Query& Query::operator=(Query&&) noexcept = default;
+
+bool Query::matches(std::string_view name) const {
+  if (literal_)
+    return name == text_;
+  if (!regex_)
+    return false;
+  return RE2::FullMatch(re2::StringPiece(name.data(), name.size()), *regex_);
+}
+
+QueryEngine::QueryEngine(const Index& index) : index_(index) {
+  subtree_.assign(index_.modules.size(), {0, 0});
+  if (!index_.modules.empty())
+    add_module(0);
+  under_root_.reserve(order_.size());
+  for (int position : order_) {
+    const auto& stack = index_.ops[position].module_stack;
+    under_root_.push_back(!stack.empty() && stack.front().name.empty());
+  }
+  for (size_t i = 0; i < order_.size(); ++i)
+    op_names_.push_back({index_.ops[order_[i]].name, static_cast<int>(i)});
+  for (size_t m = 1; m < index_.modules.size(); ++m)
+    module_names_.push_back({index_.modules[m].name, static_cast<int>(m)});
+  auto by_name = [](const Name& a, const Name& b) { return a.name < b.name; };
+  std::sort(op_names_.begin(), op_names_.end(), by_name);
+  std::sort(module_names_.begin(), module_names_.end(), by_name);
+}
+
+// coreai-opt's ModuleInfo.all_ops(): a module's own ops, then each child's, depth first;
+// so every module's subtree is one contiguous range of order_.
+void QueryEngine::add_module(int module) {
+  const Module& m = index_.modules[module];
+  int begin = static_cast<int>(order_.size());
+  for (int position : m.ops)
+    if (index_.ops[position].kind == OpKind::Call)
+      order_.push_back(position);
+  for (int child : m.children)
+    add_module(child);
+  subtree_[module] = {begin, static_cast<int>(order_.size())};
+}
+
+template <typename Emit>
+void QueryEngine::scan_names(const std::vector<Name>& sorted, const Query& query, Emit emit) const {
+  auto less = [](const Name& a, std::string_view b) { return a.name < b; };
+  if (query.is_literal()) {
+    for (auto it = std::lower_bound(sorted.begin(), sorted.end(), query.text(), less);
+         it != sorted.end() && it->name == query.text(); ++it)
+      emit(it->id);
+    return;
+  }
+  auto first = sorted.begin();
+  auto last = sorted.end();
+  std::string min, max;
+  if (query.regex_ && query.regex_->PossibleMatchRange(&min, &max, 16)) {
+    first = std::lower_bound(sorted.begin(), sorted.end(), min, less);
+    last = std::upper_bound(first, sorted.end(), std::string_view(max),
+                            [](std::string_view a, const Name& b) { return a < b.name; });
+  }
+  for (auto it = first; it != last; ++it)
+    if (query.matches(it->name))
+      emit(it->id);
+}
+
+std::vector<int> QueryEngine::ops_under_matching_modules(const Query& query) const {
+  std::vector<bool> picked(order_.size(), false);
+  auto pick_module = [&](int module) {
+    auto [begin, end] = subtree_[module];
+    std::fill(picked.begin() + begin, picked.begin() + end, true);
+  };
+  const Module& root = index_.root();
+  bool root_matches = false;
+  if (query.kind() == QueryKind::ModuleName) {
+    root_matches = query.matches(root.name);
+    scan_names(module_names_, query, pick_module);
+  } else {
+    root_matches = root.type == query.text();
+    for (size_t m = 1; m < index_.modules.size(); ++m)
+      if (index_.modules[m].type == query.text())
+        pick_module(static_cast<int>(m));
+  }
+  std::vector<int> positions;
+  for (size_t i = 0; i < order_.size(); ++i)
+    if (picked[i] || (root_matches && under_root_[i]))
+      positions.push_back(static_cast<int>(i));
+  return positions;
+}
+
+std::vector<int> QueryEngine::finish(std::vector<int> order_positions,
+                                     Compressor compressor) const {
+  std::sort(order_positions.begin(), order_positions.end());
+  std::vector<int> ops;
+  ops.reserve(order_positions.size());
+  for (int i : order_positions)
+    if (index_.ops[order_[i]].compressible_by(compressor))
+      ops.push_back(order_[i]);
+  return ops;
+}
+
+std::vector<int> QueryEngine::match(const Query& query, Compressor compressor) const {
+  if (!query.usable())
+    return {};
+  switch (query.kind()) {
+  case QueryKind::OpType: {
+    std::vector<int> positions;
+    for (size_t i = 0; i < order_.size(); ++i)
+      if (index_.type_for(index_.ops[order_[i]], compressor) == query.text())
+        positions.push_back(static_cast<int>(i));
+    return finish(std::move(positions), compressor);
+  }
+  case QueryKind::OpName: {
+    std::vector<int> positions;
+    scan_names(op_names_, query, [&](int i) { positions.push_back(i); });
+    return finish(std::move(positions), compressor);
+  }
+  case QueryKind::ModuleName:
+  case QueryKind::ModuleType:
+    return finish(ops_under_matching_modules(query), compressor);
+  }
+  return {};
+}
+
+std::vector<int> QueryEngine::all_ops(Compressor compressor) const {
+  std::vector<int> positions(order_.size());
+  for (size_t i = 0; i < order_.size(); ++i)
+    positions[i] = static_cast<int>(i);
+  return finish(std::move(positions), compressor);
+}
+
+} // namespace opscope::index

@@ -1,0 +1,162 @@
+// Queries answer what coreai-opt's ModelInspector.get_matched_ops_for_* answers.
+#include "model_fixtures.h"
+#include "opscope/index/module_inputs.h"
+#include "opscope/index/nearest.h"
+#include "opscope/index/query.h"
+
+#include <gtest/gtest.h>
+
+using namespace opscope::index;
+
+namespace {
+
+std::vector<std::string> names(const Index& index, const std::vector<int>& ops) {
+  std::vector<std::string> out;
+  for (int op : ops)
+    out.push_back(index.ops[op].name);
+  return out;
+}
+
+std::vector<std::string> run(const Index& index, QueryKind kind, const std::string& text,
+                             Compressor compressor = Compressor::None) {
+  QueryEngine engine(index);
+  return names(index, engine.match(Query(kind, text), compressor));
+}
+
+using Names = std::vector<std::string>;
+
+} // namespace
+
+TEST(Query, DocumentedMyModelExamples) {
+  Index index = opscope::fixtures::my_model_index();
+  const auto q = Compressor::Quantizer;
+  EXPECT_EQ(run(index, QueryKind::OpType, "linear", q), (Names{"linear", "linear_1"}));
+  EXPECT_EQ(run(index, QueryKind::OpName, "linear_1", q), (Names{"linear_1"}));
+  EXPECT_EQ(run(index, QueryKind::OpName, ".*linear.*", q), (Names{"linear", "linear_1"}));
+  EXPECT_EQ(run(index, QueryKind::ModuleName, "linear1", q), (Names{"linear"}));
+  EXPECT_EQ(run(index, QueryKind::ModuleName, "linear[12]", q), (Names{"linear", "linear_1"}));
+  EXPECT_EQ(run(index, QueryKind::ModuleType, "torch.nn.modules.linear.Linear", q),
+            (Names{"linear", "linear_1"}));
+}
+
+TEST(Query, CompressorFiltersCandidates) {
+  Index index = opscope::fixtures::my_model_index();
+  EXPECT_EQ(run(index, QueryKind::OpType, "relu"), (Names{"relu"}));
+  EXPECT_TRUE(run(index, QueryKind::OpType, "relu", Compressor::Quantizer).empty());
+  EXPECT_EQ(run(index, QueryKind::ModuleName, "relu"), (Names{"relu"}));
+}
+
+TEST(Query, NamesAreFullMatchesAndTypesExact) {
+  Index index = opscope::fixtures::my_model_index();
+  EXPECT_TRUE(run(index, QueryKind::OpName, "linear_").empty());
+  EXPECT_TRUE(run(index, QueryKind::OpName, "inear").empty());
+  EXPECT_TRUE(run(index, QueryKind::ModuleName, "linear").empty());
+  EXPECT_TRUE(run(index, QueryKind::OpType, "Linear").empty());
+  EXPECT_TRUE(run(index, QueryKind::ModuleType, "Linear").empty());
+  // A prefix range still has to full-match.
+  EXPECT_EQ(run(index, QueryKind::OpName, "lin.*_1"), (Names{"linear_1"}));
+  EXPECT_EQ(run(index, QueryKind::OpName, "linear(_1)?"), (Names{"linear", "linear_1"}));
+}
+
+TEST(Query, OrderIsModuleByModuleDepthFirstLikeAllOps) {
+  // coreai-opt lists a module's own ops before its children's: the root's functional ops
+  // (relu, relu_1, avg_pool2d, view) come first.
+  Index index = opscope::fixtures::some_model_index();
+  EXPECT_EQ(run(index, QueryKind::OpName, ".*"),
+            (Names{"relu", "relu_1", "avg_pool2d", "view", "conv2d", "batch_norm", "conv2d_1",
+                   "cat", "linear"}));
+  EXPECT_EQ(run(index, QueryKind::OpType, "relu"), (Names{"relu", "relu_1"}));
+}
+
+TEST(Query, RootModuleIsInEveryStack) {
+  // module_name "" or ".*" matches the root, so every op (as in coreai-opt).
+  Index index = opscope::fixtures::some_model_index();
+  EXPECT_EQ(run(index, QueryKind::ModuleName, ".*").size(), 9u);
+  EXPECT_EQ(run(index, QueryKind::ModuleName, "").size(), 9u);
+  EXPECT_EQ(run(index, QueryKind::ModuleType, "some_model.SomeModel", Compressor::Quantizer),
+            (Names{"avg_pool2d", "conv2d", "conv2d_1", "cat", "linear"}));
+  EXPECT_EQ(run(index, QueryKind::ModuleName, "conv.*"), (Names{"conv2d", "conv2d_1"}));
+}
+
+TEST(Query, InvalidPatternGivesRe2ReasonAndPosition) {
+  Query query(QueryKind::OpName, "layer[1");
+  EXPECT_FALSE(query.usable());
+  EXPECT_EQ(query.status().kind, PatternStatus::Kind::Invalid);
+  EXPECT_NE(query.status().reason.find("missing ]"), std::string::npos) << query.status().reason;
+  EXPECT_EQ(query.status().offset, 5);
+  Index index = opscope::fixtures::my_model_index();
+  EXPECT_TRUE(QueryEngine(index).match(query).empty());
+
+  auto paren = check_pattern("conv(1");
+  EXPECT_EQ(paren.kind, PatternStatus::Kind::Invalid);
+  EXPECT_NE(paren.reason.find("missing )"), std::string::npos) << paren.reason;
+}
+
+TEST(Query, PythonOnlyConstructsAreClassifiedApart) {
+  for (const std::string pattern :
+       {"layer(?!1).*", "(?=conv).*", ".*(?<=_1)", ".*(?<!_1)", "(a)\\1", "(?P<x>a)(?P=x)"}) {
+    auto status = check_pattern(pattern);
+    EXPECT_EQ(status.kind, PatternStatus::Kind::PythonOnly) << pattern;
+    EXPECT_GE(status.offset, 0) << pattern;
+  }
+  EXPECT_EQ(check_pattern("layer(?!1).*").offset, 5);
+  EXPECT_NE(check_pattern("(a)\\1").reason.find("back-reference"), std::string::npos);
+  // Inside a character class these are ordinary characters: valid for RE2.
+  EXPECT_TRUE(check_pattern("[(?=]+").ok());
+  EXPECT_TRUE(check_pattern("(?P<name>x)").ok());
+}
+
+TEST(Query, LiteralQueriesMatchOnlyThemselves) {
+  EXPECT_TRUE(Query(QueryKind::OpName, "linear_1").is_literal());
+  EXPECT_FALSE(Query(QueryKind::OpName, "linear.1").is_literal());
+  Index index = opscope::fixtures::my_model_index();
+  EXPECT_TRUE(run(index, QueryKind::OpName, "linear1").empty());
+}
+
+TEST(ModuleInputs, ConcatInputsComeFromBn1AndConv2ThroughTheFunctionalRelus) {
+  Index index = opscope::fixtures::some_model_index();
+  auto inputs = module_inputs(index, "conc");
+  ASSERT_TRUE(inputs.has_value());
+  ASSERT_EQ(inputs->size(), 2u);
+  const auto& first = (*inputs)[0];
+  EXPECT_EQ(first.position, 0);
+  EXPECT_EQ(first.producer, "relu");
+  EXPECT_EQ(first.producer_type, "relu");
+  ASSERT_EQ(first.origins.size(), 1u);
+  EXPECT_EQ(first.origins[0].module,
+            (ModuleContext{"bn1", "torch.nn.modules.batchnorm.BatchNorm2d"}));
+  EXPECT_EQ(first.origins[0].op, "batch_norm");
+  EXPECT_EQ(first.origins[0].via, (std::vector<std::string>{"relu"}));
+  const auto& second = (*inputs)[1];
+  EXPECT_EQ(second.producer, "relu_1");
+  EXPECT_EQ(second.producer_type, "relu");
+  ASSERT_EQ(second.origins.size(), 1u);
+  EXPECT_EQ(second.origins[0].module, (ModuleContext{"conv2", "torch.nn.modules.conv.Conv2d"}));
+  EXPECT_EQ(second.consumers.at(0), (BoundaryEdge{"cat", 1}));
+}
+
+TEST(ModuleInputs, ModelInputsAndDirectModulesAndUnknownModules) {
+  Index index = opscope::fixtures::some_model_index();
+  auto conv1 = module_inputs(index, "conv1");
+  ASSERT_TRUE(conv1.has_value());
+  ASSERT_EQ(conv1->at(0).origins.size(), 1u);
+  EXPECT_EQ(conv1->at(0).origins[0].kind, InputOrigin::Kind::ModelInput);
+  EXPECT_EQ(conv1->at(0).origins[0].op, "x");
+  auto linear = module_inputs(index, "linear");
+  ASSERT_EQ(linear->at(0).origins.size(), 1u);
+  EXPECT_EQ(linear->at(0).origins[0].module.name, "conc");
+  EXPECT_EQ(linear->at(0).origins[0].via, (std::vector<std::string>{"avg_pool2d", "view"}));
+  auto bn1 = module_inputs(index, "bn1");
+  EXPECT_EQ(bn1->at(0).origins.at(0).module.name, "conv1");
+  EXPECT_TRUE(bn1->at(0).origins.at(0).via.empty());
+  EXPECT_FALSE(module_inputs(index, "conv3").has_value());
+}
+
+TEST(Nearest, SuggestsCloseRealNames) {
+  std::vector<std::string> modules = {"layer1", "layer2", "layer3", "layer4", "fc", "conv1"};
+  EXPECT_EQ(nearest_names("layer9", modules),
+            (std::vector<std::string>{"layer1", "layer2", "layer3"}));
+  EXPECT_EQ(nearest_names("conv_1", modules), (std::vector<std::string>{"conv1"}));
+  EXPECT_TRUE(nearest_names("transformer", modules).empty());
+  EXPECT_EQ(edit_distance("kitten", "sitting"), 3);
+}
