@@ -1,0 +1,36 @@
+// What the config features know about the model: the index, and the
+// compressor and mode the config is checked against. Plain structs shared by
+// completion, hover, diagnostics and definition; no LSP types.
+#pragma once
+
+#include "opscope/config/document.h"
+#include "opscope/index/index.h"
+
+#include <string>
+
+namespace opscope::features {
+
+struct Model {
+  const index::Index* index = nullptr; // must outlive every call that receives it
+  // Which compressor's registered ops count (None: every op). Callers usually
+  // take it from the project settings or the config's root key.
+  index::Compressor compressor = index::Compressor::None;
+};
+
+// A replacement of `range` by `new_text` in the config document.
+struct TextEdit {
+  config::Range range;
+  std::string new_text;
+};
+
+// A line in the model's Python source.
+struct SourceLocation {
+  std::string file;
+  int line = 0; // 1-based, as in tracebacks
+};
+
+// The compressor a config implies: from its root key, else `fallback`.
+index::Compressor compressor_for(const config::ConfigDocument& document,
+                                 index::Compressor fallback);
+
+} // namespace opscope::features

@@ -1,0 +1,308 @@
+#include "opscope/features/diagnostics.h"
+
+#include "matching.h"
+#include "text.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+namespace opscope::features {
+namespace {
+
+using config::PatternKey;
+using config::Table;
+
+constexpr std::size_t kSuggestions = 3;
+
+std::string join_quoted(const std::vector<std::string>& items, std::size_t max = 12) {
+  std::string out;
+  for (std::size_t i = 0; i < items.size() && i < max; ++i)
+    out += (i ? ", " : "") + ("`" + items[i] + "`");
+  if (items.size() > max)
+    out += ", … (" + std::to_string(items.size() - max) + " more)";
+  return out;
+}
+
+class Checker {
+public:
+  Checker(const config::ConfigDocument& doc, const Model* model)
+      : doc_(doc), index_(model && model->index ? model->index : nullptr),
+        compressor_(model ? model->compressor : index::Compressor::None) {}
+
+  std::vector<Diagnostic> run(const std::optional<ModelProblem>& model_problem) {
+    if (model_problem) {
+      config::Range top{{0, 0}, {0, 0}};
+      if (doc_.root != config::Root::None)
+        top = doc_.root_range;
+      out_.push_back({top, model_problem->severity, "no-model", model_problem->message, {}});
+    }
+    for (const config::SyntaxProblem& p : doc_.problems)
+      out_.push_back({p.range, Severity::Error, "syntax", p.message, {}});
+    for (const config::DuplicateKey& d : doc_.duplicates)
+      out_.push_back({d.duplicate,
+                      Severity::Warning,
+                      "duplicate-key",
+                      "duplicate key `" + d.key + "` (first at line " +
+                          std::to_string(d.first.start.line + 1) +
+                          "): the later entry replaces the earlier one",
+                      {}});
+    check_execution_mode();
+    // An aliased key is listed once per place it is merged: check each written key
+    // once, and call it unmatched only if it matches nothing in any of its scopes.
+    std::map<std::pair<config::Position, Table>, std::vector<const PatternKey*>> written;
+    std::vector<std::pair<config::Position, Table>> order;
+    for (const PatternKey& key : doc_.keys) {
+      auto id = std::make_pair(key.range.start, key.table);
+      if (written[id].empty())
+        order.push_back(id);
+      written[id].push_back(&key);
+    }
+    for (const auto& id : order)
+      check_key(written[id]);
+    std::stable_sort(out_.begin(), out_.end(), [](const Diagnostic& a, const Diagnostic& b) {
+      return a.range.start < b.range.start;
+    });
+    return std::move(out_);
+  }
+
+private:
+  Fix replace_with(const PatternKey& key, const std::string& value) {
+    return {"Replace with `" + value + "`",
+            {key.range, detail::render_key(value, doc_.format, key.quote)}};
+  }
+
+  void add(const PatternKey& key, Severity severity, std::string code, std::string message,
+           std::vector<Fix> fixes = {}) {
+    out_.push_back({key.range, severity, std::move(code), std::move(message), std::move(fixes)});
+  }
+
+  void check_execution_mode() {
+    if (!doc_.execution_mode)
+      return;
+    const std::string& mode = *doc_.execution_mode;
+    if (mode != "graph" && mode != "eager" && mode != "pt2e") {
+      out_.push_back({doc_.execution_mode_range,
+                      Severity::Error,
+                      "execution-mode",
+                      "unknown execution_mode `" + mode + "`: use `graph` or `eager`",
+                      {}});
+      return;
+    }
+    std::string wanted = mode == "pt2e" ? "graph" : mode;
+    if (index_ && wanted != index::to_string(index_->mode))
+      out_.push_back({doc_.execution_mode_range,
+                      Severity::Warning,
+                      "execution-mode",
+                      std::string("the model was indexed in ") + index::to_string(index_->mode) +
+                          " mode but this config runs in " + wanted +
+                          " mode: op names differ between modes; re-index with --mode " + wanted,
+                      {}});
+  }
+
+  void check_key(const std::vector<const PatternKey*>& instances) {
+    const PatternKey& key = *instances.front();
+    switch (key.table) {
+    case Table::ModuleName:
+    case Table::OpName:
+      check_regex_key(instances);
+      break;
+    case Table::ModuleType:
+      check_module_type(key);
+      break;
+    case Table::OpType:
+      check_op_type(instances);
+      break;
+    }
+  }
+
+  void check_regex_key(const std::vector<const PatternKey*>& instances) {
+    const PatternKey& key = *instances.front();
+    if (key.text.empty()) {
+      add(key, Severity::Error, "empty-pattern",
+          "empty pattern: write a module or op name (a full-match regular expression)");
+      return;
+    }
+    detail::CompiledPattern c = detail::compile_pattern(key.text);
+    if (c.status == detail::CompiledPattern::Status::PythonOnly) {
+      add(key, Severity::Warning, "python-only-regex",
+          "this pattern uses " + c.error +
+              ", which Python's re accepts but opscope (RE2) cannot evaluate: it is not checked");
+      return;
+    }
+    if (c.status == detail::CompiledPattern::Status::Invalid) {
+      Diagnostic d;
+      d.severity = Severity::Error;
+      d.code = "invalid-regex";
+      d.message = "invalid regular expression: " + c.error;
+      d.range = key.range;
+      if (c.error_offset < key.text.size() && key.byte_cols.size() == key.text.size() + 1 &&
+          key.range.start.line == key.range.end.line) {
+        d.range.start.byte_col = key.byte_cols[c.error_offset];
+        d.range.end.byte_col = key.byte_cols[c.error_offset + 1];
+        if (d.range.end.byte_col <= d.range.start.byte_col)
+          d.range.end.byte_col = d.range.start.byte_col + 1;
+      }
+      out_.push_back(std::move(d));
+      return;
+    }
+    if (!index_)
+      return;
+    bool matched = false;
+    for (const PatternKey* instance : instances) {
+      detail::Matches m = detail::match_key(*index_, *instance);
+      matched = matched || !m.modules.empty() || !m.ops.empty();
+    }
+    if (matched)
+      return;
+    std::vector<std::string> names = candidate_names(key);
+    std::vector<std::string> suggestions = detail::suggest_patterns(key.text, names, kSuggestions);
+    std::string what = key.table == Table::ModuleName ? "module" : "op";
+    std::string message = "`" + key.text + "` matches no " + what;
+    if (key.table == Table::OpName && key.scope.kind != config::Scope::Kind::Global)
+      message +=
+          " inside " +
+          std::string(key.scope.kind == config::Scope::Kind::ModuleType ? "modules of type `"
+                                                                        : "modules matching `") +
+          key.scope.key + "`";
+    else
+      message += " in the model";
+    std::vector<Fix> fixes;
+    if (!suggestions.empty()) {
+      message += "; did you mean " + join_quoted(suggestions) + "?";
+      for (const std::string& s : suggestions)
+        fixes.push_back(replace_with(key, s));
+    }
+    add(key, Severity::Warning, "no-match", message, std::move(fixes));
+  }
+
+  std::vector<std::string> candidate_names(const PatternKey& key) {
+    std::vector<std::string> names;
+    if (key.table == Table::ModuleName) {
+      for (const index::Module& m : index_->modules)
+        if (!m.name.empty())
+          names.push_back(m.name);
+    } else {
+      for (int i : detail::ops_in_scope(*index_, key.scope))
+        names.push_back(index_->ops[static_cast<std::size_t>(i)].name);
+    }
+    return names;
+  }
+
+  void check_module_type(const PatternKey& key) {
+    std::string last =
+        key.text.substr(key.text.rfind('.') == std::string::npos ? 0 : key.text.rfind('.') + 1);
+    std::vector<std::string> types;
+    if (index_) {
+      std::set<std::string> seen;
+      for (const index::Module& m : index_->modules)
+        if (seen.insert(m.type).second)
+          types.push_back(m.type);
+      if (seen.count(key.text))
+        return;
+    }
+    std::vector<std::string> qualified; // same class name, full path
+    for (const std::string& t : types) {
+      std::string t_last = t.substr(t.rfind('.') == std::string::npos ? 0 : t.rfind('.') + 1);
+      if (t_last == last)
+        qualified.push_back(t);
+    }
+    std::vector<Fix> fixes;
+    if (key.text.find('.') == std::string::npos || !qualified.empty()) {
+      std::string message = "module type `" + key.text +
+                            "` is not a fully-qualified class name; coreai-opt compares the "
+                            "full `module.Class` path exactly";
+      if (!qualified.empty()) {
+        message += ": use " + join_quoted(qualified);
+        for (const std::string& q : qualified)
+          fixes.push_back(replace_with(key, q));
+      } else if (!index_) {
+        message += " (e.g. `torch.nn.modules.linear.Linear`)";
+      }
+      add(key, Severity::Error, "module-type-not-qualified", message, std::move(fixes));
+      return;
+    }
+    if (!index_)
+      return;
+    std::vector<std::string> near = detail::nearest(key.text, types, kSuggestions);
+    std::string message = "no module of type `" + key.text + "` in the model";
+    if (!near.empty()) {
+      message += "; did you mean " + join_quoted(near) + "?";
+      for (const std::string& n : near)
+        fixes.push_back(replace_with(key, n));
+    }
+    add(key, Severity::Warning, "no-match", message, std::move(fixes));
+  }
+
+  void check_op_type(const std::vector<const PatternKey*>& instances) {
+    const PatternKey& key = *instances.front();
+    if (!index_)
+      return;
+    // Op types in the model, and those the compressor registers.
+    std::vector<std::string> valid;
+    std::set<std::string> present, registered;
+    for (const index::Op& op : index_->ops) {
+      if (op.kind != index::OpKind::Call || op.type.empty())
+        continue;
+      present.insert(op.type);
+      if (op.compressible_by(compressor_) && registered.insert(op.type).second)
+        valid.push_back(op.type);
+    }
+    std::string who = compressor_ == index::Compressor::None
+                          ? std::string("the model")
+                          : std::string("the ") + index::to_string(compressor_);
+    std::vector<Fix> fixes;
+    for (const std::string& n : detail::nearest(key.text, valid, kSuggestions))
+      fixes.push_back(replace_with(key, n));
+    if (!present.count(key.text)) {
+      add(key, Severity::Warning, "no-match",
+          "no op of type `" + key.text + "` in the model; op types " +
+              (compressor_ == index::Compressor::None ? std::string("in the model")
+                                                      : who + " compresses here") +
+              ": " + join_quoted(valid),
+          std::move(fixes));
+      return;
+    }
+    if (!registered.count(key.text)) {
+      add(key, Severity::Warning, "not-compressible",
+          who + " does not compress `" + key.text + "` ops; it compresses: " + join_quoted(valid),
+          std::move(fixes));
+      return;
+    }
+    bool in_scope = false;
+    for (const PatternKey* instance : instances)
+      in_scope = in_scope || !detail::match_key(*index_, *instance).ops.empty();
+    if (!in_scope)
+      add(key, Severity::Warning, "no-match",
+          "no `" + key.text + "` op inside " +
+              (key.scope.kind == config::Scope::Kind::ModuleType ? "modules of type `"
+                                                                 : "modules matching `") +
+              key.scope.key + "`");
+  }
+
+  const config::ConfigDocument& doc_;
+  const index::Index* index_;
+  index::Compressor compressor_;
+  std::vector<Diagnostic> out_;
+};
+
+} // namespace
+
+std::vector<Diagnostic> diagnose(const config::ConfigDocument& document, const Model* model,
+                                 const std::optional<ModelProblem>& model_problem) {
+  return Checker(document, model).run(model_problem);
+}
+
+const char* to_string(Severity severity) {
+  switch (severity) {
+  case Severity::Error:
+    return "error";
+  case Severity::Warning:
+    return "warning";
+  case Severity::Information:
+    return "note";
+  }
+  return "";
+}
+
+} // namespace opscope::features

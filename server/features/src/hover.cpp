@@ -1,0 +1,169 @@
+#include "opscope/features/hover.h"
+
+#include "matching.h"
+#include "text.h"
+
+#include <algorithm>
+#include <set>
+
+namespace opscope::features {
+namespace {
+
+using config::Table;
+
+std::string plural(std::size_t n, const char* word) {
+  return std::to_string(n) + " " + word + (n == 1 ? "" : "s");
+}
+
+std::string scope_text(const config::Scope& scope) {
+  switch (scope.kind) {
+  case config::Scope::Kind::Global:
+    return "global_config";
+  case config::Scope::Kind::ModuleType:
+    return "modules of type `" + scope.key + "`";
+  case config::Scope::Kind::ModuleName:
+    return "modules matching `" + scope.key + "`";
+  }
+  return "";
+}
+
+const char* precedence_note(Table table) {
+  if (table == Table::ModuleName || table == Table::ModuleType)
+    return "Precedence: `module_name_configs` > `module_type_configs` > `global_config`; "
+           "the config applies to the matched modules and the modules inside them.";
+  return "Precedence: `op_name_config` > `op_type_config` > the module's own specs; the "
+         "enclosing module config follows `module_name_configs` > `module_type_configs` > "
+         "`global_config`.";
+}
+
+// Modules outside `module` whose ops produce tensors its ops consume: what feeds it.
+// (Graph inputs are listed by name.)
+std::vector<std::string> feeding_modules(const index::Index& index, const index::Module& module) {
+  std::set<const index::Op*> inside;
+  std::vector<const index::Module*> stack = {&module};
+  while (!stack.empty()) {
+    const index::Module* m = stack.back();
+    stack.pop_back();
+    for (int op : m->ops)
+      inside.insert(&index.ops[static_cast<std::size_t>(op)]);
+    for (int child : m->children)
+      stack.push_back(&index.modules[static_cast<std::size_t>(child)]);
+  }
+  std::vector<std::string> out;
+  std::set<std::string> seen;
+  for (const index::Op* op : inside) {
+    for (const index::InputEdge& edge : op->inputs) {
+      if (edge.is_state)
+        continue;
+      const index::Op* producer = index.find_op(edge.producer);
+      if (!producer || inside.count(producer))
+        continue;
+      std::string name;
+      if (producer->kind == index::OpKind::Input)
+        name = "input `" + producer->name + "`";
+      else if (!producer->module_stack.empty() && !producer->module_stack.back().name.empty())
+        name = "`" + producer->module_stack.back().name + "`";
+      else
+        name = "`" + producer->name + "` (top level)";
+      if (seen.insert(name).second)
+        out.push_back(name);
+    }
+  }
+  return out;
+}
+
+std::string module_details(const index::Index& index, const index::Module& module) {
+  std::string out = "**`" + module.name + "`**: `" + module.type + "`\n\n";
+  if (!module.children.empty()) {
+    out += "children: ";
+    for (std::size_t i = 0; i < module.children.size(); ++i) {
+      const index::Module& child = index.modules[static_cast<std::size_t>(module.children[i])];
+      out += (i ? ", " : "") + ("`" + child.name + "`");
+      if (i == 9 && module.children.size() > 10) {
+        out += ", and " + std::to_string(module.children.size() - 10) + " more";
+        break;
+      }
+    }
+    out += "\n\n";
+  }
+  std::vector<std::string> feeds = feeding_modules(index, module);
+  if (!feeds.empty()) {
+    out += "fed by: ";
+    for (std::size_t i = 0; i < feeds.size(); ++i)
+      out += (i ? ", " : "") + feeds[i];
+    out += "\n\n";
+  }
+  return out;
+}
+
+} // namespace
+
+std::optional<Hover> hover(const config::ConfigDocument& document, config::Position cursor,
+                           const Model* model, const HoverOptions& options) {
+  const config::PatternKey* key = detail::key_at(document, cursor);
+  if (!key)
+    return std::nullopt;
+  Hover h;
+  h.range = key->range;
+  std::string& md = h.markdown;
+  md = "`" + key->text + "`: " + config::to_string(key->table) + " key";
+  if (key->table == Table::OpName || key->table == Table::OpType)
+    md += " in " + scope_text(key->scope);
+  md += "\n\n";
+  if (!model || !model->index) {
+    md += "No model loaded yet: opscope shows what this key matches once the model is indexed.";
+    return h;
+  }
+  const index::Index& index = *model->index;
+  if (key->table == Table::ModuleName || key->table == Table::OpName) {
+    detail::CompiledPattern c = detail::compile_pattern(key->text);
+    if (!c.re) {
+      md += c.status == detail::CompiledPattern::Status::PythonOnly
+                ? "This pattern uses " + c.error + ", which opscope cannot evaluate."
+                : "Invalid regular expression: " + c.error;
+      return h;
+    }
+  }
+  detail::Matches m = detail::match_key(index, *key);
+  std::vector<int> compressed = detail::compressible(index, m.ops, model->compressor);
+
+  if (key->table == Table::ModuleName) {
+    if (const index::Module* exact = index.find_module(key->text); exact && !exact->name.empty())
+      md += module_details(index, *exact);
+  }
+  md += "Matches ";
+  if (key->table == Table::ModuleName || key->table == Table::ModuleType)
+    md += plural(m.modules.size(), "module") + " and ";
+  md += plural(m.ops.size(), "op");
+  if (model->compressor != index::Compressor::None)
+    md += " (" + std::to_string(compressed.size()) + " registered by the " +
+          index::to_string(model->compressor) + ")";
+  md += ".\n\n";
+
+  if (!m.ops.empty()) {
+    md += "| op | type | module | source |\n|---|---|---|---|\n";
+    std::size_t shown = std::min(options.max_listed, m.ops.size());
+    for (std::size_t i = 0; i < shown; ++i) {
+      const index::Op& op = index.ops[static_cast<std::size_t>(m.ops[i])];
+      std::string module = op.module_stack.empty() ? "" : op.module_stack.back().name;
+      std::string where;
+      if (auto loc = detail::op_location(op))
+        where = loc->file + ":" + std::to_string(loc->line);
+      md += "| `" + op.name + "` | " + op.type + " | " + (module.empty() ? "(top)" : module) +
+            " | " + where + " |\n";
+    }
+    if (m.ops.size() > shown)
+      md += "\n… and " + std::to_string(m.ops.size() - shown) + " more\n";
+    md += "\n";
+  } else if (!m.modules.empty()) {
+    md += "Modules: ";
+    for (std::size_t i = 0; i < std::min(options.max_listed, m.modules.size()); ++i)
+      md += (i ? ", " : "") +
+            ("`" + index.modules[static_cast<std::size_t>(m.modules[i])].name + "`");
+    md += "\n\n";
+  }
+  md += precedence_note(key->table);
+  return h;
+}
+
+} // namespace opscope::features

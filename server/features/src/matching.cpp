@@ -1,0 +1,219 @@
+#include "matching.h"
+
+#include <algorithm>
+#include <functional>
+
+namespace opscope::features::detail {
+namespace {
+
+// Constructs Python's `re` accepts and RE2 rejects by design.
+const char* python_only_construct(const std::string& p) {
+  bool in_class = false;
+  for (std::size_t i = 0; i < p.size(); ++i) {
+    char c = p[i];
+    if (c == '\\' && i + 1 < p.size()) {
+      if (!in_class && p[i + 1] >= '1' && p[i + 1] <= '9')
+        return "a back-reference";
+      ++i;
+      continue;
+    }
+    if (in_class) {
+      if (c == ']')
+        in_class = false;
+      continue;
+    }
+    if (c == '[') {
+      in_class = true;
+      if (i + 1 < p.size() && p[i + 1] == ']')
+        ++i;
+      continue;
+    }
+    auto at = [&](const char* s) {
+      return p.compare(i, std::char_traits<char>::length(s), s) == 0;
+    };
+    if (at("(?=") || at("(?!"))
+      return "a look-ahead";
+    if (at("(?<=") || at("(?<!"))
+      return "a look-behind";
+    if (at("(?P="))
+      return "a named back-reference";
+    if (at("(?>"))
+      return "an atomic group";
+    if (at("(?("))
+      return "a conditional group";
+    if ((c == '*' || c == '+' || c == '?' || c == '}') && i + 1 < p.size() && p[i + 1] == '+' &&
+        i > 0)
+      return "a possessive quantifier";
+  }
+  return nullptr;
+}
+
+std::size_t unmatched_paren(const std::string& p, bool open) {
+  std::vector<std::size_t> stack;
+  bool in_class = false;
+  for (std::size_t i = 0; i < p.size(); ++i) {
+    char c = p[i];
+    if (c == '\\') {
+      ++i;
+      continue;
+    }
+    if (in_class) {
+      in_class = c != ']';
+      continue;
+    }
+    if (c == '[')
+      in_class = true;
+    else if (c == '(')
+      stack.push_back(i);
+    else if (c == ')') {
+      if (stack.empty()) {
+        if (!open)
+          return i;
+      } else {
+        stack.pop_back();
+      }
+    }
+  }
+  if (open && !stack.empty())
+    return stack.back();
+  return 0;
+}
+
+bool contains_module(const index::Op& op,
+                     const std::function<bool(const index::ModuleContext&)>& f) {
+  return std::any_of(op.module_stack.begin(), op.module_stack.end(), f);
+}
+
+} // namespace
+
+CompiledPattern compile_pattern(const std::string& pattern) {
+  CompiledPattern out;
+  RE2::Options options;
+  options.set_log_errors(false);
+  auto re = std::make_unique<RE2>(pattern, options);
+  if (re->ok()) {
+    out.re = std::move(re);
+    return out;
+  }
+  if (const char* construct = python_only_construct(pattern)) {
+    out.status = CompiledPattern::Status::PythonOnly;
+    out.error = construct;
+    return out;
+  }
+  out.status = CompiledPattern::Status::Invalid;
+  out.error = re->error();
+  switch (re->error_code()) {
+  case RE2::ErrorMissingParen:
+    out.error_offset = unmatched_paren(pattern, true);
+    break;
+  case RE2::ErrorUnexpectedParen:
+    out.error_offset = unmatched_paren(pattern, false);
+    break;
+  default: {
+    std::size_t at = re->error_arg().empty() ? std::string::npos : pattern.find(re->error_arg());
+    out.error_offset = at == std::string::npos ? 0 : at;
+  }
+  }
+  return out;
+}
+
+bool full_match(const RE2& re, const std::string& text) {
+  return RE2::FullMatch(text, re);
+}
+
+std::string escape_regex(const std::string& name) {
+  std::string out;
+  for (char c : name) {
+    if (std::string_view(".^$|?*+()[]{}\\").find(c) != std::string_view::npos)
+      out += '\\';
+    out += c;
+  }
+  return out;
+}
+
+std::vector<int> ops_in_scope(const index::Index& index, const config::Scope& scope) {
+  std::vector<int> out;
+  std::unique_ptr<RE2> scope_re;
+  if (scope.kind == config::Scope::Kind::ModuleName) {
+    CompiledPattern c = compile_pattern(scope.key);
+    scope_re = std::move(c.re); // an invalid scope pattern limits nothing (it is reported itself)
+  }
+  for (std::size_t i = 0; i < index.ops.size(); ++i) {
+    const index::Op& op = index.ops[i];
+    if (op.kind != index::OpKind::Call)
+      continue;
+    bool inside = true;
+    if (scope.kind == config::Scope::Kind::ModuleType)
+      inside =
+          contains_module(op, [&](const index::ModuleContext& m) { return m.type == scope.key; });
+    else if (scope.kind == config::Scope::Kind::ModuleName && scope_re)
+      inside = contains_module(
+          op, [&](const index::ModuleContext& m) { return full_match(*scope_re, m.name); });
+    if (inside)
+      out.push_back(static_cast<int>(i));
+  }
+  return out;
+}
+
+Matches match_key(const index::Index& index, const config::PatternKey& key) {
+  Matches m;
+  using config::Table;
+  if (key.table == Table::ModuleName || key.table == Table::ModuleType) {
+    std::unique_ptr<RE2> re;
+    if (key.table == Table::ModuleName) {
+      CompiledPattern c = compile_pattern(key.text);
+      if (!c.re) {
+        m.evaluated = false;
+        return m;
+      }
+      re = std::move(c.re);
+    }
+    std::vector<char> selected(index.modules.size(), 0);
+    for (std::size_t i = 0; i < index.modules.size(); ++i) {
+      const index::Module& mod = index.modules[i];
+      bool hit = re ? full_match(*re, mod.name) : mod.type == key.text;
+      if (hit) {
+        selected[i] = 1;
+        m.modules.push_back(static_cast<int>(i));
+      }
+    }
+    for (std::size_t i = 0; i < index.ops.size(); ++i) {
+      const index::Op& op = index.ops[i];
+      if (op.kind != index::OpKind::Call)
+        continue;
+      bool inside = contains_module(op, [&](const index::ModuleContext& ctx) {
+        const index::Module* mod = index.find_module(ctx.name);
+        return mod && selected[static_cast<std::size_t>(mod - index.modules.data())];
+      });
+      if (inside)
+        m.ops.push_back(static_cast<int>(i));
+    }
+    return m;
+  }
+  std::unique_ptr<RE2> re;
+  if (key.table == Table::OpName) {
+    CompiledPattern c = compile_pattern(key.text);
+    if (!c.re) {
+      m.evaluated = false;
+      return m;
+    }
+    re = std::move(c.re);
+  }
+  for (int i : ops_in_scope(index, key.scope)) {
+    const index::Op& op = index.ops[static_cast<std::size_t>(i)];
+    if (re ? full_match(*re, op.name) : op.type == key.text)
+      m.ops.push_back(i);
+  }
+  return m;
+}
+
+std::vector<int> compressible(const index::Index& index, const std::vector<int>& ops,
+                              index::Compressor compressor) {
+  std::vector<int> out;
+  for (int i : ops)
+    if (index.ops[static_cast<std::size_t>(i)].compressible_by(compressor))
+      out.push_back(i);
+  return out;
+}
+
+} // namespace opscope::features::detail

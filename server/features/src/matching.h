@@ -1,0 +1,47 @@
+// What a pattern key matches in the index. RE2 full-match with Python `re`
+// semantics where RE2 can express them. (Kept small and local so it can defer
+// to core/index's query API.)
+#pragma once
+
+#include "opscope/config/document.h"
+#include "opscope/index/index.h"
+
+#include <memory>
+#include <re2/re2.h>
+#include <string>
+#include <vector>
+
+namespace opscope::features::detail {
+
+struct CompiledPattern {
+  enum class Status { Ok, Invalid, PythonOnly };
+  Status status = Status::Ok;
+  std::unique_ptr<RE2> re;
+  std::string error;            // RE2's reason, or which Python-only construct was used
+  std::size_t error_offset = 0; // offset in the pattern text the error points at
+};
+
+CompiledPattern compile_pattern(const std::string& pattern);
+bool full_match(const RE2& re, const std::string& text);
+
+// Escapes `name` so that, as a full-match regex, it matches exactly `name`.
+std::string escape_regex(const std::string& name);
+
+struct Matches {
+  std::vector<int> modules; // indices into Index::modules
+  std::vector<int> ops;     // indices into Index::ops (Call ops only), graph order
+  bool evaluated = true;    // false when the pattern could not be evaluated
+};
+
+// Call ops inside `scope` (every call op for a global scope).
+std::vector<int> ops_in_scope(const index::Index& index, const config::Scope& scope);
+
+// What `key` selects. For module tables: the modules and every call op inside
+// them; for op tables: the call ops in the key's scope.
+Matches match_key(const index::Index& index, const config::PatternKey& key);
+
+// Which compressors count: ops filtered to those `compressor` registers.
+std::vector<int> compressible(const index::Index& index, const std::vector<int>& ops,
+                              index::Compressor compressor);
+
+} // namespace opscope::features::detail

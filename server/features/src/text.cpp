@@ -1,0 +1,170 @@
+#include "text.h"
+
+#include "matching.h"
+
+#include <algorithm>
+#include <numeric>
+#include <set>
+
+namespace opscope::features::detail {
+namespace {
+
+bool yaml_plain_safe(const std::string& s) {
+  if (s.empty() || s.front() == ' ' || s.back() == ' ' || s.back() == ':')
+    return false;
+  if (std::string_view("-?:,[]{}#&*!|>'\"%@`").find(s.front()) != std::string_view::npos)
+    return false;
+  if (s.find(": ") != std::string::npos || s.find(" #") != std::string::npos)
+    return false;
+  static const std::set<std::string> reserved = {"null", "Null", "NULL",  "~",     "true",
+                                                 "True", "TRUE", "false", "False", "FALSE",
+                                                 "yes",  "no",   "on",    "off",   "<<"};
+  return !reserved.count(s) && s.find('\n') == std::string::npos;
+}
+
+std::string double_quoted(const std::string& s) {
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\')
+      out += '\\';
+    out += c;
+  }
+  return out + "\"";
+}
+
+// The literal start of a regex (escapes resolved) and where its regex tail begins.
+std::pair<std::string, std::size_t> literal_stem(const std::string& p) {
+  std::string stem;
+  std::size_t i = 0;
+  while (i < p.size()) {
+    char c = p[i];
+    if (c == '\\' && i + 1 < p.size() && !std::isalnum(static_cast<unsigned char>(p[i + 1]))) {
+      stem += p[i + 1];
+      i += 2;
+      continue;
+    }
+    if (std::string_view(".^$|?*+()[]{}\\").find(c) != std::string_view::npos)
+      break;
+    stem += c;
+    ++i;
+  }
+  // A quantifier binds to the last literal character, which is then not part of the stem.
+  if (i < p.size() && std::string_view("?*{").find(p[i]) != std::string_view::npos &&
+      !stem.empty()) {
+    stem.pop_back();
+    i = i >= 2 && p[i - 2] == '\\' ? i - 2 : i - 1;
+  }
+  return {stem, i};
+}
+
+} // namespace
+
+std::string render_key(const std::string& value, config::Format format, char quote) {
+  if (format == config::Format::Json || quote == '"')
+    return double_quoted(value);
+  if (quote == '\'' || !yaml_plain_safe(value)) {
+    std::string out = "'";
+    for (char c : value) {
+      out += c;
+      if (c == '\'')
+        out += '\'';
+    }
+    return out + "'";
+  }
+  return value;
+}
+
+std::size_t edit_distance(const std::string& a, const std::string& b) {
+  std::vector<std::size_t> row(b.size() + 1);
+  std::iota(row.begin(), row.end(), 0);
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diagonal = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      std::size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diagonal = up;
+    }
+  }
+  return row[b.size()];
+}
+
+std::vector<std::string> nearest(const std::string& target,
+                                 const std::vector<std::string>& candidates, std::size_t count) {
+  std::vector<std::pair<std::size_t, std::size_t>> scored; // distance, position
+  for (std::size_t i = 0; i < candidates.size(); ++i)
+    scored.push_back({edit_distance(target, candidates[i]), i});
+  std::stable_sort(scored.begin(), scored.end(),
+                   [](const auto& x, const auto& y) { return x.first < y.first; });
+  std::vector<std::string> out;
+  std::set<std::string> seen;
+  for (const auto& [distance, i] : scored) {
+    if (out.size() >= count)
+      break;
+    // Far-off names are noise, not suggestions.
+    if (distance > std::max<std::size_t>(3, target.size() / 2))
+      break;
+    if (seen.insert(candidates[i]).second)
+      out.push_back(candidates[i]);
+  }
+  return out;
+}
+
+std::vector<std::string> suggest_patterns(const std::string& pattern,
+                                          const std::vector<std::string>& names,
+                                          std::size_t count) {
+  auto [stem, tail_at] = literal_stem(pattern);
+  if (tail_at >= pattern.size()) {
+    std::vector<std::string> out;
+    for (const std::string& name : nearest(stem, names, count))
+      out.push_back(escape_regex(name));
+    return out;
+  }
+  std::string tail = pattern.substr(tail_at);
+  // Prefixes of real names at separator boundaries, with and without the separator.
+  std::vector<std::string> prefixes;
+  std::set<std::string> seen;
+  for (const std::string& name : names) {
+    for (std::size_t i = 1; i <= name.size(); ++i) {
+      bool boundary = i == name.size() || name[i] == '.' || name[i] == '_';
+      if (boundary && seen.insert(name.substr(0, i)).second)
+        prefixes.push_back(name.substr(0, i));
+      if (i < name.size() && (name[i] == '.' || name[i] == '_') &&
+          seen.insert(name.substr(0, i + 1)).second)
+        prefixes.push_back(name.substr(0, i + 1));
+    }
+  }
+  std::vector<std::string> out;
+  for (const std::string& prefix : nearest(stem, prefixes, prefixes.size())) {
+    if (out.size() >= count)
+      break;
+    std::string candidate = escape_regex(prefix) + tail;
+    CompiledPattern c = compile_pattern(candidate);
+    if (!c.re)
+      continue;
+    bool any = std::any_of(names.begin(), names.end(),
+                           [&](const std::string& n) { return full_match(*c.re, n); });
+    if (any && candidate != pattern)
+      out.push_back(candidate);
+  }
+  if (out.empty()) // the tail itself is the problem: fall back to real names
+    for (const std::string& name : nearest(stem, names, count))
+      out.push_back(escape_regex(name));
+  return out;
+}
+
+std::optional<SourceLocation> op_location(const index::Op& op) {
+  if (op.source.empty())
+    return std::nullopt;
+  const index::SourceFrame& frame = op.source.back();
+  return SourceLocation{frame.file, frame.line};
+}
+
+const config::PatternKey* key_at(const config::ConfigDocument& document, config::Position cursor) {
+  for (const config::PatternKey& key : document.keys)
+    if (key.range.contains(cursor))
+      return &key;
+  return nullptr;
+}
+
+} // namespace opscope::features::detail

@@ -1,0 +1,36 @@
+// Small text helpers shared by the features: writing a key back into the
+// document in the right quoting, nearest-name suggestions, source locations.
+#pragma once
+
+#include "opscope/config/document.h"
+#include "opscope/features/model.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace opscope::features::detail {
+
+// `value` written as a key of a `format` document: JSON always double-quoted;
+// YAML in the quote the user opened (`quote`), else plain when YAML allows it.
+std::string render_key(const std::string& value, config::Format format, char quote);
+
+std::size_t edit_distance(const std::string& a, const std::string& b);
+
+// Up to `count` of `candidates` nearest to `target` (ties keep candidate order).
+std::vector<std::string> nearest(const std::string& target,
+                                 const std::vector<std::string>& candidates, std::size_t count);
+
+// Replacement patterns for a regex that matches nothing: the nearest real names
+// (escaped) for a literal, or the pattern with its literal stem replaced by the
+// nearest real name prefix (`layer9.*` -> `layer1.*`) when they match something.
+std::vector<std::string> suggest_patterns(const std::string& pattern,
+                                          const std::vector<std::string>& names, std::size_t count);
+
+// The innermost frame of an op (where the op is called), if it has one.
+std::optional<SourceLocation> op_location(const index::Op& op);
+
+// The key under `cursor`, if any (the first instance of an aliased key).
+const config::PatternKey* key_at(const config::ConfigDocument& document, config::Position cursor);
+
+} // namespace opscope::features::detail

@@ -1,0 +1,79 @@
+#include "annotations.h"
+#include "opscope/features/definition.h"
+#include "opscope/features/hover.h"
+#include "small_model.h"
+
+#include <gtest/gtest.h>
+
+using namespace opscope;
+using namespace opscope::features;
+using opscope::testing::Annotations;
+
+namespace {
+const index::Index& model_index() {
+  static const index::Index index = opscope::testing::small_resnet();
+  return index;
+}
+} // namespace
+
+TEST(Hover, PatternShowsCountsMatchesAndPrecedence) {
+  Model model{&model_index(), index::Compressor::Quantizer};
+  Annotations a(R"(quantization_config:
+  module_name_configs:
+    lay^er1\..*: null
+)");
+  auto h = hover(config::read_config(a.code(), config::Format::Yaml), a.point(), &model);
+  ASSERT_TRUE(h);
+  EXPECT_NE(h->markdown.find("Matches 5 modules and 4 ops (3 registered by the quantizer)"),
+            std::string::npos)
+      << h->markdown;
+  EXPECT_NE(h->markdown.find("| `conv2d_1` | conv2d | layer1.0.conv1 | models/resnet.py:12 |"),
+            std::string::npos)
+      << h->markdown;
+  EXPECT_NE(h->markdown.find("Precedence"), std::string::npos);
+  EXPECT_EQ(h->range, (config::Range{{2, 4}, {2, 14}}));
+}
+
+TEST(Hover, ExactModuleNameShowsTypeChildrenAndFeeders) {
+  Model model{&model_index(), index::Compressor::None};
+  Annotations a("quantization_config:\n  module_name_configs:\n    layer1.^1: null\n");
+  auto h = hover(config::read_config(a.code(), config::Format::Yaml), a.point(), &model);
+  ASSERT_TRUE(h);
+  EXPECT_NE(h->markdown.find("`layer1.1`**: `models.resnet.BasicBlock`"), std::string::npos)
+      << h->markdown;
+  EXPECT_NE(h->markdown.find("children: `layer1.1.conv1`"), std::string::npos);
+  EXPECT_NE(h->markdown.find("fed by: `layer1.0.relu`"), std::string::npos) << h->markdown;
+}
+
+TEST(Hover, OpTypeInScopeAndNothingOffKeys) {
+  Model model{&model_index(), index::Compressor::Quantizer};
+  Annotations a(R"(quantization_config:
+  module_type_configs:
+    models.resnet.BasicBlock:
+      op_type_config:
+        conv^2d: null
+)");
+  auto doc = config::read_config(a.code(), config::Format::Yaml);
+  auto h = hover(doc, a.point(), &model);
+  ASSERT_TRUE(h);
+  EXPECT_NE(h->markdown.find("in modules of type `models.resnet.BasicBlock`"), std::string::npos);
+  EXPECT_NE(h->markdown.find("Matches 2 ops"), std::string::npos) << h->markdown;
+  EXPECT_FALSE(hover(doc, {0, 3}, &model));
+  auto without_model = hover(doc, a.point(), nullptr);
+  ASSERT_TRUE(without_model);
+  EXPECT_NE(without_model->markdown.find("No model loaded"), std::string::npos);
+}
+
+TEST(Definition, PatternGoesToTheSourceLinesOfItsOps) {
+  Model model{&model_index(), index::Compressor::None};
+  Annotations a(R"(quantization_config:
+  global_config:
+    op_name_config:
+      conv2d_^.*: null
+)");
+  auto locations =
+      definition(config::read_config(a.code(), config::Format::Yaml), a.point(), model);
+  ASSERT_EQ(locations.size(), 1u) << "two convs on one line are one location";
+  EXPECT_EQ(locations[0].file, "models/resnet.py");
+  EXPECT_EQ(locations[0].line, 12);
+}
