@@ -117,7 +117,10 @@ private:
     }
     for (int op : ops) {
       bool last = ++position == count;
-      add(op_label(index_.ops[op], cwd_), guides + (last ? kEnd : kFork),
+      // Shown with the type the compressor registers it under (eager Quantizer: add_ -> add).
+      index::Op shown = index_.ops[op];
+      shown.type = index_.type_for(shown, options_.compressor);
+      add(op_label(shown, cwd_), guides + (last ? kEnd : kFork),
           guides + (last ? kSpace : kContinue), depth);
     }
   }

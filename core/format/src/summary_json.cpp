@@ -22,8 +22,11 @@ json module_tree_json(const index::Index& index, const index::Module& module,
   for (const auto& [spec, edge] : module.outputs)
     outputs.push_back({{"index", spec}, {"op", edge.op}, {"slot", edge.slot}});
   json ops = json::array();
-  for (int position : detail::visible_ops(index, module, options.compressor))
-    ops.push_back(op_json(index.ops[position], cwd));
+  for (int position : detail::visible_ops(index, module, options.compressor)) {
+    index::Op shown = index.ops[position]; // with the compressor's type (eager add_ -> add)
+    shown.type = index.type_for(shown, options.compressor);
+    ops.push_back(op_json(shown, cwd));
+  }
   json children = json::array();
   for (int child : module.children)
     children.push_back(module_tree_json(index, index.modules[child], options, cwd));
