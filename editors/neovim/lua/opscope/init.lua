@@ -1,0 +1,242 @@
+-- opscope for Neovim 0.7+: starts `opscope lsp` for coreai-opt compression configs (YAML/JSON
+-- files with a quantization_config / kmeans_palettization_config / magnitude_pruning_config root
+-- key, and opscope.yaml itself), one client per project root (the folder holding opscope.yaml).
+--
+--   require('opscope').setup({ cmd = { '/path/to/opscope', 'lsp' }, settings = { model = '...' } })
+local M = {}
+
+M.ROOT_KEYS = { 'quantization_config', 'kmeans_palettization_config', 'magnitude_pruning_config' }
+M.PROJECT_FILE = 'opscope.yaml'
+
+M.defaults = {
+  cmd = { 'opscope', 'lsp' },
+  filetypes = { 'yaml', 'json', 'jsonc' },
+  -- Sent as initializationOptions and workspace/didChangeConfiguration: model, mode,
+  -- compressor, inputs override opscope.yaml (leave empty to follow it).
+  settings = {},
+  on_attach = nil,
+  capabilities = nil,
+}
+
+M.config = vim.deepcopy(M.defaults)
+
+-- root dir -> client id (Neovim 0.7 has no vim.lsp.start to reuse clients for us)
+local clients = {}
+-- The last `opscope/status` notification, for statuslines: require('opscope').status().
+local last_status = nil
+
+-- Neovim 0.11 made client functions methods (client:request); 0.7-0.10 call them with a dot.
+local has_methods = vim.fn.has('nvim-0.11') == 1
+local function call(client, method, ...)
+  if has_methods then
+    return client[method](client, ...)
+  end
+  return client[method](...)
+end
+
+local get_clients = vim.lsp.get_clients or vim.lsp.get_active_clients
+
+local function dirname(path)
+  return vim.fn.fnamemodify(path, ':h')
+end
+
+--- The folder of the nearest opscope.yaml above `path`, or nil.
+function M.find_root(path)
+  local dir = dirname(vim.fn.fnamemodify(path, ':p'))
+  while true do
+    if vim.fn.filereadable(dir .. '/' .. M.PROJECT_FILE) == 1 then
+      return dir
+    end
+    local parent = dirname(dir)
+    if parent == dir then
+      return nil
+    end
+    dir = parent
+  end
+end
+
+--- True when the buffer holds a compression config (a root key) or is opscope.yaml.
+function M.is_config(bufnr)
+  local name = vim.api.nvim_buf_get_name(bufnr)
+  if vim.fn.fnamemodify(name, ':t') == M.PROJECT_FILE then
+    return true
+  end
+  local ft = vim.bo[bufnr].filetype
+  local lines = vim.api.nvim_buf_get_lines(bufnr, 0, math.min(vim.api.nvim_buf_line_count(bufnr), 2000), false)
+  for _, line in ipairs(lines) do
+    for _, key in ipairs(M.ROOT_KEYS) do
+      if ft == 'yaml' then
+        if line:match('^["\']?' .. key .. '["\']?%s*:') then
+          return true
+        end
+      elseif line:find('"' .. key .. '"%s*:') then
+        return true
+      end
+    end
+  end
+  return false
+end
+
+local function server_options()
+  local s = M.config.settings or {}
+  local out = {}
+  for _, key in ipairs({ 'model', 'mode', 'compressor' }) do
+    if type(s[key]) == 'string' and s[key] ~= '' then
+      out[key] = s[key]
+    end
+  end
+  if type(s.inputs) == 'table' and #s.inputs > 0 then
+    out.inputs = s.inputs
+  end
+  return out
+end
+
+local function on_status(_, result, ctx)
+  -- Neovim 0.7 calls handlers as (err, result, ctx, config) like 0.8+.
+  last_status = result
+  if result and result.state == 'failed' then
+    vim.notify(('opscope: %s: %s'):format(result.model or 'model', result.message or 'failed'), vim.log.levels.ERROR)
+  end
+  pcall(vim.api.nvim_exec_autocmds, 'User', { pattern = 'OpscopeStatus', modeline = false })
+  return ctx and nil
+end
+
+function M.client_config(root)
+  return {
+    name = 'opscope',
+    cmd = M.config.cmd,
+    root_dir = root,
+    workspace_folders = { { uri = vim.uri_from_fname(root), name = root } },
+    init_options = server_options(),
+    settings = { opscope = server_options() },
+    capabilities = M.config.capabilities or vim.lsp.protocol.make_client_capabilities(),
+    on_attach = M.config.on_attach,
+    handlers = { ['opscope/status'] = on_status },
+  }
+end
+
+--- Starts (or reuses) the client for the buffer's project and attaches the buffer.
+--- Returns the client id, or nil when the buffer is not an opscope config.
+function M.attach(bufnr)
+  bufnr = (bufnr == nil or bufnr == 0) and vim.api.nvim_get_current_buf() or bufnr
+  if not M.is_config(bufnr) then
+    return nil
+  end
+  local name = vim.api.nvim_buf_get_name(bufnr)
+  local root = M.find_root(name) or dirname(vim.fn.fnamemodify(name, ':p'))
+  if vim.lsp.start then
+    return vim.lsp.start(M.client_config(root), { bufnr = bufnr })
+  end
+  local id = clients[root]
+  local existing = id and vim.lsp.get_client_by_id(id)
+  if not existing or call(existing, 'is_stopped') then
+    id = vim.lsp.start_client(M.client_config(root))
+    clients[root] = id
+  end
+  if id then
+    vim.lsp.buf_attach_client(bufnr, id)
+  end
+  return id
+end
+
+local function opscope_clients()
+  local found = {}
+  for _, client in pairs(get_clients()) do
+    if client.name == 'opscope' then
+      table.insert(found, client)
+    end
+  end
+  return found
+end
+
+local function buffer_client(bufnr)
+  for _, client in ipairs(opscope_clients()) do
+    if vim.lsp.buf_is_attached(bufnr, client.id) then
+      return client
+    end
+  end
+  return opscope_clients()[1]
+end
+
+--- `:OpscopeSummary`: the model's summary tree in a scratch buffer.
+function M.show_summary()
+  local bufnr = vim.api.nvim_get_current_buf()
+  local client = buffer_client(bufnr)
+  if not client then
+    vim.notify('opscope: no server for this buffer', vim.log.levels.WARN)
+    return
+  end
+  local params = { command = 'opscope.showSummary', arguments = { vim.uri_from_bufnr(bufnr) } }
+  call(client, 'request', 'workspace/executeCommand', params, function(err, result)
+    if err or type(result) ~= 'string' then
+      vim.notify('opscope: ' .. (err and err.message or 'no summary (is the model loaded?)'), vim.log.levels.ERROR)
+      return
+    end
+    vim.cmd('new')
+    local buf = vim.api.nvim_get_current_buf()
+    vim.api.nvim_buf_set_lines(buf, 0, -1, false, vim.split(result, '\n', { plain = true }))
+    vim.bo[buf].buftype = 'nofile'
+    vim.bo[buf].bufhidden = 'wipe'
+    vim.bo[buf].modifiable = false
+    pcall(vim.api.nvim_buf_set_name, buf, 'opscope://summary')
+  end, bufnr)
+end
+
+--- `:OpscopeReload`: rebuild the model of the current buffer.
+function M.reload_model()
+  local bufnr = vim.api.nvim_get_current_buf()
+  local client = buffer_client(bufnr)
+  if client then
+    call(client, 'request', 'workspace/executeCommand',
+      { command = 'opscope.reloadModel', arguments = { vim.uri_from_bufnr(bufnr) } }, function() end, bufnr)
+  end
+end
+
+--- `:OpscopeRestart`: stop every opscope client and re-attach the open configs.
+function M.restart()
+  for _, client in ipairs(opscope_clients()) do
+    call(client, 'stop')
+  end
+  clients = {}
+  vim.defer_fn(function()
+    for _, buf in ipairs(vim.api.nvim_list_bufs()) do
+      if vim.api.nvim_buf_is_loaded(buf) and vim.tbl_contains(M.config.filetypes, vim.bo[buf].filetype) then
+        M.attach(buf)
+      end
+    end
+  end, 500)
+end
+
+--- A short text for statuslines: "resnet · 71 ops", "opscope: loading", "opscope: failed".
+function M.status()
+  if not last_status then
+    return ''
+  end
+  local model = vim.fn.fnamemodify(last_status.model or 'model', ':t')
+  if last_status.state == 'ready' then
+    return ('%s · %s ops'):format(model, tostring(last_status.ops or '?'))
+  end
+  return ('opscope: %s %s'):format(model, last_status.state or '')
+end
+
+--- The last `opscope/status` notification ({state, model, ops, message}) or nil.
+function M.status_info()
+  return last_status
+end
+
+function M.setup(opts)
+  M.config = vim.tbl_deep_extend('force', vim.deepcopy(M.defaults), opts or {})
+  local group = vim.api.nvim_create_augroup('opscope', { clear = true })
+  vim.api.nvim_create_autocmd('FileType', {
+    group = group,
+    pattern = M.config.filetypes,
+    callback = function(args)
+      M.attach(args.buf)
+    end,
+  })
+  vim.api.nvim_create_user_command('OpscopeSummary', M.show_summary, { desc = 'opscope: show the model summary' })
+  vim.api.nvim_create_user_command('OpscopeReload', M.reload_model, { desc = 'opscope: reload the model' })
+  vim.api.nvim_create_user_command('OpscopeRestart', M.restart, { desc = 'opscope: restart the server' })
+end
+
+return M

@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Runs the Emacs batch (eglot) editor test in a fresh copy of the example project.
+# env: OPSCOPE_BIN (required), OPSCOPE_EDITOR_WORK (scratch folder, default a temp dir).
+set -euo pipefail
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+repo=$(cd "$here/../../.." && pwd)
+: "${OPSCOPE_BIN:?set OPSCOPE_BIN to the built opscope}"
+command -v emacs >/dev/null || { echo "emacs not found: run tests/editors/install.sh" >&2; exit 1; }
+mkdir -p "${OPSCOPE_EDITOR_WORK:-${TMPDIR:-/tmp}}"
+work=$(mktemp -d "${OPSCOPE_EDITOR_WORK:-${TMPDIR:-/tmp}}/emacs-XXXXXX")
+trap 'rm -rf "$work"' EXIT
+example=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["dir"])' "$repo/tests/editors/example.json")
+src=${OPSCOPE_EXAMPLE_DIR:-$example}
+[[ $src = /* ]] || src="$repo/$src"
+cp -r "$src" "$work/ws"
+mkdir -p "$work/home"
+export HOME="$work/home" OPSCOPE_WS="$work/ws" OPSCOPE_REPO="$repo"
+# Debian's elpa-* packages (elpa-eglot on Emacs 28) are on the load path through package.el.
+exec timeout 300 emacs --batch -Q --eval '(progn (require (quote package)) (add-to-list (quote package-directory-list) "/usr/share/emacs/site-lisp/elpa") (package-initialize))' -l "$here/test.el"

@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Runs the Neovim headless editor test in a fresh copy of the example project.
+# env: OPSCOPE_BIN (required), OPSCOPE_EDITOR_WORK (scratch folder, default a temp dir).
+set -euo pipefail
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+repo=$(cd "$here/../../.." && pwd)
+: "${OPSCOPE_BIN:?set OPSCOPE_BIN to the built opscope}"
+command -v nvim >/dev/null || { echo "nvim not found: run tests/editors/install.sh" >&2; exit 1; }
+mkdir -p "${OPSCOPE_EDITOR_WORK:-${TMPDIR:-/tmp}}"
+work=$(mktemp -d "${OPSCOPE_EDITOR_WORK:-${TMPDIR:-/tmp}}/nvim-XXXXXX")
+trap 'rm -rf "$work"' EXIT
+example=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["dir"])' "$repo/tests/editors/example.json")
+src=${OPSCOPE_EXAMPLE_DIR:-$example}
+[[ $src = /* ]] || src="$repo/$src"
+cp -r "$src" "$work/ws"
+mkdir -p "$work/xdg/config" "$work/xdg/data" "$work/xdg/state" "$work/xdg/cache"
+export XDG_CONFIG_HOME="$work/xdg/config" XDG_DATA_HOME="$work/xdg/data" XDG_STATE_HOME="$work/xdg/state"
+export XDG_CACHE_HOME="$work/xdg/cache" OPSCOPE_WS="$work/ws" OPSCOPE_REPO="$repo"
+nvim --version | head -1
+exec timeout 300 nvim --headless -u NONE -i NONE -n -c "luafile $here/test.lua"
