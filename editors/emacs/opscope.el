@@ -24,8 +24,8 @@
 (defcustom opscope-initialization-options nil
   "Options sent to the server, overriding opscope.yaml.
 A plist with any of :model (archive, index file or Python target), :mode (\"graph\" or
-\"eager\"), :compressor (\"quantizer\", \"kmeans_palettizer\", \"magnitude_pruner\") and
-:inputs (a vector of input specs)."
+\"eager\"), :compressor (\"quantizer\", \"kmeans_palettizer\", \"magnitude_pruner\"),
+:inputs (a vector of input specs) and :python (the interpreter that exports a Python target)."
   :type 'plist)
 
 (defconst opscope-config-root-keys

@@ -8,6 +8,7 @@ export interface OpscopeSettings {
   mode: string;
   compressor: string;
   inputs: string[];
+  python: string;
 }
 
 /** The server-facing options: only the settings the user set, so `opscope.yaml` keeps the rest. */
@@ -16,6 +17,7 @@ export interface ServerOptionsPayload {
   mode?: 'graph' | 'eager';
   compressor?: 'quantizer' | 'kmeans_palettizer' | 'magnitude_pruner';
   inputs?: string[];
+  python?: string;
 }
 
 const MODES = new Set(['graph', 'eager']);
@@ -31,7 +33,14 @@ export function readSettings(get: (key: string) => unknown): OpscopeSettings {
   const inputs = Array.isArray(inputsRaw)
     ? inputsRaw.filter((v): v is string => typeof v === 'string' && v.trim() !== '').map((v) => v.trim())
     : [];
-  return { path: str('path'), model: str('model'), mode: str('mode'), compressor: str('compressor'), inputs };
+  return {
+    path: str('path'),
+    model: str('model'),
+    mode: str('mode'),
+    compressor: str('compressor'),
+    inputs,
+    python: str('python'),
+  };
 }
 
 /**
@@ -51,6 +60,9 @@ export function toServerOptions(settings: OpscopeSettings, workspaceFolder?: str
   }
   if (settings.inputs.length > 0) {
     payload.inputs = [...settings.inputs];
+  }
+  if (settings.python !== '') {
+    payload.python = settings.python;
   }
   return payload;
 }

@@ -11,7 +11,13 @@ test('default settings send nothing, so opscope.yaml decides', () => {
 
 test('set settings become initializationOptions with the server names', () => {
   const payload = toServerOptions(
-    from({ model: '/abs/m.pt2', mode: 'eager', compressor: 'kmeans_palettizer', inputs: ['x:1,3,224,224'] }),
+    from({
+      model: '/abs/m.pt2',
+      mode: 'eager',
+      compressor: 'kmeans_palettizer',
+      inputs: ['x:1,3,224,224'],
+      python: '/venv/bin/python',
+    }),
     '/ws',
   );
   assert.deepEqual(payload, {
@@ -19,6 +25,7 @@ test('set settings become initializationOptions with the server names', () => {
     mode: 'eager',
     compressor: 'kmeans_palettizer',
     inputs: ['x:1,3,224,224'],
+    python: '/venv/bin/python',
   });
 });
 

@@ -43,6 +43,9 @@
         (add-to-list 'load-path (expand-file-name "editors/emacs" repo))
         (require 'opscope)
         (setq opscope-program bin)
+        ;; The model's Python (torch) exports the example's Python target.
+        (when (getenv "OPSCOPE_PYTHON")
+          (setq opscope-initialization-options (list :python (getenv "OPSCOPE_PYTHON"))))
         (opscope-eglot-setup)
         (find-file (expand-file-name (alist-get 'file config) ws))
         ;; eglot-ensure connects after the next command; batch mode runs no command loop.

@@ -40,7 +40,8 @@ vim.opt.shortmess:append('c')
 vim.opt.runtimepath:prepend(repo .. '/editors/neovim')
 vim.cmd('filetype on')
 local opscope = require('opscope')
-opscope.setup({ cmd = { bin, 'lsp' } })
+-- The model's Python (torch) exports the example's Python target.
+opscope.setup({ cmd = { bin, 'lsp' }, settings = { python = os.getenv('OPSCOPE_PYTHON') } })
 
 vim.cmd('edit ' .. vim.fn.fnameescape(ws .. '/' .. ex.config.file))
 local bufnr = vim.api.nvim_get_current_buf()

@@ -46,13 +46,13 @@ test('opscope in VS Code (code-server)', { timeout: 420_000 }, async (t) => {
     tools,
     root,
     vsix,
-    env: {
-      // VS Code gives extensions the PATH of a login shell, not this one: opscope.path names the binary.
-      ...(process.env.OPSCOPE_PYTHON ? { VIRTUAL_ENV: path.dirname(path.dirname(process.env.OPSCOPE_PYTHON)) } : {}),
-    },
+    // VS Code gives extensions the PATH of a login shell, not this one: opscope.path names the binary.
+    env: {},
     settings: {
       // Suggestions appear only on Ctrl+Space.
       'opscope.path': path.resolve(opscopeBin),
+      // The Python with torch exports the example's Python target.
+      ...(process.env.OPSCOPE_PYTHON ? { 'opscope.python': process.env.OPSCOPE_PYTHON } : {}),
       'editor.quickSuggestions': { other: false, comments: false, strings: false },
       'editor.suggestOnTriggerCharacters': false,
       'editor.hover.delay': 100,

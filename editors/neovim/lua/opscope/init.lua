@@ -11,8 +11,8 @@ M.PROJECT_FILE = 'opscope.yaml'
 M.defaults = {
   cmd = { 'opscope', 'lsp' },
   filetypes = { 'yaml', 'json', 'jsonc' },
-  -- Sent as initializationOptions and workspace/didChangeConfiguration: model, mode,
-  -- compressor, inputs override opscope.yaml (leave empty to follow it).
+  -- Sent as initializationOptions and answered to workspace/configuration: model, mode,
+  -- compressor, inputs, python override opscope.yaml (leave them out to follow it).
   settings = {},
   on_attach = nil,
   capabilities = nil,
@@ -80,7 +80,7 @@ end
 local function server_options()
   local s = M.config.settings or {}
   local out = {}
-  for _, key in ipairs({ 'model', 'mode', 'compressor' }) do
+  for _, key in ipairs({ 'model', 'mode', 'compressor', 'python' }) do
     if type(s[key]) == 'string' and s[key] ~= '' then
       out[key] = s[key]
     end
