@@ -1,0 +1,43 @@
+// Reading a torch.export `.pt2` archive: the serialized ExportedProgram graph
+// (JSON) and the facts about the file that an index records. Graph mode and
+// eager mode both start from an `Archive`.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <stdexcept>
+#include <string>
+
+namespace opscope::inspect {
+
+// A file that cannot be inspected. `what()` is one line for the user:
+// "PATH: what is wrong; what to do".
+class ArchiveError : public std::runtime_error {
+public:
+  using std::runtime_error::runtime_error;
+};
+
+// The schema_version major of the ExportedProgram JSON this build understands.
+inline constexpr int kKnownSchemaMajor = 8;
+
+struct Archive {
+  std::string path;          // as given by the user
+  std::string content_hash;  // content_hash_of_file(path)
+  std::string model_record;  // record holding the graph, e.g. "model/models/model.json"
+  std::string torch_version; // "2.13.0+cpu"
+  int schema_major = 0;
+  int schema_minor = 0;
+  nlohmann::json program; // the whole model.json document
+  const nlohmann::json& graph_module() const { return program.at("graph_module"); }
+};
+
+// Opens and parses the archive. Throws ArchiveError for a missing file, a file
+// that is not a zip, a torch.save'd state_dict or pickled module, a TorchScript
+// archive, a truncated or corrupt archive, or an unknown schema version.
+Archive read_archive(const std::string& path);
+
+// The command that makes the right kind of file, for error messages.
+inline constexpr const char* kExportHint =
+    "opscope export package.module:factory --input 1x3x224x224 -o model.pt2";
+
+} // namespace opscope::inspect

@@ -1,0 +1,170 @@
+#include "opscope/inspect/archive.h"
+
+#include "opscope/inspect/content_hash.h"
+
+#include <c10/util/Exception.h>
+#include <caffe2/serialize/inline_container.h>
+
+#include <algorithm>
+#include <array>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <optional>
+#include <vector>
+
+namespace opscope::inspect {
+namespace {
+
+namespace fs = std::filesystem;
+
+[[noreturn]] void fail(const std::string& path, const std::string& what) {
+  throw ArchiveError(path + ": " + what);
+}
+
+std::string first_line(const std::string& text) {
+  auto end = text.find('\n');
+  std::string line = text.substr(0, end);
+  while (!line.empty() && (line.back() == '\r' || line.back() == ' ' || line.back() == '.'))
+    line.pop_back();
+  return line;
+}
+
+// What the first bytes say the file is, before LibTorch looks at it.
+enum class Magic { Zip, Pickle, Other };
+
+Magic sniff(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::array<unsigned char, 4> head{};
+  in.read(reinterpret_cast<char*>(head.data()), head.size());
+  auto got = in.gcount();
+  if (got >= 4 && head[0] == 'P' && head[1] == 'K' &&
+      ((head[2] == 3 && head[3] == 4) || (head[2] == 5 && head[3] == 6)))
+    return Magic::Zip;
+  // Legacy (pre-1.6) torch.save writes a raw pickle: protocol opcode 0x80.
+  if (got >= 2 && head[0] == 0x80 && head[1] >= 2 && head[1] <= 5)
+    return Magic::Pickle;
+  return Magic::Other;
+}
+
+bool starts_with(const std::string& s, const std::string& prefix) {
+  return s.compare(0, prefix.size(), prefix) == 0;
+}
+
+bool ends_with(const std::string& s, const std::string& suffix) {
+  return s.size() >= suffix.size() &&
+         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+// The record holding the serialized ExportedProgram. torch.export.save writes
+// `models/model.json`; package_pt2 with several programs writes
+// `models/<name>.json` (we take `model` if present, else the first).
+std::optional<std::string> find_model_record(const std::vector<std::string>& records) {
+  std::optional<std::string> first;
+  for (const auto& r : records) {
+    if (r == "models/model.json")
+      return r;
+    if (!first && starts_with(r, "models/") && ends_with(r, ".json") &&
+        r.find('/', 7) == std::string::npos)
+      first = r;
+  }
+  return first;
+}
+
+bool has_record(const std::vector<std::string>& records, const std::string& name) {
+  return std::find(records.begin(), records.end(), name) != records.end();
+}
+
+bool has_prefix(const std::vector<std::string>& records, const std::string& prefix) {
+  return std::any_of(records.begin(), records.end(),
+                     [&](const std::string& r) { return starts_with(r, prefix); });
+}
+
+std::string not_an_export_archive(const std::vector<std::string>& records) {
+  const std::string fix = std::string("export the model with `") + kExportHint + "`";
+  if (has_prefix(records, "code/") && has_record(records, "constants.pkl"))
+    return "is a TorchScript archive; TorchScript is deprecated and not supported (coreai-opt "
+           "compresses torch.export programs); " +
+           fix;
+  if (has_record(records, "data.pkl"))
+    return "is a torch.save file (a state_dict or pickled module), not a torch.export archive; " +
+           fix;
+  return "is a zip archive but not a torch.export .pt2 (no models/*.json inside); " + fix;
+}
+
+} // namespace
+
+Archive read_archive(const std::string& path) {
+  std::error_code ec;
+  if (!fs::exists(path, ec))
+    fail(path, "no such file; create it with `" + std::string(kExportHint) + "`");
+  if (fs::is_directory(path, ec))
+    fail(path, "is a directory, not a .pt2 archive; pass the file written by `" +
+                   std::string(kExportHint) + "`");
+
+  switch (sniff(path)) {
+  case Magic::Zip:
+    break;
+  case Magic::Pickle:
+    fail(path,
+         "is a legacy torch.save pickle, not a torch.export archive; export the model with `" +
+             std::string(kExportHint) + "`");
+  case Magic::Other:
+    fail(path, "is not a zip archive (a .pt2 from torch.export.save is one); export the model "
+               "with `" +
+                   std::string(kExportHint) + "`");
+  }
+
+  Archive archive;
+  archive.path = path;
+  try {
+    archive.content_hash = content_hash_of_file(path);
+  } catch (const std::exception&) {
+    fail(path, "cannot be read; check its permissions");
+  }
+
+  std::string text;
+  try {
+    caffe2::serialize::PyTorchStreamReader reader(path);
+    std::vector<std::string> records = reader.getAllRecords();
+    auto record = find_model_record(records);
+    if (!record)
+      fail(path, not_an_export_archive(records));
+    auto [data, size] = reader.getRecord(*record);
+    text.assign(static_cast<const char*>(data.get()), size);
+    archive.model_record = *record;
+  } catch (const ArchiveError&) {
+    throw;
+  } catch (const c10::Error& e) {
+    fail(path, "truncated or corrupt archive (" + first_line(e.what_without_backtrace()) +
+                   "); export it again with `" + std::string(kExportHint) + "`");
+  }
+
+  archive.program = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (archive.program.is_discarded() || !archive.program.is_object())
+    fail(path, archive.model_record +
+                   " is not valid JSON (corrupt archive); export it again with `" +
+                   std::string(kExportHint) + "`");
+
+  const auto& program = archive.program;
+  auto version = program.find("schema_version");
+  if (version == program.end() || !version->is_object() || !version->contains("major") ||
+      !program.contains("graph_module") || !program["graph_module"].is_object())
+    fail(path, archive.model_record +
+                   " is not a serialized ExportedProgram (no schema_version or graph_module); "
+                   "export it again with `" +
+                   std::string(kExportHint) + "`");
+  archive.schema_major = version->value("major", 0);
+  archive.schema_minor = version->value("minor", 0);
+  archive.torch_version = program.value("torch_version", "");
+  if (archive.schema_major != kKnownSchemaMajor)
+    fail(path, "ExportedProgram schema version " + std::to_string(archive.schema_major) + "." +
+                   std::to_string(archive.schema_minor) + " (torch " +
+                   (archive.torch_version.empty() ? "unknown" : archive.torch_version) +
+                   ") is not supported; this opscope reads schema " +
+                   std::to_string(kKnownSchemaMajor) +
+                   ".x (torch 2.13): export with that torch or update opscope");
+  return archive;
+}
+
+} // namespace opscope::inspect

@@ -1,0 +1,631 @@
+#include "opscope/inspect/fx_graph.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <optional>
+#include <unordered_map>
+#include <unordered_set>
+
+namespace opscope::inspect {
+namespace {
+
+using nlohmann::json;
+
+// torch.fx's _Namespace.create_name, for the nodes whose names FX generates
+// (copy_ nodes, list getitems, `_unused` outputs, get_attr nodes).
+class FxNamespace {
+public:
+  std::string create(std::string candidate) {
+    if (!is_identifier(candidate)) {
+      std::string cleaned;
+      bool in_illegal = false;
+      for (char c : candidate) {
+        if (is_ident_char(c)) {
+          cleaned += c;
+          in_illegal = false;
+        } else if (!in_illegal) {
+          cleaned += '_';
+          in_illegal = true;
+        }
+      }
+      candidate = cleaned.empty() ? "_unnamed" : cleaned;
+      if (is_digit(candidate[0]))
+        candidate = "_" + candidate;
+    }
+    auto [base, number] = split_number(candidate);
+    long num = 0;
+    if (!number || used_.count(candidate)) {
+      auto it = base_count_.find(base);
+      num = it == base_count_.end() ? 0 : it->second;
+    } else {
+      num = *number;
+    }
+    while (used_.count(candidate))
+      candidate = base + "_" + std::to_string(++num);
+    used_.insert(candidate);
+    base_count_[base] = num;
+    return candidate;
+  }
+
+private:
+  static bool is_digit(char c) { return c >= '0' && c <= '9'; }
+  static bool is_ident_char(char c) {
+    return is_digit(c) || c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+  }
+  static bool is_identifier(const std::string& s) {
+    if (s.empty() || is_digit(s[0]))
+      return false;
+    for (char c : s)
+      if (!is_ident_char(c))
+        return false;
+    return true;
+  }
+  // `^([a-zA-Z_][0-9a-zA-Z_]*?)(?:_(\d+))?$`
+  static std::pair<std::string, std::optional<long>> split_number(const std::string& s) {
+    auto us = s.rfind('_');
+    if (us != std::string::npos && us > 0 && us + 1 < s.size() && us + 1 + 9 >= s.size()) {
+      bool digits = true;
+      for (std::size_t i = us + 1; i < s.size(); ++i)
+        digits = digits && is_digit(s[i]);
+      if (digits)
+        return {s.substr(0, us), std::stol(s.substr(us + 1))};
+    }
+    return {s, std::nullopt};
+  }
+
+  std::unordered_set<std::string> used_;
+  std::unordered_map<std::string, long> base_count_;
+};
+
+// Graph::_target_to_str for an OpOverload: "<op>.<overload>" snake-cased.
+std::string target_to_str(const std::string& target) {
+  std::string name = target;
+  auto last = target.rfind('.');
+  if (last != std::string::npos && last > 0) {
+    auto before = target.rfind('.', last - 1);
+    name = target.substr(before == std::string::npos ? 0 : before + 1);
+  }
+  std::string out;
+  bool prev_lower = false;
+  for (char c : name) {
+    bool upper = c >= 'A' && c <= 'Z';
+    if (upper && prev_lower)
+      out += '_';
+    prev_lower = (c >= 'a' && c <= 'z');
+    out += upper ? static_cast<char>(c - 'A' + 'a') : c;
+  }
+  return out;
+}
+
+// Ops FX's dead-code elimination keeps although nobody uses their result:
+// in-place and out= overloads (mutable schemas) and side-effectful calls.
+bool is_impure(const std::string& target) {
+  static const char* const kSideEffects[] = {
+      "_assert",         "print",        "record_function", "profiler", "sym_constrain_range",
+      "_make_dep_token", "with_effects", "higher_order",    "copy_"};
+  for (const char* s : kSideEffects)
+    if (target.find(s) != std::string::npos)
+      return true;
+  auto last = target.rfind('.');
+  if (last == std::string::npos || last == 0)
+    return false;
+  if (target.compare(last + 1, std::string::npos, "out") == 0)
+    return true;
+  auto before = target.rfind('.', last - 1);
+  std::string op = target.substr(before == std::string::npos ? 0 : before + 1,
+                                 last - (before == std::string::npos ? 0 : before + 1));
+  return !op.empty() && op.back() == '_';
+}
+
+class Builder {
+public:
+  explicit Builder(const Archive& archive) : archive_(archive) {}
+
+  FxGraph build() {
+    const json& gm = archive_.graph_module();
+    const json& graph = field(gm, "graph");
+    const json& signature = field(gm, "signature");
+    const json& input_specs = field(signature, "input_specs");
+    const json& graph_inputs = field(graph, "inputs");
+    if (!graph_inputs.is_array() || !input_specs.is_array() ||
+        graph_inputs.size() != input_specs.size())
+      malformed("graph inputs and signature input_specs differ in length");
+
+    add_placeholders(graph_inputs, input_specs);
+    for (const auto& node : field(graph, "nodes"))
+      add_call(node);
+    add_output(field(graph, "outputs"), field(signature, "output_specs"));
+    if (!training_dialect())
+      eliminate_dead_code();
+    unlift();
+    return finish();
+  }
+
+private:
+  struct Pending {
+    FxNode node;
+    std::vector<int> args; // producers with repeats, in argument order
+    bool erased = false;
+    bool is_token = false;
+    bool is_copy = false; // a copy_ node the unlifting inserted
+  };
+
+  [[noreturn]] void malformed(const std::string& what) const {
+    throw ArchiveError(archive_.path + ": " + archive_.model_record + " is malformed (" + what +
+                       "); export the model again with `" + kExportHint + "`");
+  }
+
+  const json& field(const json& object, const char* key) const {
+    if (!object.is_object())
+      malformed(std::string("expected an object holding '") + key + "'");
+    auto it = object.find(key);
+    if (it == object.end())
+      malformed(std::string("missing '") + key + "'");
+    return *it;
+  }
+
+  bool training_dialect() const {
+    const json& program = archive_.program;
+    auto v = program.find("verifiers");
+    if (v != program.end() && v->is_array() && !v->empty() && (*v)[0].is_string())
+      return (*v)[0].get<std::string>() == "TRAINING";
+    auto d = program.find("dialect");
+    if (d != program.end() && d->is_string())
+      return d->get<std::string>() == "TRAINING";
+    return true;
+  }
+
+  int add_node(FxNode node) {
+    int id = static_cast<int>(nodes_.size());
+    nodes_.push_back({std::move(node), {}, false, false, false});
+    return id;
+  }
+
+  void bind(const std::string& value_name, int node) { by_value_[value_name] = node; }
+
+  // Collects the graph values an argument refers to, in argument order.
+  void collect_refs(const json& arg, std::vector<int>& out) const {
+    if (!arg.is_object())
+      return;
+    for (const auto& [kind, value] : arg.items()) {
+      if (kind == "as_tensor" || kind == "as_custom_obj") {
+        ref(value, "name", out);
+      } else if (kind == "as_sym_int" || kind == "as_sym_bool" || kind == "as_sym_float") {
+        ref(value, "as_name", out);
+      } else if (kind == "as_tensors") {
+        for (const auto& t : value)
+          ref(t, "name", out);
+      } else if (kind == "as_sym_ints" || kind == "as_sym_bools" || kind == "as_sym_floats") {
+        for (const auto& t : value)
+          ref(t, "as_name", out);
+      } else if (kind == "as_optional_tensors") {
+        for (const auto& t : value)
+          collect_refs(t, out);
+      } else if (kind == "as_optional_tensor") {
+        collect_refs(value, out);
+      } else if (kind == "as_nested_tensors") {
+        for (const auto& list : value)
+          for (const auto& t : list)
+            ref(t, "name", out);
+      } else if (kind == "as_string_to_argument") {
+        if (value.is_object())
+          for (const auto& [k, v] : value.items())
+            collect_refs(v, out);
+      }
+    }
+  }
+
+  void ref(const json& value, const char* key, std::vector<int>& out) const {
+    if (!value.is_object())
+      return;
+    auto it = value.find(key);
+    if (it == value.end() || !it->is_string())
+      return;
+    auto found = by_value_.find(it->get<std::string>());
+    if (found == by_value_.end())
+      malformed("unknown value '" + it->get<std::string>() + "'");
+    out.push_back(found->second);
+  }
+
+  static std::string spec_kind(const json& spec) {
+    return spec.is_object() && !spec.empty() ? spec.begin().key() : std::string();
+  }
+
+  void add_placeholders(const json& inputs, const json& specs) {
+    for (std::size_t i = 0; i < inputs.size(); ++i) {
+      const json& input = inputs[i];
+      const json& spec = specs[i];
+      std::string kind = spec_kind(spec);
+      std::string name;
+      if (input.contains("as_tensor"))
+        name = input["as_tensor"].value("name", "");
+      else if (input.contains("as_custom_obj"))
+        name = input["as_custom_obj"].value("name", "");
+      else if (input.contains("as_sym_int") && input["as_sym_int"].contains("as_name"))
+        name = input["as_sym_int"]["as_name"].get<std::string>();
+      else if (input.contains("as_token"))
+        name = input["as_token"].value("name", "");
+      if (name.empty()) {
+        // A constant input: placeholder named by the signature, else arg{i}.
+        std::string given;
+        if (kind == "constant_input")
+          given = spec["constant_input"].value("name", "");
+        name = names_.create(given.empty() ? "arg" + std::to_string(i) : given);
+      } else {
+        names_.create(name);
+      }
+      FxNode node;
+      node.name = name;
+      node.op = FxOp::Placeholder;
+      node.target = name;
+      int id = add_node(std::move(node));
+      bind(name, id);
+      nodes_[id].is_token = kind == "token";
+      lifted_.push_back(lifted_target(kind, spec));
+    }
+  }
+
+  static std::string lifted_target(const std::string& kind, const json& spec) {
+    const json& body = spec.at(kind);
+    if (kind == "parameter")
+      return body.value("parameter_name", "");
+    if (kind == "buffer")
+      return body.value("buffer_name", "");
+    if (kind == "tensor_constant")
+      return body.value("tensor_constant_name", "");
+    if (kind == "custom_obj")
+      return body.value("custom_obj_name", "");
+    return {};
+  }
+
+  std::vector<int> args_of(const json& node) const {
+    std::vector<int> positional, keyword;
+    auto it = node.find("inputs");
+    if (it == node.end() || !it->is_array())
+      return positional;
+    for (const auto& input : *it) {
+      if (!input.is_object() || !input.contains("arg"))
+        continue;
+      bool is_keyword = input.contains("kind") && input["kind"].is_number_integer() &&
+                        input["kind"].get<int>() == 2;
+      collect_refs(input["arg"], is_keyword ? keyword : positional);
+    }
+    positional.insert(positional.end(), keyword.begin(), keyword.end());
+    return positional;
+  }
+
+  void add_call(const json& serialized) {
+    if (!serialized.is_object())
+      malformed("a graph node is not an object");
+    std::string target = serialized.value("target", "");
+    std::string given = serialized.contains("name") && serialized["name"].is_string()
+                            ? serialized["name"].get<std::string>()
+                            : std::string();
+    const json* metadata = serialized.contains("metadata") ? &serialized["metadata"] : nullptr;
+    std::vector<int> args = args_of(serialized);
+    const json empty = json::array();
+    const json& outputs = serialized.contains("outputs") ? serialized["outputs"] : empty;
+
+    FxNode node;
+    node.op = FxOp::CallFunction;
+    node.target = target;
+    node.metadata = metadata;
+
+    auto single_name = [&](const json& out) -> std::optional<std::string> {
+      if (out.contains("as_tensor"))
+        return out["as_tensor"].value("name", "");
+      for (const char* sym : {"as_sym_int", "as_sym_bool", "as_sym_float"})
+        if (out.contains(sym) && out[sym].contains("as_name"))
+          return out[sym]["as_name"].get<std::string>();
+      return std::nullopt;
+    };
+
+    bool hop_multi = target.find("torch.ops.higher_order") != std::string::npos &&
+                     outputs.size() == 1 && !outputs[0].contains("as_none") &&
+                     !serialized.value("is_hop_single_tensor_return", false);
+
+    if (outputs.size() == 1 && !hop_multi && single_name(outputs[0])) {
+      std::string name = *single_name(outputs[0]);
+      names_.create(given.empty() ? name : given);
+      node.name = name;
+      int id = add_node(std::move(node));
+      nodes_[id].args = std::move(args);
+      bind(name, id);
+      return;
+    }
+    if (outputs.size() == 1 && outputs[0].contains("as_none")) {
+      names_.create(given.empty() ? target_to_str(target) : given);
+      node.name = names_.create(target_to_str(target) + "_unused");
+      int id = add_node(std::move(node));
+      nodes_[id].args = std::move(args);
+      return;
+    }
+    node.name = names_.create(given.empty() ? target_to_str(target) : given);
+    if (!given.empty())
+      node.name = given;
+    int id = add_node(std::move(node));
+    nodes_[id].args = std::move(args);
+    if (outputs.empty())
+      return;
+    if (outputs.size() == 1 && outputs[0].contains("as_tensors") && !hop_multi)
+      add_getitems(id, outputs[0]["as_tensors"], metadata, true);
+    else
+      add_getitems(id, outputs, metadata, false);
+  }
+
+  // deserialize_multiple_outputs / generate_getitems.
+  void add_getitems(int parent, const json& values, const json* metadata, bool bare_tensors) {
+    for (std::size_t idx = 0; idx < values.size(); ++idx) {
+      const json& v = values[idx];
+      std::optional<std::string> name;
+      if (bare_tensors) {
+        if (v.contains("name"))
+          name = v["name"].get<std::string>();
+        else if (v.contains("as_name"))
+          name = v["as_name"].get<std::string>();
+      } else if (v.contains("as_tensor")) {
+        name = v["as_tensor"].value("name", "");
+      } else {
+        for (const char* sym : {"as_sym_int", "as_sym_float"})
+          if (v.contains(sym) && v[sym].contains("as_name"))
+            name = v[sym]["as_name"].get<std::string>();
+      }
+      if (name) {
+        names_.create(*name);
+        bind(*name, add_getitem(*name, parent, metadata));
+        continue;
+      }
+      if (v.contains("as_none")) {
+        add_getitem(names_.create("as_none"), parent, metadata);
+        continue;
+      }
+      for (const char* list : {"as_tensors", "as_sym_ints", "as_sym_floats", "as_ints", "as_floats",
+                               "as_strings", "as_bools", "as_sym_bools"}) {
+        if (v.contains(list)) {
+          int holder = add_getitem(names_.create("getitem"), parent, metadata);
+          add_getitems(holder, v[list], metadata, true);
+          break;
+        }
+      }
+    }
+  }
+
+  int add_getitem(const std::string& name, int parent, const json* metadata) {
+    FxNode node;
+    node.name = name;
+    node.op = FxOp::CallFunction;
+    node.target = "getitem";
+    node.metadata = metadata;
+    int id = add_node(std::move(node));
+    nodes_[id].args = {parent};
+    return id;
+  }
+
+  void add_output(const json& outputs, const json& specs) {
+    if (!outputs.is_array())
+      malformed("graph outputs is not a list");
+    output_values_.clear();
+    for (const auto& out : outputs) {
+      std::vector<int> refs;
+      collect_refs(out, refs);
+      output_values_.push_back(refs.empty() ? -1 : refs.front());
+    }
+    for (std::size_t i = 0; i < outputs.size(); ++i) {
+      std::string kind = i < specs.size() ? spec_kind(specs[i]) : std::string();
+      std::string mutated;
+      if (kind == "buffer_mutation")
+        mutated = specs[i][kind].value("buffer_name", "");
+      else if (kind == "user_input_mutation")
+        mutated = specs[i][kind].value("user_input_name", "");
+      else if (kind == "parameter_mutation")
+        mutated = specs[i][kind].value("parameter_name", "");
+      mutated_.push_back(mutated);
+      output_is_token_.push_back(kind == "token");
+    }
+    FxNode node;
+    node.name = "output";
+    node.op = FxOp::Output;
+    node.target = "output";
+    output_ = add_node(std::move(node));
+    for (std::size_t i = 0; i < output_values_.size(); ++i)
+      if (output_values_[i] >= 0 && !(output_is_token_[i] && !training_dialect()))
+        nodes_[output_].args.push_back(output_values_[i]);
+  }
+
+  // `_remove_effect_tokens` runs graph.eliminate_dead_code() on non-training programs.
+  void eliminate_dead_code() {
+    std::vector<int> use_count(nodes_.size(), 0);
+    for (const auto& p : nodes_)
+      for (int a : distinct(p.args))
+        ++use_count[a];
+    for (int i = static_cast<int>(nodes_.size()) - 1; i >= 0; --i) {
+      auto& p = nodes_[i];
+      if (p.node.op != FxOp::CallFunction || use_count[i] > 0 || is_impure(p.node.target))
+        continue;
+      p.erased = true;
+      for (int a : distinct(p.args))
+        --use_count[a];
+    }
+    for (auto& p : nodes_)
+      if (p.node.op == FxOp::Placeholder && p.is_token)
+        p.erased = true;
+  }
+
+  static std::vector<int> distinct(const std::vector<int>& ids) {
+    std::vector<int> out;
+    for (int id : ids)
+      if (std::find(out.begin(), out.end(), id) == out.end())
+        out.push_back(id);
+    return out;
+  }
+
+  // _unlift_inputs_as_getattr + _insert_copy_for_mutations.
+  void unlift() {
+    std::unordered_map<std::string, int> unlifted_by_target;
+    std::unordered_map<std::string, int> input_by_name;
+    std::size_t placeholder = 0;
+    for (std::size_t i = 0; i < nodes_.size(); ++i) {
+      auto& p = nodes_[i];
+      if (p.node.op != FxOp::Placeholder)
+        continue;
+      const std::string& target = lifted_[placeholder++];
+      if (target.empty()) {
+        input_by_name[p.node.name] = static_cast<int>(i);
+        continue;
+      }
+      p.node.op = FxOp::GetAttr;
+      p.node.name = names_.create(target);
+      p.node.target = target;
+      unlifted_by_target[target] = static_cast<int>(i);
+    }
+
+    // copy_ nodes go right before the output, in output-spec order.
+    std::vector<int> user_outputs;
+    std::unordered_map<int, int> copy_of_return;
+    std::vector<Pending> copies;
+    for (std::size_t i = 0; i < output_values_.size(); ++i) {
+      if (mutated_[i].empty()) {
+        if (output_values_[i] >= 0 && !(output_is_token_[i] && !training_dialect()))
+          user_outputs.push_back(output_values_[i]);
+        continue;
+      }
+      int mutated = -1;
+      if (auto it = unlifted_by_target.find(mutated_[i]); it != unlifted_by_target.end())
+        mutated = it->second;
+      else if (auto in = input_by_name.find(mutated_[i]); in != input_by_name.end())
+        mutated = in->second;
+      if (mutated < 0 || output_values_[i] < 0)
+        malformed("mutated value '" + mutated_[i] + "' not found");
+      FxNode copy;
+      copy.name = names_.create("copy_.default");
+      copy.op = FxOp::CallFunction;
+      copy.target = "torch.ops.aten.copy_.default";
+      int copy_id = static_cast<int>(nodes_.size() + copies.size()) - 1; // before output
+      copies.push_back({std::move(copy), {mutated, output_values_[i]}, false, false, true});
+      copy_of_return[output_values_[i]] = copy_id;
+    }
+    original_output_args_ = nodes_.back().args;
+    if (copies.empty())
+      return;
+    // Insert the copies before the output node (the last node).
+    Pending output = std::move(nodes_.back());
+    nodes_.pop_back();
+    for (auto& c : copies)
+      nodes_.push_back(std::move(c));
+    output.args.clear();
+    for (int v : user_outputs) {
+      auto it = copy_of_return.find(v);
+      output.args.push_back(it == copy_of_return.end() ? v : it->second);
+    }
+    nodes_.push_back(std::move(output));
+  }
+
+  // Users are kept in FX's order, which is not graph order: FX appends a
+  // consumer to its producers' user lists whenever the consumer's arguments
+  // are reassigned, and unlifting reassigns every consumer of a parameter.
+  // Each (producer, consumer) pair gets a sequence number; re-registering it
+  // moves it to the end, as Node._update_args_kwargs does.
+  FxGraph finish() {
+    const std::size_t count = nodes_.size();
+    const int output = static_cast<int>(count) - 1;
+    std::unordered_map<std::uint64_t, std::uint64_t> sequence;
+    std::vector<std::vector<int>> consumers(count);
+    std::uint64_t next = 0;
+    constexpr std::uint64_t kRemoved = ~std::uint64_t{0};
+    auto pair_key = [](int producer, int consumer) {
+      return (static_cast<std::uint64_t>(producer) << 32) | static_cast<std::uint32_t>(consumer);
+    };
+    auto register_use = [&](int producer, int consumer) {
+      auto [it, inserted] = sequence.try_emplace(pair_key(producer, consumer), next);
+      if (inserted)
+        consumers[producer].push_back(consumer);
+      it->second = next++;
+    };
+    auto register_all = [&](int consumer, const std::vector<int>& args) {
+      for (int producer : distinct(args))
+        register_use(producer, consumer);
+    };
+    auto ordered_users = [&](int producer) {
+      std::vector<int> users;
+      for (int c : consumers[producer])
+        if (sequence[pair_key(producer, c)] != kRemoved)
+          users.push_back(c);
+      std::sort(users.begin(), users.end(), [&](int a, int b) {
+        return sequence[pair_key(producer, a)] < sequence[pair_key(producer, b)];
+      });
+      return users;
+    };
+
+    // Deserialization: nodes register their uses as they are created.
+    for (std::size_t i = 0; i < count; ++i) {
+      if (nodes_[i].erased || nodes_[i].is_copy)
+        continue;
+      register_all(static_cast<int>(i),
+                   static_cast<int>(i) == output ? original_output_args_ : nodes_[i].args);
+    }
+    // Unlifting: every consumer of a lifted placeholder gets its arguments reassigned.
+    for (std::size_t p = 0; p < count; ++p) {
+      if (nodes_[p].erased || nodes_[p].node.op != FxOp::GetAttr)
+        continue;
+      for (int user : ordered_users(static_cast<int>(p)))
+        register_all(user, user == output ? original_output_args_ : nodes_[user].args);
+    }
+    // copy_ nodes, then the new output node replacing the old one.
+    for (std::size_t i = 0; i < count; ++i)
+      if (nodes_[i].is_copy)
+        register_all(static_cast<int>(i), nodes_[i].args);
+    for (int producer : distinct(original_output_args_))
+      sequence[pair_key(producer, output)] = kRemoved;
+    register_all(output, nodes_[output].args);
+
+    std::vector<int> new_id(count, -1);
+    FxGraph graph;
+    graph.nodes.reserve(count);
+    for (std::size_t i = 0; i < count; ++i) {
+      if (nodes_[i].erased)
+        continue;
+      new_id[i] = static_cast<int>(graph.nodes.size());
+      graph.nodes.push_back(std::move(nodes_[i].node));
+    }
+    for (std::size_t i = 0; i < count; ++i) {
+      if (new_id[i] < 0)
+        continue;
+      FxNode& node = graph.nodes[new_id[i]];
+      for (int a : distinct(nodes_[i].args))
+        if (new_id[a] >= 0)
+          node.inputs.push_back(new_id[a]);
+      for (int user : ordered_users(static_cast<int>(i)))
+        if (new_id[user] >= 0)
+          node.users.push_back(new_id[user]);
+    }
+    return graph;
+  }
+
+  const Archive& archive_;
+  FxNamespace names_;
+  std::vector<Pending> nodes_;
+  std::unordered_map<std::string, int> by_value_;
+  std::vector<std::string> lifted_;       // per placeholder: state FQN, or "" for user inputs
+  std::vector<int> output_values_;        // per graph output: producing node or -1
+  std::vector<int> original_output_args_; // the output's arguments before unlifting
+  std::vector<std::string> mutated_;
+  std::vector<bool> output_is_token_;
+  int output_ = -1;
+};
+
+} // namespace
+
+std::string_view FxNode::meta(const char* key) const {
+  if (!metadata || !metadata->is_object())
+    return {};
+  auto it = metadata->find(key);
+  if (it == metadata->end() || !it->is_string())
+    return {};
+  return it->get_ref<const std::string&>();
+}
+
+FxGraph unlifted_graph(const Archive& archive) {
+  return Builder(archive).build();
+}
+
+} // namespace opscope::inspect

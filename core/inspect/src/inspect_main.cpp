@@ -1,0 +1,127 @@
+// opscope-inspect: the worker that reads a .pt2 archive with LibTorch and
+// writes the model index. `opscope` runs it as a child process and never
+// links LibTorch itself.
+//   opscope-inspect ARCHIVE.pt2 [--mode graph|eager] -o INDEX.json
+// Exit codes: 0 written, 1 the archive (or output) is unusable, 2 bad usage.
+#include "opscope/index/serialize.h"
+#include "opscope/inspect/archive.h"
+#include "opscope/inspect/eager_mode.h"
+#include "opscope/inspect/graph_mode.h"
+
+#include <c10/util/Exception.h>
+
+#include <iostream>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace {
+
+constexpr const char* kUsage =
+    "usage: opscope-inspect ARCHIVE.pt2 [--mode graph|eager] -o INDEX.json\n"
+    "\n"
+    "Reads a torch.export archive (torch.export.save, or `opscope export`) and writes\n"
+    "the model index opscope reads: every module and op by the names coreai-opt uses.\n"
+    "\n"
+    "  --mode graph|eager  inspection mode, as coreai-opt's execution_mode (default: graph)\n"
+    "  -o, --output FILE   where to write the index (`-` for standard output)\n"
+    "  -h, --help          show this help\n"
+    "\n"
+    "Exit status: 0 index written, 1 the archive cannot be inspected (one line on\n"
+    "stderr says why and what to do), 2 wrong arguments.\n";
+
+struct Options {
+  std::string archive;
+  opscope::index::Mode mode = opscope::index::Mode::Graph;
+  std::string output;
+};
+
+int usage_error(const std::string& message) {
+  std::cerr << "opscope-inspect: " << message << "\n"
+            << "usage: opscope-inspect ARCHIVE.pt2 [--mode graph|eager] -o INDEX.json "
+               "(see --help)\n";
+  return 2;
+}
+
+// Returns an exit code when the program should stop (help or bad usage).
+std::optional<int> parse(const std::vector<std::string>& args, Options& options) {
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const std::string& arg = args[i];
+    auto value = [&](const std::string& flag) -> std::optional<std::string> {
+      if (i + 1 >= args.size())
+        return std::nullopt;
+      (void)flag;
+      return args[++i];
+    };
+    if (arg == "-h" || arg == "--help") {
+      std::cout << kUsage;
+      return 0;
+    }
+    if (arg == "--mode" || arg.rfind("--mode=", 0) == 0) {
+      auto text = arg == "--mode" ? value(arg) : std::optional<std::string>(arg.substr(7));
+      if (!text)
+        return usage_error("--mode needs a value: graph or eager");
+      auto mode = opscope::index::parse_mode(*text);
+      if (!mode)
+        return usage_error("unknown mode '" + *text + "': use graph or eager");
+      options.mode = *mode;
+    } else if (arg == "-o" || arg == "--output" || arg.rfind("--output=", 0) == 0) {
+      auto text =
+          arg.rfind("--output=", 0) == 0 ? std::optional<std::string>(arg.substr(9)) : value(arg);
+      if (!text || text->empty())
+        return usage_error(arg + " needs a file name");
+      options.output = *text;
+    } else if (!arg.empty() && arg[0] == '-' && arg != "-") {
+      return usage_error("unknown option '" + arg + "'");
+    } else if (options.archive.empty()) {
+      options.archive = arg;
+    } else {
+      return usage_error("one archive at a time (got '" + options.archive + "' and '" + arg + "')");
+    }
+  }
+  if (options.archive.empty())
+    return usage_error("no archive given");
+  if (options.output.empty())
+    return usage_error("no output file given (-o INDEX.json)");
+  return std::nullopt;
+}
+
+int run(const Options& options) {
+  using namespace opscope;
+  inspect::Archive archive = inspect::read_archive(options.archive);
+  index::Index index = options.mode == index::Mode::Graph ? inspect::build_graph_index(archive)
+                                                          : inspect::build_eager_index(archive);
+  if (options.output == "-") {
+    std::cout << index::to_json_text(index) << "\n";
+    return std::cout.flush() ? 0 : 1;
+  }
+  index::save_index(index, options.output);
+  return 0;
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  Options options;
+  if (auto code = parse(args, options))
+    return *code;
+  try {
+    return run(options);
+  } catch (const opscope::inspect::ArchiveError& e) {
+    std::cerr << e.what() << "\n";
+  } catch (const opscope::inspect::EagerUnavailable& e) {
+    std::cerr << e.what() << "\n";
+  } catch (const opscope::index::IndexFormatError& e) {
+    std::cerr << e.what() << "\n";
+  } catch (const c10::Error& e) {
+    std::cerr << options.archive << ": LibTorch could not read it (" << e.what_without_backtrace()
+              << "); export it again with `" << opscope::inspect::kExportHint << "`\n";
+  } catch (const std::bad_alloc&) {
+    std::cerr << options.archive << ": out of memory while inspecting it\n";
+  } catch (const std::exception& e) {
+    std::cerr << options.archive << ": cannot be inspected (" << e.what()
+              << "); export it again with `" << opscope::inspect::kExportHint << "`\n";
+  }
+  return 1;
+}
