@@ -1,6 +1,7 @@
 #include "opscope/features/hover.h"
 
 #include "matching.h"
+#include "opscope/index/module_inputs.h"
 #include "text.h"
 
 #include <algorithm>
@@ -36,35 +37,29 @@ const char* precedence_note(Table table) {
          "`global_config`.";
 }
 
-// Modules outside `module` whose ops produce tensors its ops consume: what feeds it.
-// (Graph inputs are listed by name.)
+// The modules (or model inputs) that produce the module's inputs: core/index's
+// `opscope inputs` answer.
 std::vector<std::string> feeding_modules(const index::Index& index, const index::Module& module) {
-  std::set<const index::Op*> inside;
-  std::vector<const index::Module*> stack = {&module};
-  while (!stack.empty()) {
-    const index::Module* m = stack.back();
-    stack.pop_back();
-    for (int op : m->ops)
-      inside.insert(&index.ops[static_cast<std::size_t>(op)]);
-    for (int child : m->children)
-      stack.push_back(&index.modules[static_cast<std::size_t>(child)]);
-  }
   std::vector<std::string> out;
   std::set<std::string> seen;
-  for (const index::Op* op : inside) {
-    for (const index::InputEdge& edge : op->inputs) {
-      if (edge.is_state)
-        continue;
-      const index::Op* producer = index.find_op(edge.producer);
-      if (!producer || inside.count(producer))
-        continue;
+  auto inputs = index::module_inputs(index, module.name);
+  if (!inputs)
+    return out;
+  for (const index::ModuleInput& input : *inputs) {
+    for (const index::InputOrigin& origin : input.origins) {
       std::string name;
-      if (producer->kind == index::OpKind::Input)
-        name = "input `" + producer->name + "`";
-      else if (!producer->module_stack.empty() && !producer->module_stack.back().name.empty())
-        name = "`" + producer->module_stack.back().name + "`";
-      else
-        name = "`" + producer->name + "` (top level)";
+      switch (origin.kind) {
+      case index::InputOrigin::Kind::Module:
+        name = origin.module.name.empty() ? "`" + origin.op + "` (top level)"
+                                          : "`" + origin.module.name + "`";
+        break;
+      case index::InputOrigin::Kind::ModelInput:
+        name = "model input `" + origin.op + "`";
+        break;
+      case index::InputOrigin::Kind::Untracked:
+        name = "an untracked tensor";
+        break;
+      }
       if (seen.insert(name).second)
         out.push_back(name);
     }

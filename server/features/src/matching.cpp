@@ -6,48 +6,6 @@
 namespace opscope::features::detail {
 namespace {
 
-// Constructs Python's `re` accepts and RE2 rejects by design.
-const char* python_only_construct(const std::string& p) {
-  bool in_class = false;
-  for (std::size_t i = 0; i < p.size(); ++i) {
-    char c = p[i];
-    if (c == '\\' && i + 1 < p.size()) {
-      if (!in_class && p[i + 1] >= '1' && p[i + 1] <= '9')
-        return "a back-reference";
-      ++i;
-      continue;
-    }
-    if (in_class) {
-      if (c == ']')
-        in_class = false;
-      continue;
-    }
-    if (c == '[') {
-      in_class = true;
-      if (i + 1 < p.size() && p[i + 1] == ']')
-        ++i;
-      continue;
-    }
-    auto at = [&](const char* s) {
-      return p.compare(i, std::char_traits<char>::length(s), s) == 0;
-    };
-    if (at("(?=") || at("(?!"))
-      return "a look-ahead";
-    if (at("(?<=") || at("(?<!"))
-      return "a look-behind";
-    if (at("(?P="))
-      return "a named back-reference";
-    if (at("(?>"))
-      return "an atomic group";
-    if (at("(?("))
-      return "a conditional group";
-    if ((c == '*' || c == '+' || c == '?' || c == '}') && i + 1 < p.size() && p[i + 1] == '+' &&
-        i > 0)
-      return "a possessive quantifier";
-  }
-  return nullptr;
-}
-
 std::size_t unmatched_paren(const std::string& p, bool open) {
   std::vector<std::size_t> stack;
   bool in_class = false;
@@ -88,37 +46,27 @@ bool contains_module(const index::Op& op,
 
 CompiledPattern compile_pattern(const std::string& pattern) {
   CompiledPattern out;
-  RE2::Options options;
-  options.set_log_errors(false);
-  auto re = std::make_unique<RE2>(pattern, options);
-  if (re->ok()) {
-    out.re = std::move(re);
+  auto query = std::make_unique<index::Query>(index::QueryKind::ModuleName, pattern);
+  const index::PatternStatus& status = query->status();
+  if (status.ok()) {
+    out.re = std::move(query);
     return out;
   }
-  if (const char* construct = python_only_construct(pattern)) {
-    out.status = CompiledPattern::Status::PythonOnly;
-    out.error = construct;
-    return out;
-  }
-  out.status = CompiledPattern::Status::Invalid;
-  out.error = re->error();
-  switch (re->error_code()) {
-  case RE2::ErrorMissingParen:
+  out.status = status.kind == index::PatternStatus::Kind::PythonOnly
+                   ? CompiledPattern::Status::PythonOnly
+                   : CompiledPattern::Status::Invalid;
+  out.error = status.reason;
+  out.error_offset = status.offset < 0 ? 0 : static_cast<std::size_t>(status.offset);
+  // RE2 names the whole pattern for unbalanced parentheses: point at the culprit.
+  if (status.reason.rfind("missing )", 0) == 0)
     out.error_offset = unmatched_paren(pattern, true);
-    break;
-  case RE2::ErrorUnexpectedParen:
+  else if (status.reason.rfind("unexpected )", 0) == 0)
     out.error_offset = unmatched_paren(pattern, false);
-    break;
-  default: {
-    std::size_t at = re->error_arg().empty() ? std::string::npos : pattern.find(re->error_arg());
-    out.error_offset = at == std::string::npos ? 0 : at;
-  }
-  }
   return out;
 }
 
-bool full_match(const RE2& re, const std::string& text) {
-  return RE2::FullMatch(text, re);
+bool full_match(const index::Query& re, const std::string& text) {
+  return re.matches(text);
 }
 
 std::string escape_regex(const std::string& name) {
@@ -133,7 +81,7 @@ std::string escape_regex(const std::string& name) {
 
 std::vector<int> ops_in_scope(const index::Index& index, const config::Scope& scope) {
   std::vector<int> out;
-  std::unique_ptr<RE2> scope_re;
+  std::unique_ptr<index::Query> scope_re;
   if (scope.kind == config::Scope::Kind::ModuleName) {
     CompiledPattern c = compile_pattern(scope.key);
     scope_re = std::move(c.re); // an invalid scope pattern limits nothing (it is reported itself)
@@ -159,7 +107,7 @@ Matches match_key(const index::Index& index, const config::PatternKey& key) {
   Matches m;
   using config::Table;
   if (key.table == Table::ModuleName || key.table == Table::ModuleType) {
-    std::unique_ptr<RE2> re;
+    std::unique_ptr<index::Query> re;
     if (key.table == Table::ModuleName) {
       CompiledPattern c = compile_pattern(key.text);
       if (!c.re) {
@@ -190,7 +138,7 @@ Matches match_key(const index::Index& index, const config::PatternKey& key) {
     }
     return m;
   }
-  std::unique_ptr<RE2> re;
+  std::unique_ptr<index::Query> re;
   if (key.table == Table::OpName) {
     CompiledPattern c = compile_pattern(key.text);
     if (!c.re) {

@@ -1,13 +1,14 @@
-// What a pattern key matches in the index. RE2 full-match with Python `re`
-// semantics where RE2 can express them. (Kept small and local so it can defer
-// to core/index's query API.)
+// What a pattern key matches in the index, in its scope. Pattern semantics
+// (RE2 full match, Python-only constructs) come from core/index's query API;
+// this file adds the config's scopes and the error column.
 #pragma once
 
 #include "opscope/config/document.h"
 #include "opscope/index/index.h"
 
+#include "opscope/index/query.h"
+
 #include <memory>
-#include <re2/re2.h>
 #include <string>
 #include <vector>
 
@@ -16,13 +17,13 @@ namespace opscope::features::detail {
 struct CompiledPattern {
   enum class Status { Ok, Invalid, PythonOnly };
   Status status = Status::Ok;
-  std::unique_ptr<RE2> re;
-  std::string error;            // RE2's reason, or which Python-only construct was used
-  std::size_t error_offset = 0; // offset in the pattern text the error points at
+  std::unique_ptr<index::Query> re; // set when usable
+  std::string error;                // RE2's reason, or which Python-only construct was used
+  std::size_t error_offset = 0;     // offset in the pattern text the error points at
 };
 
 CompiledPattern compile_pattern(const std::string& pattern);
-bool full_match(const RE2& re, const std::string& text);
+bool full_match(const index::Query& re, const std::string& text);
 
 // Escapes `name` so that, as a full-match regex, it matches exactly `name`.
 std::string escape_regex(const std::string& name);

@@ -1,9 +1,9 @@
 #include "text.h"
 
 #include "matching.h"
+#include "opscope/index/nearest.h"
 
 #include <algorithm>
-#include <numeric>
 #include <set>
 
 namespace opscope::features::detail {
@@ -74,40 +74,9 @@ std::string render_key(const std::string& value, config::Format format, char quo
   return value;
 }
 
-std::size_t edit_distance(const std::string& a, const std::string& b) {
-  std::vector<std::size_t> row(b.size() + 1);
-  std::iota(row.begin(), row.end(), 0);
-  for (std::size_t i = 1; i <= a.size(); ++i) {
-    std::size_t diagonal = row[0];
-    row[0] = i;
-    for (std::size_t j = 1; j <= b.size(); ++j) {
-      std::size_t up = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      diagonal = up;
-    }
-  }
-  return row[b.size()];
-}
-
 std::vector<std::string> nearest(const std::string& target,
                                  const std::vector<std::string>& candidates, std::size_t count) {
-  std::vector<std::pair<std::size_t, std::size_t>> scored; // distance, position
-  for (std::size_t i = 0; i < candidates.size(); ++i)
-    scored.push_back({edit_distance(target, candidates[i]), i});
-  std::stable_sort(scored.begin(), scored.end(),
-                   [](const auto& x, const auto& y) { return x.first < y.first; });
-  std::vector<std::string> out;
-  std::set<std::string> seen;
-  for (const auto& [distance, i] : scored) {
-    if (out.size() >= count)
-      break;
-    // Far-off names are noise, not suggestions.
-    if (distance > std::max<std::size_t>(3, target.size() / 2))
-      break;
-    if (seen.insert(candidates[i]).second)
-      out.push_back(candidates[i]);
-  }
-  return out;
+  return index::nearest_names(target, candidates, count);
 }
 
 std::vector<std::string> suggest_patterns(const std::string& pattern,

@@ -15,9 +15,7 @@ namespace opscope::features::detail {
 // YAML in the quote the user opened (`quote`), else plain when YAML allows it.
 std::string render_key(const std::string& value, config::Format format, char quote);
 
-std::size_t edit_distance(const std::string& a, const std::string& b);
-
-// Up to `count` of `candidates` nearest to `target` (ties keep candidate order).
+// Up to `count` plausible `candidates` nearest to `target` (core/index's nearest_names).
 std::vector<std::string> nearest(const std::string& target,
                                  const std::vector<std::string>& candidates, std::size_t count);
 

@@ -25,7 +25,7 @@ inline index::Index small_resnet() {
       {"layer1.0", block, 2, {4, 5}, {}, {}, {}},
       {"layer1.0.conv1", conv, 3, {}, {2}, {}, {}},
       {"layer1.0.relu", "torch.nn.modules.activation.ReLU", 3, {}, {3}, {}, {}},
-      {"layer1.1", block, 2, {7}, {5}, {}, {}},
+      {"layer1.1", block, 2, {7}, {5}, {{0, {{"conv2d_2", 0}, {"add", 1}}}}, {{0, {"add", 0}}}},
       {"layer1.1.conv1", conv, 6, {}, {4}, {}, {}},
       {"fc", "torch.nn.modules.linear.Linear", 0, {}, {6}, {}, {}},
   };
