@@ -27,7 +27,10 @@ import os
 FRAMEWORK_PATH_MARKERS = ("torch/nn/modules/", "torch/nn/functional", "torch/_")
 
 COMPRESSOR_BITS = {None: 0, "none": 0, "quantizer": 1, "kmeanspalettizer": 2, "kmeans": 2,
-                   "palettizer": 2, "magnitudepruner": 4, "pruner": 4}
+                   "palettizer": 2, "kmeans_palettizer": 2, "magnitudepruner": 4, "pruner": 4,
+                   "magnitude_pruner": 4}
+# The index's names for compressors (index.cpp to_string), keys of "compressor_types".
+COMPRESSOR_NAMES = {1: "quantizer", 2: "kmeans_palettizer", 4: "magnitude_pruner"}
 
 
 def compressor_bit(compressor) -> int:
@@ -116,10 +119,10 @@ def _preorder(modules: list[dict]):
         stack.extend(reversed(modules[position]["children"]))
 
 
-def _index_op(op: dict) -> dict:
+def _index_op(op: dict, renamed_types: dict) -> dict:
     return {
         "name": op["name"],
-        "type": op["type"] or "",
+        "type": renamed_types.get(op["name"], op["type"]) or "",
         "module_stack": [[name, type_] for name, type_ in op["stack"]],
         "inputs": [
             [e["producer"], None if e.get("state") else e.get("slot"), bool(e.get("state"))]
@@ -138,6 +141,13 @@ def from_index(index, compressor=None) -> dict:
     doc = load_index(index) if isinstance(index, (str, os.PathLike)) else index
     bit = compressor_bit(compressor)
     ops, modules = doc["ops"], doc["modules"]
+    # Where a compressor's registry files an op under another type (Index::type_for).
+    compressor_name = COMPRESSOR_NAMES.get(bit)
+    renamed_types = {
+        op_name: types[compressor_name]
+        for op_name, types in doc.get("compressor_types", {}).items()
+        if compressor_name in types
+    }
 
     def shown(op: dict) -> bool:
         return bit == 0 or (int(op["compressors"]) & bit) != 0
@@ -146,7 +156,7 @@ def from_index(index, compressor=None) -> dict:
     for position in _preorder(modules):
         module = modules[position]
         own = [ops[i] for i in module["ops"] if shown(ops[i])]
-        canonical_ops.extend(_index_op(op) for op in own)
+        canonical_ops.extend(_index_op(op, renamed_types) for op in own)
         canonical_modules.append({
             "name": module["name"],
             "type": module["type"],
