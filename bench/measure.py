@@ -6,15 +6,12 @@ from __future__ import annotations
 import json
 import os
 import statistics
+import signal
 import subprocess
+import sys
 import tempfile
-import threading
 import time
 from dataclasses import dataclass, field
-
-
-class NotBuilt(Exception):
-    """A piece of opscope this metric needs is not built (yet): the row reads n/a."""
 
 
 class BenchError(Exception):
@@ -42,28 +39,36 @@ def tail(text: str, lines: int = 6) -> str:
     return " | ".join(text.strip().splitlines()[-lines:])
 
 
+TRAMPOLINE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "peak_rss.py")
+
+
 def run_measured(cmd: list[str], *, env: dict | None = None, cwd: str | None = None,
                  timeout: float = 900, check: bool = True) -> ProcessRun:
-    """Runs one command to completion; reaps it with wait4 to get its own peak RSS.
-
-    Output goes to temporary files (not pipes) so the child never blocks on a full pipe
-    while we sit in wait4."""
-    with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
-        start = time.perf_counter()
-        proc = subprocess.Popen(cmd, stdout=out, stderr=err, text=True, env=env, cwd=cwd)
-        killer = threading.Timer(timeout, proc.kill)  # a hung child must not hang the bench
-        killer.start()
+    """Runs one command to completion through peak_rss.py, which times it and reads its own
+    peak RSS with wait4 (see there why not from here). Output goes to temporary files, not
+    pipes, so a chatty child never blocks."""
+    with tempfile.TemporaryDirectory(prefix="run-") as scratch:
+        result_path = os.path.join(scratch, "result.json")
+        out_path, err_path = os.path.join(scratch, "out"), os.path.join(scratch, "err")
+        with open(out_path, "w") as out, open(err_path, "w") as err:
+            proc = subprocess.Popen([sys.executable, "-S", "-E", TRAMPOLINE, result_path, *cmd],
+                                    stdout=out, stderr=err, env=env, cwd=cwd,
+                                    start_new_session=True)
+            try:
+                proc.wait(timeout=timeout)
+            except subprocess.TimeoutExpired:
+                os.killpg(proc.pid, signal.SIGKILL)  # the trampoline and the command
+                proc.wait()
+                raise BenchError(f"timed out after {timeout:.0f} s: {' '.join(cmd[:4])}")
+        with open(out_path) as out, open(err_path) as err:
+            stdout, stderr = out.read(), err.read()
         try:
-            _, status, usage = os.wait4(proc.pid, 0)
-        finally:
-            killer.cancel()
-        wall = time.perf_counter() - start
-        proc.returncode = os.waitstatus_to_exitcode(status)
-        if proc.returncode == -9 and wall >= timeout:
-            raise BenchError(f"timed out after {timeout:.0f} s: {' '.join(cmd[:4])}")
-        out.seek(0)
-        err.seek(0)
-        run = ProcessRun(wall, usage.ru_maxrss, proc.returncode, out.read(), err.read())
+            with open(result_path) as result:
+                measured = json.load(result)
+        except (OSError, ValueError):
+            raise BenchError(f"cannot run {cmd[0]}: {tail(stderr)}") from None
+    run = ProcessRun(measured["wall_s"], measured["peak_rss_kb"], measured["returncode"],
+                     stdout, stderr)
     if check and run.returncode != 0:
         raise BenchError(f"exit {run.returncode}: {' '.join(cmd[:4])}...: {tail(run.stderr)}")
     return run

@@ -1,8 +1,8 @@
 """Benchmark models, built from code at bench time (no downloads, no committed archives).
 
 Each factory takes no arguments and returns an ``nn.Module`` in eval mode, so the same
-callable serves `opscope export bench/models.py:<factory>` and the Python peers. ``MODELS``
-lists every benchmark model with its input specs in `opscope export --input` syntax.
+callable serves `opscope export bench/models.py:<factory>` and the Python peers
+(model_list.py names them, with their input specs).
 Widths are tiny on purpose: the benchmarks scale the graph, not the arithmetic, and the
 archives stay a few MB at most.
 """
@@ -10,8 +10,6 @@ archives stay a few MB at most.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
-
 import torch
 from torch import nn
 
@@ -223,24 +221,6 @@ def gpt_384() -> nn.Module:
     _seeded()
     return GPT(384).eval()
 
-
-@dataclass(frozen=True)
-class BenchModel:
-    name: str      # row label in the results
-    factory: str   # function in this file
-    inputs: tuple  # `opscope export --input` specs
-    small: bool    # part of --quick
-
-
-MODELS = (
-    BenchModel("MyModel", "my_model", ("1x10",), True),
-    BenchModel("ResNet-50-shaped", "resnet50_shaped", ("1x3x32x32",), True),
-    BenchModel("ViT (transformers)", "vit_small", ("1x3x32x32",), False),
-    BenchModel("BERT (transformers)", "bert_small", ("1x16:int64:0..99",), False),
-    BenchModel("GPT-12", "gpt_12", ("1x16:int64:0..63",), True),
-    BenchModel("GPT-96", "gpt_96", ("1x16:int64:0..63",), False),
-    BenchModel("GPT-384", "gpt_384", ("1x16:int64:0..63",), False),
-)
 
 _DTYPES = {"float32": torch.float32, "float16": torch.float16, "bfloat16": torch.bfloat16,
            "int64": torch.int64, "int32": torch.int32, "bool": torch.bool}

@@ -31,7 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import editor  # noqa: E402
 import inspection  # noqa: E402
-import models as bench_models  # noqa: E402
+import model_list  # noqa: E402
 import targets  # noqa: E402
 from measure import BenchError, run_measured  # noqa: E402
 from results import Row, format_table, write_json  # noqa: E402
@@ -125,10 +125,10 @@ def main() -> int:
     tools = Tools.locate(build_dir, Path(args.python))
     if "e" in args.metrics:
         tools = ensure_yaml_ls(tools)
-    selected = [m for m in bench_models.MODELS if m.small or not args.quick]
+    selected = [m for m in model_list.MODELS if m.small or not args.quick]
     if args.models:
         wanted = {w.strip() for w in args.models.split(",")}
-        selected = [m for m in bench_models.MODELS if m.name in wanted or m.factory in wanted]
+        selected = [m for m in model_list.MODELS if m.name in wanted or m.factory in wanted]
     context = {
         "command": " ".join([Path(sys.executable).name, *sys.argv]),
         "date_utc": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
