@@ -77,6 +77,8 @@ def quantizer_config(names: dict, pattern_count: int = 100) -> EditorDocument:
     lines = ["quantization_config:", "  module_name_configs:"]
     hover_line = hover_key = None
     for i, pattern in enumerate(module_patterns):
+        if hover_line is None and pattern in names["module_names"]:
+            hover_line, hover_key = len(lines), pattern
         if i < nested:
             lines.append(f"    {_quoted(pattern)}:")
             lines.append("      op_type_config:")
@@ -84,8 +86,6 @@ def quantizer_config(names: dict, pattern_count: int = 100) -> EditorDocument:
             lines.append("      op_name_config:")
             lines.append(f"        {_quoted(names['op_names'][i * 7 % len(names['op_names'])])}: null")
         else:
-            if hover_line is None and pattern in names["module_names"]:
-                hover_line, hover_key = len(lines), pattern
             lines.append(f"    {_quoted(pattern)}: null")
     lines.append("  module_type_configs:")
     lines += [f"    {kind}: null" for kind in module_types]
