@@ -89,7 +89,18 @@ struct CodeActionParams {
 };
 void from_json(const Json& j, CodeActionParams& p);
 
-enum class CompletionItemKind { Text = 1, Module = 9, Value = 12, Class = 7, Function = 3 };
+enum class CompletionItemKind {
+  Text = 1,
+  Function = 3,
+  Field = 5,
+  Class = 7,
+  Module = 9,
+  Property = 10,
+  Value = 12,
+  Enum = 13,
+  Keyword = 14,
+  EnumMember = 20,
+};
 
 struct TextEdit {
   Range range;

@@ -1,0 +1,225 @@
+#include "connection.h"
+
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/read.hpp>
+#include <boost/asio/write.hpp>
+
+#include <cerrno>
+#include <thread>
+#include <unistd.h>
+
+namespace opscope::lsp {
+namespace asio = boost::asio;
+using protocol::Message;
+
+namespace {
+
+class StdioChannel : public ByteChannel {
+public:
+  explicit StdioChannel(asio::io_context& io) : io_(io) {}
+  ~StdioChannel() override {
+    // The reader may be blocked in read(); it only touches the io_context,
+    // which outlives it, so it is left to end with the process.
+    if (reader_.joinable())
+      reader_.detach();
+  }
+
+  void start(std::function<void(std::string_view)> on_bytes,
+             std::function<void()> on_eof) override {
+    auto work = asio::make_work_guard(io_);
+    reader_ = std::thread([this, on_bytes, on_eof, work]() mutable {
+      std::vector<char> buffer(256 * 1024);
+      while (true) {
+        ssize_t n = ::read(STDIN_FILENO, buffer.data(), buffer.size());
+        if (n < 0 && errno == EINTR)
+          continue;
+        if (n <= 0)
+          break;
+        asio::post(io_,
+                   [on_bytes, bytes = std::string(buffer.data(), static_cast<std::size_t>(n))] {
+                     on_bytes(bytes);
+                   });
+      }
+      asio::post(io_, on_eof);
+      work.reset();
+    });
+  }
+
+  void write(std::string bytes) override {
+    std::size_t done = 0;
+    while (done < bytes.size()) {
+      ssize_t n = ::write(STDOUT_FILENO, bytes.data() + done, bytes.size() - done);
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n <= 0)
+        return; // the client is gone; the reader sees EOF and ends the session
+      done += static_cast<std::size_t>(n);
+    }
+  }
+
+  void close() override {}
+
+private:
+  asio::io_context& io_;
+  std::thread reader_;
+};
+
+class TcpChannel : public ByteChannel {
+public:
+  TcpChannel(asio::io_context& io, int port, Logger& log)
+      : acceptor_(io), socket_(io), log_(log), port_(port) {}
+
+  void start(std::function<void(std::string_view)> on_bytes,
+             std::function<void()> on_eof) override {
+    on_bytes_ = std::move(on_bytes);
+    on_eof_ = std::move(on_eof);
+    boost::system::error_code ec;
+    asio::ip::tcp::endpoint endpoint(asio::ip::make_address("127.0.0.1"),
+                                     static_cast<unsigned short>(port_));
+    acceptor_.open(endpoint.protocol(), ec);
+    if (!ec)
+      acceptor_.set_option(asio::socket_base::reuse_address(true), ec);
+    if (!ec)
+      acceptor_.bind(endpoint, ec);
+    if (!ec)
+      acceptor_.listen(1, ec);
+    if (ec) {
+      log_.error("cannot listen on 127.0.0.1:" + std::to_string(port_) + ": " + ec.message() +
+                 "; choose another --port");
+      asio::post(acceptor_.get_executor(), on_eof_);
+      return;
+    }
+    log_.info("listening on 127.0.0.1:" + std::to_string(port_));
+    acceptor_.async_accept(socket_, [this](boost::system::error_code accept_error) {
+      acceptor_.close();
+      if (accept_error)
+        return on_eof_();
+      log_.info("client connected");
+      read_more();
+    });
+  }
+
+  void write(std::string bytes) override {
+    boost::system::error_code ec;
+    asio::write(socket_, asio::buffer(bytes), ec);
+  }
+
+  void close() override {
+    boost::system::error_code ec;
+    acceptor_.close(ec);
+    socket_.close(ec);
+  }
+
+private:
+  void read_more() {
+    socket_.async_read_some(asio::buffer(buffer_),
+                            [this](boost::system::error_code ec, std::size_t n) {
+                              if (ec)
+                                return on_eof_();
+                              on_bytes_(std::string_view(buffer_.data(), n));
+                              read_more();
+                            });
+  }
+
+  asio::ip::tcp::acceptor acceptor_;
+  asio::ip::tcp::socket socket_;
+  Logger& log_;
+  int port_;
+  std::array<char, 256 * 1024> buffer_{};
+  std::function<void(std::string_view)> on_bytes_;
+  std::function<void()> on_eof_;
+};
+
+} // namespace
+
+std::unique_ptr<ByteChannel> make_stdio_channel(asio::io_context& io) {
+  return std::make_unique<StdioChannel>(io);
+}
+
+std::unique_ptr<ByteChannel> make_tcp_channel(asio::io_context& io, int port, Logger& log) {
+  return std::make_unique<TcpChannel>(io, port, log);
+}
+
+Connection::Connection(asio::io_context& io, std::unique_ptr<ByteChannel> channel, Logger& log)
+    : io_(io), channel_(std::move(channel)), log_(log), stall_timer_(io) {}
+
+void Connection::start(MessageHandler& handler) {
+  handler_ = &handler;
+  channel_->start([this](std::string_view bytes) { on_bytes(bytes); },
+                  [this] {
+                    stall_timer_.cancel();
+                    handler_->on_disconnect();
+                  });
+}
+
+void Connection::on_bytes(std::string_view bytes) {
+  decoder_.feed(bytes);
+  drain();
+  arm_stall_timer();
+}
+
+// A partial message that stops growing may carry a too large Content-Length.
+void Connection::arm_stall_timer() {
+  stall_timer_.cancel();
+  if (!decoder_.has_partial())
+    return;
+  stall_timer_.expires_after(std::chrono::milliseconds(500));
+  stall_timer_.async_wait([this](boost::system::error_code ec) {
+    if (ec)
+      return;
+    decoder_.flush_stalled();
+    drain();
+  });
+}
+
+void Connection::drain() {
+  std::vector<Message> batch;
+  while (auto event = decoder_.next()) {
+    if (auto* error = std::get_if<protocol::FramingError>(&*event)) {
+      log_.warning("unreadable message: " + error->message);
+      reply({}, protocol::RpcError{protocol::ErrorCode::ParseError, error->message});
+      continue;
+    }
+    Message message = protocol::parse_message(std::get<protocol::Frame>(*event).body);
+    if (auto* response = std::get_if<protocol::Response>(&message)) {
+      auto* id = std::get_if<std::int64_t>(&response->id);
+      auto it = id ? pending_calls_.find(*id) : pending_calls_.end();
+      if (it == pending_calls_.end()) {
+        log_.debug("response to an unknown request " + protocol::to_string(response->id));
+        continue;
+      }
+      ReplyCallback callback = std::move(it->second);
+      pending_calls_.erase(it);
+      callback(*response);
+      continue;
+    }
+    batch.push_back(std::move(message));
+  }
+  if (!batch.empty())
+    handler_->on_messages(std::move(batch));
+}
+
+void Connection::send(const Json& message) {
+  channel_->write(protocol::frame_message(protocol::dump_message(message)));
+}
+
+void Connection::notify(std::string_view method, Json params) {
+  send(protocol::make_notification(method, std::move(params)));
+}
+
+void Connection::call(std::string_view method, Json params, ReplyCallback on_reply) {
+  std::int64_t id = next_call_id_++;
+  pending_calls_[id] = std::move(on_reply);
+  send(protocol::make_request(id, method, std::move(params)));
+}
+
+void Connection::reply(const protocol::RequestId& id,
+                       std::variant<Json, protocol::RpcError> outcome) {
+  if (auto* result = std::get_if<Json>(&outcome))
+    send(protocol::make_result(id, std::move(*result)));
+  else
+    send(protocol::make_error(id, std::get<protocol::RpcError>(outcome)));
+}
+
+} // namespace opscope::lsp

@@ -1,0 +1,63 @@
+// A JSON-RPC connection over a byte channel (stdio or a TCP socket, both on
+// Asio): frames and parses incoming bytes, replies to what cannot be parsed,
+// routes responses to our calls, and writes outgoing messages.
+#pragma once
+
+#include "log.h"
+#include "transport.h"
+
+#include "opscope/protocol/framing.h"
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/steady_timer.hpp>
+
+#include <map>
+#include <memory>
+
+namespace opscope::lsp {
+
+// Where bytes come from and go to.
+class ByteChannel {
+public:
+  virtual ~ByteChannel() = default;
+  // Starts reading; callbacks run on the io_context.
+  virtual void start(std::function<void(std::string_view)> on_bytes,
+                     std::function<void()> on_eof) = 0;
+  virtual void write(std::string bytes) = 0;
+  virtual void close() = 0;
+};
+
+// stdin/stdout. A reader thread does blocking reads (stdin may be a pipe, a
+// file or a tty; epoll accepts only some of those) and posts bytes to the loop.
+std::unique_ptr<ByteChannel> make_stdio_channel(boost::asio::io_context& io);
+// Listens on 127.0.0.1:port and serves the first client that connects.
+std::unique_ptr<ByteChannel> make_tcp_channel(boost::asio::io_context& io, int port, Logger& log);
+
+class Connection : public Transport {
+public:
+  Connection(boost::asio::io_context& io, std::unique_ptr<ByteChannel> channel, Logger& log);
+  void start(MessageHandler& handler);
+  void close() { channel_->close(); }
+
+  void notify(std::string_view method, Json params) override;
+  void call(std::string_view method, Json params, ReplyCallback on_reply) override;
+  void reply(const protocol::RequestId& id,
+             std::variant<Json, protocol::RpcError> outcome) override;
+
+private:
+  void on_bytes(std::string_view bytes);
+  void drain();
+  void send(const Json& message);
+  void arm_stall_timer();
+
+  boost::asio::io_context& io_;
+  std::unique_ptr<ByteChannel> channel_;
+  Logger& log_;
+  MessageHandler* handler_ = nullptr;
+  protocol::FrameDecoder decoder_;
+  boost::asio::steady_timer stall_timer_;
+  std::int64_t next_call_id_ = 1;
+  std::map<std::int64_t, ReplyCallback> pending_calls_;
+};
+
+} // namespace opscope::lsp

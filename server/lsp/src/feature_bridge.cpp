@@ -1,0 +1,161 @@
+#include "feature_bridge.h"
+
+#include "opscope/features/completion.h"
+#include "opscope/features/definition.h"
+#include "opscope/features/diagnostics.h"
+#include "opscope/features/hover.h"
+
+#include <filesystem>
+
+namespace opscope::lsp {
+namespace {
+
+protocol::CompletionItemKind item_kind(features::CompletionItem::Kind kind) {
+  using K = features::CompletionItem::Kind;
+  switch (kind) {
+  case K::Module:
+    return protocol::CompletionItemKind::Module;
+  case K::ModuleType:
+    return protocol::CompletionItemKind::Class;
+  case K::Op:
+    return protocol::CompletionItemKind::Function;
+  case K::OpType:
+    return protocol::CompletionItemKind::Enum;
+  case K::Field:
+    return protocol::CompletionItemKind::Property;
+  case K::Value:
+    return protocol::CompletionItemKind::Value;
+  }
+  return protocol::CompletionItemKind::Text;
+}
+
+features::Model model_of(const FeatureInput& in) {
+  return {in.index, in.compressor};
+}
+
+} // namespace
+
+protocol::CompletionList complete(const FeatureInput& in, protocol::Position cursor,
+                                  std::size_t max_items) {
+  features::Model model = model_of(in);
+  features::CompletionOptions options;
+  options.max_items = max_items;
+  features::CompletionList found = features::complete(in.config, in.positions.to_config(cursor),
+                                                      in.index ? &model : nullptr, options);
+  protocol::CompletionList out;
+  out.is_incomplete = found.is_incomplete;
+  for (auto& item : found.items) {
+    protocol::CompletionItem lsp;
+    lsp.label = std::move(item.label);
+    lsp.kind = item_kind(item.kind);
+    lsp.detail = std::move(item.detail);
+    lsp.sort_text = std::move(item.sort_text);
+    lsp.filter_text = std::move(item.filter_text);
+    lsp.text_edit = protocol::TextEdit{in.positions.to_lsp(item.edit.range), item.edit.new_text};
+    out.items.push_back(std::move(lsp));
+  }
+  return out;
+}
+
+std::optional<protocol::Hover> hover(const FeatureInput& in, protocol::Position cursor) {
+  features::Model model = model_of(in);
+  auto found =
+      features::hover(in.config, in.positions.to_config(cursor), in.index ? &model : nullptr);
+  if (!found)
+    return std::nullopt;
+  return protocol::Hover{found->markdown, in.positions.to_lsp(found->range)};
+}
+
+namespace {
+
+protocol::DiagnosticSeverity severity_of(features::Severity severity) {
+  switch (severity) {
+  case features::Severity::Error:
+    return protocol::DiagnosticSeverity::Error;
+  case features::Severity::Warning:
+    return protocol::DiagnosticSeverity::Warning;
+  case features::Severity::Information:
+    return protocol::DiagnosticSeverity::Information;
+  }
+  return protocol::DiagnosticSeverity::Warning;
+}
+
+std::vector<features::Diagnostic> diagnose_features(const FeatureInput& in) {
+  features::Model model = model_of(in);
+  std::optional<features::ModelProblem> problem;
+  if (!in.model_problem.empty())
+    problem = features::ModelProblem{in.model_problem, in.model_problem_is_error
+                                                           ? features::Severity::Error
+                                                           : features::Severity::Warning};
+  return features::diagnose(in.config, in.index ? &model : nullptr, problem);
+}
+
+protocol::Diagnostic to_lsp(const FeatureInput& in, const features::Diagnostic& d) {
+  protocol::Diagnostic out;
+  out.range = in.positions.to_lsp(d.range);
+  out.severity = severity_of(d.severity);
+  out.code = d.code;
+  out.message = d.message;
+  if (!d.fixes.empty()) {
+    protocol::Json names = protocol::Json::array();
+    for (const auto& fix : d.fixes)
+      names.push_back(fix.edit.new_text);
+    out.data = {{"replacements", names}};
+  }
+  return out;
+}
+
+bool overlaps(const protocol::Range& a, const protocol::Range& b) {
+  return !(a.end < b.start) && !(b.end < a.start);
+}
+
+} // namespace
+
+std::vector<protocol::Diagnostic> diagnose(const FeatureInput& in) {
+  std::vector<protocol::Diagnostic> out;
+  for (const auto& d : diagnose_features(in))
+    out.push_back(to_lsp(in, d));
+  return out;
+}
+
+std::vector<protocol::Location> definition(const FeatureInput& in, protocol::Position cursor) {
+  std::vector<protocol::Location> out;
+  if (!in.index)
+    return out;
+  features::Model model = model_of(in);
+  namespace fs = std::filesystem;
+  for (const auto& loc : features::definition(in.config, in.positions.to_config(cursor), model)) {
+    fs::path file(loc.file);
+    if (file.is_relative() && !in.source_base.empty())
+      file = fs::path(in.source_base) / file;
+    int line = std::max(loc.line - 1, 0);
+    out.push_back(
+        {protocol::uri_from_path(file.lexically_normal().string()), {{line, 0}, {line, 0}}});
+  }
+  return out;
+}
+
+std::vector<protocol::CodeAction> code_actions(const FeatureInput& in, protocol::Range range) {
+  std::vector<protocol::CodeAction> out;
+  for (const auto& d : diagnose_features(in)) {
+    if (d.fixes.empty())
+      continue;
+    protocol::Diagnostic lsp = to_lsp(in, d);
+    if (!overlaps(lsp.range, range))
+      continue;
+    bool first = true;
+    for (const auto& fix : d.fixes) {
+      protocol::CodeAction action;
+      action.title = fix.title;
+      action.diagnostics = {lsp};
+      action.is_preferred = first;
+      first = false;
+      action.edit.uri = in.uri;
+      action.edit.edits = {{in.positions.to_lsp(fix.edit.range), fix.edit.new_text}};
+      out.push_back(std::move(action));
+    }
+  }
+  return out;
+}
+
+} // namespace opscope::lsp

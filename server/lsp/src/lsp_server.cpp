@@ -1,0 +1,566 @@
+#include "lsp_server.h"
+
+#include "feature_bridge.h"
+#include "position_mapper.h"
+
+#include "opscope/format/summary.h"
+
+#include <filesystem>
+
+namespace opscope::lsp {
+namespace fs = std::filesystem;
+using protocol::ErrorCode;
+using protocol::Reply;
+
+namespace {
+
+constexpr std::size_t kMaxCompletionItems = 500;
+constexpr auto kDiagnosticDelay = std::chrono::milliseconds(200);
+constexpr const char* kShowSummary = "opscope.showSummary";
+constexpr const char* kReloadModel = "opscope.reloadModel";
+
+// Requests that name a document, for ContentModified when it changes under them.
+std::optional<std::string> request_document(const protocol::Request& request) {
+  if (!request.params.is_object())
+    return std::nullopt;
+  auto doc = request.params.find("textDocument");
+  if (doc == request.params.end() || !doc->is_object() || !doc->contains("uri") ||
+      !(*doc)["uri"].is_string())
+    return std::nullopt;
+  return (*doc)["uri"].get<std::string>();
+}
+
+bool is_change_of(const protocol::Message& message, const std::string& uri) {
+  auto* note = std::get_if<protocol::Notification>(&message);
+  return note && note->method == "textDocument/didChange" &&
+         request_document({{}, "", note->params}) == uri;
+}
+
+protocol::MessageType message_type(LogLevel level) {
+  switch (level) {
+  case LogLevel::Error:
+    return protocol::MessageType::Error;
+  case LogLevel::Warning:
+    return protocol::MessageType::Warning;
+  case LogLevel::Info:
+    return protocol::MessageType::Info;
+  case LogLevel::Debug:
+    return protocol::MessageType::Log;
+  }
+  return protocol::MessageType::Log;
+}
+
+} // namespace
+
+LspServer::LspServer(boost::asio::io_context& io, Transport& transport, Logger& log,
+                     WorkerSettings workers)
+    : io_(io), transport_(transport), log_(log), worker_settings_(std::move(workers)) {
+  bind_methods();
+}
+
+LspServer::~LspServer() {
+  log_.set_client_sink(nullptr);
+}
+
+void LspServer::bind_methods() {
+  using namespace protocol;
+  methods_.request<InitializeParams>("initialize",
+                                     [this](const auto& p, Reply r) { on_initialize(p, r); });
+  methods_.request<Json>("shutdown", [this](const Json&, Reply r) { on_shutdown(r); });
+  methods_.request<TextDocumentPositionParams>(
+      "textDocument/completion", [this](const auto& p, Reply r) { on_completion(p, r); });
+  methods_.request<TextDocumentPositionParams>("textDocument/hover",
+                                               [this](const auto& p, Reply r) { on_hover(p, r); });
+  methods_.request<TextDocumentPositionParams>(
+      "textDocument/definition", [this](const auto& p, Reply r) { on_definition(p, r); });
+  methods_.request<CodeActionParams>("textDocument/codeAction",
+                                     [this](const auto& p, Reply r) { on_code_action(p, r); });
+  methods_.request<ExecuteCommandParams>(
+      "workspace/executeCommand", [this](const auto& p, Reply r) { on_execute_command(p, r); });
+
+  methods_.notification<Json>("initialized", [this](const Json&) { on_initialized(); });
+  methods_.notification<Json>("exit", [this](const Json&) { finish(); });
+  methods_.notification<Json>("$/cancelRequest", [](const Json&) {}); // see on_messages
+  methods_.notification<Json>("$/setTrace", [](const Json&) {});
+  methods_.notification<DidOpenTextDocumentParams>("textDocument/didOpen",
+                                                   [this](const auto& p) { on_did_open(p); });
+  methods_.notification<DidChangeTextDocumentParams>("textDocument/didChange",
+                                                     [this](const auto& p) { on_did_change(p); });
+  methods_.notification<DidCloseTextDocumentParams>("textDocument/didClose",
+                                                    [this](const auto& p) { on_did_close(p); });
+  methods_.notification<DidSaveTextDocumentParams>("textDocument/didSave", [this](const auto& p) {
+    schedule_diagnostics(p.text_document.uri, kDiagnosticDelay);
+  });
+  methods_.notification<Json>("workspace/didChangeConfiguration",
+                              [this](const Json& p) { on_did_change_configuration(p); });
+  methods_.notification<DidChangeWatchedFilesParams>(
+      "workspace/didChangeWatchedFiles", [this](const auto& p) { on_did_change_watched_files(p); });
+}
+
+// ---------------------------------------------------------------- dispatch
+
+void LspServer::on_messages(std::vector<protocol::Message> batch) {
+  // A $/cancelRequest that arrived with its request cancels it before it runs;
+  // a didChange that arrived after a request makes its answer stale.
+  std::set<std::string> cancelled;
+  for (const auto& message : batch)
+    if (auto* note = std::get_if<protocol::Notification>(&message);
+        note && note->method == "$/cancelRequest" && note->params.is_object() &&
+        note->params.contains("id"))
+      cancelled.insert(note->params["id"].dump());
+
+  for (std::size_t i = 0; i < batch.size() && !finished_; ++i) {
+    const auto& message = batch[i];
+    if (auto* invalid = std::get_if<protocol::InvalidMessage>(&message)) {
+      log_.warning("invalid message: " + invalid->error.message);
+      transport_.reply(invalid->id, invalid->error);
+    } else if (auto* request = std::get_if<protocol::Request>(&message)) {
+      bool is_cancelled = cancelled.count(protocol::to_json_id(request->id).dump()) != 0;
+      bool modified = false;
+      if (auto uri = request_document(*request))
+        for (std::size_t j = i + 1; j < batch.size() && !modified; ++j)
+          modified = is_change_of(batch[j], *uri);
+      handle_request(*request, is_cancelled, modified);
+    } else if (auto* note = std::get_if<protocol::Notification>(&message)) {
+      handle_notification(*note);
+    }
+  }
+}
+
+void LspServer::handle_request(const protocol::Request& request, bool cancelled, bool modified) {
+  Reply reply([this, id = request.id](std::variant<Json, protocol::RpcError> outcome) {
+    transport_.reply(id, std::move(outcome));
+  });
+  if (lifecycle_ == Lifecycle::Uninitialized && request.method != "initialize")
+    return reply.error(ErrorCode::ServerNotInitialized,
+                       "the server is not initialized: send \"initialize\" first");
+  if (lifecycle_ == Lifecycle::ShuttingDown)
+    return reply.error(ErrorCode::InvalidRequest,
+                       "the server is shutting down: only \"exit\" is accepted");
+  if (cancelled)
+    return reply.error(ErrorCode::RequestCancelled, "cancelled by the client");
+  if (modified && request.method != "workspace/executeCommand")
+    return reply.error(ErrorCode::ContentModified,
+                       "the document changed before the request was answered");
+  log_.debug("request " + request.method + " " + protocol::to_string(request.id));
+  try {
+    methods_.call(request.method, request.params, reply);
+  } catch (const std::exception& e) {
+    log_.error(request.method + " failed: " + e.what());
+    reply.error(ErrorCode::InternalError, request.method + " failed: " + e.what());
+  }
+}
+
+void LspServer::handle_notification(const protocol::Notification& note) {
+  if (note.method == "exit")
+    return finish();
+  if (lifecycle_ == Lifecycle::Uninitialized) {
+    log_.warning("ignoring " + note.method + " before initialize");
+    return;
+  }
+  log_.debug("notification " + note.method);
+  try {
+    if (auto problem = methods_.notify(note.method, note.params)) {
+      // "$/" notifications may be ignored silently, as LSP allows.
+      if (note.method.rfind("$/", 0) != 0)
+        log_.warning(*problem);
+    }
+  } catch (const std::exception& e) {
+    log_.error(note.method + " failed: " + e.what());
+  }
+}
+
+void LspServer::on_disconnect() {
+  if (!finished_)
+    log_.info(shutdown_requested_ ? "client disconnected after shutdown"
+                                  : "client disconnected without shutdown");
+  finish();
+}
+
+void LspServer::finish() {
+  if (finished_)
+    return;
+  finished_ = true;
+  for (auto& [uri, timer] : diagnostic_timers_)
+    timer->cancel();
+  models_.reset(); // kills running workers
+  log_.set_client_sink(nullptr);
+  if (on_finished)
+    on_finished();
+}
+
+// ---------------------------------------------------------------- lifecycle
+
+void LspServer::on_initialize(const protocol::InitializeParams& params, Reply reply) {
+  if (lifecycle_ != Lifecycle::Uninitialized)
+    return reply.error(ErrorCode::InvalidRequest, "initialize was already received");
+  client_ = params;
+  encoding_ = protocol::negotiate_position_encoding(params.position_encodings);
+  init_settings_ = settings_from_json(params.initialization_options);
+  lifecycle_ = Lifecycle::Running;
+  log_.set_client_sink([this](LogLevel level, const std::string& message) {
+    transport_.notify("window/logMessage",
+                      protocol::LogMessageParams{message_type(level), message});
+  });
+  models_ = std::make_unique<ModelStore>(
+      io_, log_, worker_settings_,
+      ModelStore::Listener{[this](const LoadedModel& m) { model_load_started(m); },
+                           [this](const LoadedModel& m) { model_load_finished(m); }});
+  Json capabilities = {
+      {"positionEncoding", protocol::to_string(encoding_)},
+      {"textDocumentSync",
+       {{"openClose", true}, {"change", 2}, {"save", {{"includeText", false}}}}},
+      {"completionProvider",
+       {{"triggerCharacters", {"\"", "'", ".", " "}}, {"resolveProvider", false}}},
+      {"hoverProvider", true},
+      {"definitionProvider", true},
+      {"codeActionProvider", {{"codeActionKinds", {"quickfix"}}}},
+      {"executeCommandProvider", {{"commands", {kShowSummary, kReloadModel}}}},
+      {"workspace", {{"workspaceFolders", {{"supported", true}}}}},
+  };
+  reply.result({{"capabilities", capabilities},
+                {"serverInfo", {{"name", "opscope"}, {"version", "0.1.0"}}}});
+}
+
+void LspServer::on_initialized() {
+  register_watchers();
+  pull_configuration();
+}
+
+void LspServer::on_shutdown(Reply reply) {
+  shutdown_requested_ = true;
+  lifecycle_ = Lifecycle::ShuttingDown;
+  reply.result(nullptr);
+}
+
+// ---------------------------------------------------------------- workspace
+
+std::string LspServer::workspace_dir() const {
+  std::string uri = !client_.workspace_folders.empty() ? client_.workspace_folders.front().uri
+                                                       : client_.root_uri.value_or("");
+  return protocol::path_from_uri(uri).value_or("");
+}
+
+void LspServer::pull_configuration() {
+  if (!client_.supports_configuration)
+    return;
+  transport_.call("workspace/configuration", {{"items", {{{"section", "opscope"}}}}},
+                  [this](const protocol::Response& response) {
+                    if (finished_ || !response.result || !response.result->is_array() ||
+                        response.result->empty())
+                      return;
+                    pulled_settings_ = settings_from_json((*response.result)[0]);
+                    refresh_all_documents();
+                  });
+}
+
+void LspServer::on_did_change_configuration(const Json& params) {
+  if (params.is_object() && params.contains("settings") && params["settings"].is_object()) {
+    const Json& settings = params["settings"];
+    pulled_settings_ =
+        settings_from_json(settings.contains("opscope") ? settings["opscope"] : settings);
+  }
+  pull_configuration(); // the pull model: the notification may carry nothing
+  refresh_all_documents();
+}
+
+void LspServer::register_watchers() {
+  if (!client_.supports_watcher_registration)
+    return;
+  Json watchers = Json::array();
+  for (const char* glob : {"**/opscope.yaml", "**/*.pt2", "**/*.py", "**/*.json"})
+    watchers.push_back({{"globPattern", glob}});
+  Json registration = {{"id", "opscope-watchers"},
+                       {"method", "workspace/didChangeWatchedFiles"},
+                       {"registerOptions", {{"watchers", watchers}}}};
+  transport_.call("client/registerCapability", {{"registrations", {registration}}},
+                  [this](const protocol::Response& response) {
+                    if (response.error)
+                      log_.warning("the client refused file watchers (" + response.error->message +
+                                   "); polling instead");
+                  });
+}
+
+void LspServer::on_did_change_watched_files(const protocol::DidChangeWatchedFilesParams& params) {
+  bool project_changed = false;
+  for (const auto& change : params.changes) {
+    auto path = protocol::path_from_uri(change.uri);
+    if (!path)
+      continue;
+    if (fs::path(*path).filename() == kProjectFileName)
+      project_changed = true;
+    else if (models_)
+      models_->file_changed(*path);
+  }
+  if (project_changed)
+    refresh_all_documents();
+}
+
+// ---------------------------------------------------------------- documents
+
+void LspServer::on_did_open(const protocol::DidOpenTextDocumentParams& params) {
+  documents_.open(params.text_document);
+  schedule_diagnostics(params.text_document.uri, std::chrono::milliseconds(0));
+}
+
+void LspServer::on_did_change(const protocol::DidChangeTextDocumentParams& params) {
+  if (!documents_.change(params, encoding_)) {
+    log_.warning("didChange for a document that is not open: " + params.text_document.uri);
+    return;
+  }
+  schedule_diagnostics(params.text_document.uri, kDiagnosticDelay);
+}
+
+void LspServer::on_did_close(const protocol::DidCloseTextDocumentParams& params) {
+  const std::string& uri = params.text_document.uri;
+  documents_.close(uri);
+  diagnostic_timers_.erase(uri);
+  transport_.notify("textDocument/publishDiagnostics",
+                    protocol::PublishDiagnosticsParams{uri, std::nullopt, {}});
+}
+
+const Document* LspServer::document_or_error(const std::string& uri, const Reply& reply) {
+  const Document* doc = documents_.find(uri);
+  if (!doc)
+    reply.error(ErrorCode::InvalidParams, "document not open: " + uri);
+  return doc;
+}
+
+LspServer::Analysis LspServer::analyse(const Document& doc) {
+  Analysis out;
+  out.config = config::read_config(doc.text, config::guess_format(doc.path, doc.text));
+  if (out.config.root == config::Root::None || doc.path.empty())
+    return out; // not a compression config (or not a file): no model needed
+  ConfigHints hints{config::compressor_name(out.config.root), out.config.execution_mode};
+  out.resolution = resolve_model(doc.path, hints, init_settings_.overridden_by(pulled_settings_),
+                                 workspace_dir());
+  for (const auto& problem : out.resolution.project_problems)
+    log_.debug(problem);
+  if (out.resolution.model && models_)
+    out.model = &models_->ensure(*out.resolution.model);
+  return out;
+}
+
+void LspServer::schedule_diagnostics(const std::string& uri, std::chrono::milliseconds delay) {
+  auto& timer = diagnostic_timers_[uri];
+  if (!timer)
+    timer = std::make_unique<boost::asio::steady_timer>(io_);
+  timer->expires_after(delay);
+  timer->async_wait([this, uri](boost::system::error_code ec) {
+    if (!ec && !finished_)
+      publish_diagnostics(uri);
+  });
+}
+
+void LspServer::publish_diagnostics(const std::string& uri) {
+  const Document* doc = documents_.find(uri);
+  if (!doc)
+    return;
+  Analysis analysis = analyse(*doc);
+  PositionMapper positions(doc->text, encoding_);
+  std::vector<protocol::Diagnostic> diagnostics;
+  if (analysis.config.root != config::Root::None) {
+    const LoadedModel* model = analysis.model;
+    const index::Index* index = model ? model->index.get() : nullptr;
+    FeatureInput input = feature_input(analysis, positions, uri);
+    if (!analysis.resolution.model) {
+      input.model_problem = analysis.resolution.problem;
+    } else if (model && model->state == ModelState::Failed) {
+      input.model_problem_is_error = index == nullptr;
+      input.model_problem = "opscope could not load the model " + model->spec.written + " (from " +
+                            model->spec.origin + "): " + model->error +
+                            (index ? "; showing the last good index" : "");
+    }
+    for (auto& d : diagnose(input))
+      diagnostics.push_back(std::move(d));
+  }
+  transport_.notify("textDocument/publishDiagnostics",
+                    protocol::PublishDiagnosticsParams{uri, doc->version, diagnostics});
+}
+
+FeatureInput LspServer::feature_input(const Analysis& analysis, const PositionMapper& positions,
+                                      const std::string& uri) const {
+  const LoadedModel* model = analysis.model;
+  return FeatureInput{analysis.config,
+                      model ? model->index.get() : nullptr,
+                      analysis.resolution.compressor,
+                      positions,
+                      uri,
+                      model ? model->spec.work_dir : "",
+                      "",
+                      false};
+}
+
+void LspServer::refresh_all_documents() {
+  for (const auto& [uri, doc] : documents_.all())
+    schedule_diagnostics(uri, std::chrono::milliseconds(0));
+}
+
+// ---------------------------------------------------------------- models
+
+void LspServer::send_status(const LoadedModel& model) {
+  Json status = {{"state", to_string(model.state)}, {"model", model.spec.written}};
+  if (model.index)
+    status["ops"] = model.call_ops;
+  if (model.state == ModelState::Loading)
+    status["message"] = model.step + " " + model.spec.written;
+  else if (model.state == ModelState::Failed)
+    status["message"] = model.error;
+  else
+    status["message"] = model.spec.written + ": " + std::to_string(model.call_ops) + " ops";
+  transport_.notify("opscope/status", status);
+}
+
+void LspServer::model_load_started(const LoadedModel& model) {
+  send_status(model);
+  std::string key = model.spec.key();
+  if (!client_.supports_work_done_progress)
+    return;
+  auto& progress = progress_[key];
+  if (progress && !progress->end_message) {
+    if (progress->begun) // the next step of the same load
+      transport_.notify("$/progress", {{"token", progress->token},
+                                       {"value", protocol::progress_report(model.step + " " +
+                                                                           model.spec.written)}});
+    return;
+  }
+  progress = std::make_shared<Progress>();
+  progress->token = "opscope-load-" + std::to_string(next_progress_++);
+  std::string message = model.step + " " + model.spec.written;
+  // The token may only be used once the client has accepted it.
+  transport_.call(
+      "window/workDoneProgress/create", {{"token", progress->token}},
+      [this, progress, message](const protocol::Response& response) {
+        if (finished_ || response.error)
+          return;
+        progress->created = true;
+        progress->begun = true;
+        transport_.notify("$/progress", {{"token", progress->token},
+                                         {"value", protocol::progress_begin("opscope", message)}});
+        if (progress->end_message)
+          transport_.notify("$/progress",
+                            {{"token", progress->token},
+                             {"value", protocol::progress_end(*progress->end_message)}});
+      });
+}
+
+void LspServer::model_load_finished(const LoadedModel& model) {
+  send_status(model);
+  std::string key = model.spec.key();
+  if (auto it = progress_.find(key); it != progress_.end()) {
+    auto progress = it->second;
+    progress->end_message =
+        model.state == ModelState::Ready
+            ? model.spec.written + " ready: " + std::to_string(model.call_ops) + " ops"
+            : "failed: " + model.error;
+    if (progress->begun)
+      transport_.notify("$/progress", {{"token", progress->token},
+                                       {"value", protocol::progress_end(*progress->end_message)}});
+    progress_.erase(it);
+  }
+  if (model.state == ModelState::Failed)
+    transport_.notify("window/showMessage", protocol::LogMessageParams{protocol::MessageType::Error,
+                                                                       "opscope: " + model.error});
+  // Every open config is re-checked: the ones on this model see new names.
+  refresh_all_documents();
+}
+
+// ---------------------------------------------------------------- features
+
+void LspServer::on_completion(const protocol::TextDocumentPositionParams& params, Reply reply) {
+  const Document* doc = document_or_error(params.text_document.uri, reply);
+  if (!doc)
+    return;
+  Analysis analysis = analyse(*doc);
+  PositionMapper positions(doc->text, encoding_);
+  FeatureInput input = feature_input(analysis, positions, doc->uri);
+  protocol::CompletionList list = complete(input, params.position, kMaxCompletionItems);
+  // While the first load runs, the names are not known yet: ask the client to come back.
+  if (analysis.model && !input.index)
+    list.is_incomplete = true;
+  reply.result(list);
+}
+
+void LspServer::on_hover(const protocol::TextDocumentPositionParams& params, Reply reply) {
+  const Document* doc = document_or_error(params.text_document.uri, reply);
+  if (!doc)
+    return;
+  Analysis analysis = analyse(*doc);
+  PositionMapper positions(doc->text, encoding_);
+  FeatureInput input = feature_input(analysis, positions, doc->uri);
+  auto result = hover(input, params.position);
+  reply.result(result ? Json(*result) : Json(nullptr));
+}
+
+void LspServer::on_definition(const protocol::TextDocumentPositionParams& params, Reply reply) {
+  const Document* doc = document_or_error(params.text_document.uri, reply);
+  if (!doc)
+    return;
+  Analysis analysis = analyse(*doc);
+  PositionMapper positions(doc->text, encoding_);
+  FeatureInput input = feature_input(analysis, positions, doc->uri);
+  reply.result(definition(input, params.position));
+}
+
+void LspServer::on_code_action(const protocol::CodeActionParams& params, Reply reply) {
+  const Document* doc = document_or_error(params.text_document.uri, reply);
+  if (!doc)
+    return;
+  Analysis analysis = analyse(*doc);
+  PositionMapper positions(doc->text, encoding_);
+  FeatureInput input = feature_input(analysis, positions, doc->uri);
+  reply.result(code_actions(input, params.range));
+}
+
+void LspServer::on_execute_command(const protocol::ExecuteCommandParams& params, Reply reply) {
+  std::optional<std::string> uri;
+  if (params.arguments.is_array() && !params.arguments.empty()) {
+    const Json& first = params.arguments[0];
+    if (first.is_string())
+      uri = first.get<std::string>();
+    else if (first.is_object() && first.contains("uri") && first["uri"].is_string())
+      uri = first["uri"].get<std::string>();
+  }
+  const Document* doc = uri ? documents_.find(*uri) : nullptr;
+  if (uri && !doc)
+    return reply.error(ErrorCode::InvalidParams, "document not open: " + *uri);
+  if (!doc && !documents_.all().empty() && params.command == kShowSummary)
+    doc = &documents_.all().begin()->second;
+
+  if (params.command == kReloadModel) {
+    if (doc) {
+      Analysis analysis = analyse(*doc);
+      if (analysis.model)
+        models_->reload(analysis.model->spec.key());
+    } else if (models_) {
+      models_->reload_all();
+    }
+    return reply.result(nullptr);
+  }
+  if (params.command == kShowSummary) {
+    if (!doc)
+      return reply.error(ErrorCode::InvalidParams,
+                         "opscope.showSummary needs an open config document (its URI as the "
+                         "first argument)");
+    Analysis analysis = analyse(*doc);
+    if (!analysis.model)
+      return reply.error(ErrorCode::RequestFailed,
+                         analysis.resolution.problem.empty()
+                             ? "this document is not a coreai-opt config with a model"
+                             : analysis.resolution.problem);
+    if (!analysis.model->index)
+      return reply.error(ErrorCode::RequestFailed,
+                         analysis.model->state == ModelState::Failed
+                             ? analysis.model->error
+                             : "the model is still loading; try again in a moment");
+    format::SummaryOptions options;
+    options.compressor = analysis.resolution.compressor;
+    options.cwd = analysis.model->spec.work_dir;
+    options.width = 100;
+    return reply.result(format::format_summary(*analysis.model->index, options));
+  }
+  reply.error(ErrorCode::InvalidParams, "unknown command " + params.command + " (expected " +
+                                            kShowSummary + " or " + kReloadModel + ")");
+}
+
+} // namespace opscope::lsp

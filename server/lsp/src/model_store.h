@@ -1,0 +1,98 @@
+// The loaded models, one per resolved ModelSpec. Loading never happens in
+// this process: `opscope export` (Python targets) and `opscope index` run as
+// child processes; the resulting index file is then read. A failed, crashed
+// or hung worker leaves the last good index in place, with the error kept for
+// diagnostics. The files a model comes from are polled (and watched by the
+// client when it can), and a change rebuilds the model.
+#pragma once
+
+#include "child_process.h"
+#include "log.h"
+#include "project.h"
+
+#include "opscope/index/index.h"
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/steady_timer.hpp>
+
+#include <chrono>
+#include <functional>
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+
+namespace opscope::lsp {
+
+enum class ModelState { Loading, Ready, Failed };
+const char* to_string(ModelState state);
+
+struct FileStamp {
+  std::int64_t mtime_ns = -1; // -1: missing
+  std::int64_t size = -1;
+  bool operator==(const FileStamp&) const = default;
+};
+FileStamp stamp_of(const std::string& path);
+
+struct LoadedModel {
+  ModelSpec spec;
+  ModelState state = ModelState::Loading;
+  std::shared_ptr<const index::Index> index; // the last good one; null before the first
+  std::string error;                         // why the latest load failed
+  std::string step;                          // what is running now ("exporting", "indexing")
+  std::map<std::string, FileStamp> watched;  // the files it is built from
+  int call_ops = 0;                          // ops shown in the tree (Call kind)
+
+  // Internal to the store.
+  std::shared_ptr<ChildProcess> worker;
+  bool rebuild_pending = false;
+  int generation = 0;
+};
+
+struct WorkerSettings {
+  std::string executable;            // `opscope` itself, or OPSCOPE_LSP_WORKER
+  std::chrono::milliseconds timeout; // per child process
+  std::string cache_dir;             // where archives and index files go
+  std::chrono::milliseconds poll_interval;
+  static WorkerSettings from_environment();
+};
+
+class ModelStore {
+public:
+  struct Listener {
+    std::function<void(const LoadedModel&)> load_started;
+    std::function<void(const LoadedModel&)> load_finished; // Ready or Failed
+  };
+  ModelStore(boost::asio::io_context& io, Logger& log, WorkerSettings settings, Listener listener);
+  ~ModelStore();
+
+  // The model for `spec`, loading it the first time it is asked for.
+  const LoadedModel& ensure(const ModelSpec& spec);
+  const LoadedModel* find(const std::string& key) const;
+  const std::map<std::string, std::unique_ptr<LoadedModel>>& all() const { return models_; }
+
+  void reload(const std::string& key);
+  void reload_all();
+  // A file changed on disk (client watcher or poll): rebuild the models built from it.
+  void file_changed(const std::string& path);
+  // Forgets models no open document uses.
+  void retain_only(const std::set<std::string>& keys);
+
+private:
+  void start_load(LoadedModel& model);
+  void run_index(LoadedModel& model, const std::string& archive, int generation);
+  void finish(LoadedModel& model, int generation, const std::string& index_path,
+              const std::string& error);
+  void record_watched(LoadedModel& model);
+  void poll();
+  std::string cache_path(const ModelSpec& spec, const char* extension) const;
+
+  boost::asio::io_context& io_;
+  Logger& log_;
+  WorkerSettings settings_;
+  Listener listener_;
+  boost::asio::steady_timer poll_timer_;
+  std::map<std::string, std::unique_ptr<LoadedModel>> models_;
+};
+
+} // namespace opscope::lsp

@@ -1,0 +1,23 @@
+// Command-line options of `opscope lsp`.
+#pragma once
+
+#include "log.h"
+
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+namespace opscope::lsp {
+
+struct LspOptions {
+  std::optional<int> port; // listen on 127.0.0.1:port instead of stdio
+  LogLevel log_level = LogLevel::Info;
+};
+
+// The options, or a message naming the bad argument and what to do.
+std::variant<LspOptions, std::string> parse_lsp_options(const std::vector<std::string>& args);
+
+extern const char* const kLspUsage;
+
+} // namespace opscope::lsp

@@ -1,0 +1,352 @@
+#include "project.h"
+
+#include "opscope/index/serialize.h"
+
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <sstream>
+
+namespace opscope::lsp {
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string trim(std::string text) {
+  auto not_space = [](unsigned char c) { return !std::isspace(c); };
+  text.erase(text.begin(), std::find_if(text.begin(), text.end(), not_space));
+  text.erase(std::find_if(text.rbegin(), text.rend(), not_space).base(), text.end());
+  return text;
+}
+
+// Removes a trailing "# comment" outside quotes.
+std::string strip_comment(const std::string& line) {
+  char quote = 0;
+  for (std::size_t i = 0; i < line.size(); ++i) {
+    char c = line[i];
+    if (quote) {
+      if (c == quote)
+        quote = 0;
+    } else if (c == '"' || c == '\'') {
+      quote = c;
+    } else if (c == '#' && (i == 0 || std::isspace(static_cast<unsigned char>(line[i - 1])))) {
+      return line.substr(0, i);
+    }
+  }
+  return line;
+}
+
+std::string unquote(std::string text) {
+  text = trim(text);
+  if (text.size() >= 2 && (text.front() == '"' || text.front() == '\'') &&
+      text.back() == text.front())
+    return text.substr(1, text.size() - 2);
+  return text;
+}
+
+// `[a, "b"]` -> {a, b}
+std::vector<std::string> flow_list(const std::string& text) {
+  std::vector<std::string> items;
+  std::string inner = trim(text);
+  inner = inner.substr(1, inner.size() - (inner.back() == ']' ? 2 : 1));
+  std::string current;
+  char quote = 0;
+  for (char c : inner) {
+    if (quote) {
+      current += c;
+      if (c == quote)
+        quote = 0;
+    } else if (c == '"' || c == '\'') {
+      quote = c;
+      current += c;
+    } else if (c == ',') {
+      items.push_back(unquote(current));
+      current.clear();
+    } else {
+      current += c;
+    }
+  }
+  if (!trim(current).empty())
+    items.push_back(unquote(current));
+  return items;
+}
+
+bool is_identifier(const std::string& text) {
+  if (text.empty() || std::isdigit(static_cast<unsigned char>(text[0])))
+    return false;
+  return std::all_of(text.begin(), text.end(),
+                     [](unsigned char c) { return std::isalnum(c) || c == '_' || c == '.'; });
+}
+
+std::string absolute_in(const std::string& base, const std::string& path) {
+  fs::path p(path);
+  if (!path.empty() && path[0] == '~') {
+    if (const char* home = std::getenv("HOME"))
+      p = fs::path(home) / path.substr(path.size() > 1 && path[1] == '/' ? 2 : 1);
+  }
+  if (p.is_relative())
+    p = fs::path(base) / p;
+  return p.lexically_normal().string();
+}
+
+std::string default_python(const std::string& dir) {
+  for (fs::path d = dir; !d.empty(); d = d.parent_path()) {
+    fs::path candidate = d / ".venv" / "bin" / "python";
+    std::error_code ec;
+    if (fs::exists(candidate, ec))
+      return candidate.string();
+    if (d == d.root_path())
+      break;
+  }
+  return "python3";
+}
+
+} // namespace
+
+ModelSettings ModelSettings::overridden_by(const ModelSettings& over) const {
+  ModelSettings out = *this;
+  if (over.model)
+    out.model = over.model;
+  if (over.inputs)
+    out.inputs = over.inputs;
+  if (over.python)
+    out.python = over.python;
+  if (over.mode)
+    out.mode = over.mode;
+  if (over.compressor)
+    out.compressor = over.compressor;
+  return out;
+}
+
+ModelSettings settings_from_json(const nlohmann::json& j) {
+  ModelSettings s;
+  if (!j.is_object())
+    return s;
+  auto text = [&](const char* key) -> std::optional<std::string> {
+    auto it = j.find(key);
+    if (it == j.end() || !it->is_string() || trim(it->get<std::string>()).empty())
+      return std::nullopt;
+    return trim(it->get<std::string>());
+  };
+  s.model = text("model");
+  s.python = text("python");
+  s.mode = text("mode");
+  s.compressor = text("compressor");
+  if (auto it = j.find("inputs"); it != j.end() && it->is_array() && !it->empty()) {
+    std::vector<std::string> inputs;
+    for (const auto& v : *it)
+      if (v.is_string())
+        inputs.push_back(v.get<std::string>());
+    s.inputs = inputs;
+  }
+  return s;
+}
+
+std::optional<std::string> find_project_file(const std::string& dir) {
+  std::error_code ec;
+  fs::path d = fs::absolute(dir, ec).lexically_normal();
+  while (true) {
+    fs::path candidate = d / kProjectFileName;
+    if (fs::is_regular_file(candidate, ec))
+      return candidate.string();
+    if (d == d.root_path() || d.empty())
+      return std::nullopt;
+    d = d.parent_path();
+  }
+}
+
+ProjectFile parse_project_file(const std::string& text, const std::string& path) {
+  ProjectFile project;
+  project.path = path;
+  project.dir = fs::path(path).parent_path().string();
+  std::istringstream in(text);
+  std::string raw;
+  int line_no = 0;
+  std::string list_key; // a key whose block list items follow
+  auto problem = [&](const std::string& message) {
+    project.problems.push_back(path + ":" + std::to_string(line_no) + ": " + message);
+  };
+  while (std::getline(in, raw)) {
+    ++line_no;
+    if (!raw.empty() && raw.back() == '\r')
+      raw.pop_back();
+    std::string line = strip_comment(raw);
+    if (trim(line).empty() || trim(line) == "---")
+      continue;
+    bool indented = std::isspace(static_cast<unsigned char>(line[0]));
+    std::string body = trim(line);
+    if (body[0] == '-' && (indented || !list_key.empty())) {
+      if (list_key != "inputs") {
+        problem("unexpected list item; only `inputs` takes a list");
+        continue;
+      }
+      project.settings.inputs->push_back(unquote(body.substr(1)));
+      continue;
+    }
+    if (indented) {
+      problem("unexpected indented line; opscope.yaml has only top-level keys");
+      continue;
+    }
+    list_key.clear();
+    std::size_t colon = body.find(':');
+    if (colon == std::string::npos) {
+      problem("expected `key: value`");
+      continue;
+    }
+    std::string key = trim(body.substr(0, colon));
+    std::string value = trim(body.substr(colon + 1));
+    if (key == "inputs") {
+      if (value.empty()) {
+        list_key = key;
+        project.settings.inputs = std::vector<std::string>{};
+      } else if (value[0] == '[') {
+        project.settings.inputs = flow_list(value);
+      } else {
+        project.settings.inputs = std::vector<std::string>{unquote(value)};
+      }
+      continue;
+    }
+    std::optional<std::string>* field = key == "model"        ? &project.settings.model
+                                        : key == "python"     ? &project.settings.python
+                                        : key == "mode"       ? &project.settings.mode
+                                        : key == "compressor" ? &project.settings.compressor
+                                                              : nullptr;
+    if (!field) {
+      problem("unknown key `" + key + "` (expected model, inputs, python, mode, compressor)");
+      continue;
+    }
+    std::string unquoted = unquote(value);
+    if (unquoted.empty()) {
+      problem("`" + key + "` has no value");
+      continue;
+    }
+    *field = unquoted;
+  }
+  if (project.settings.mode && !index::parse_mode(*project.settings.mode)) {
+    project.problems.push_back(path + ": mode `" + *project.settings.mode +
+                               "` is not graph or eager; using graph");
+    project.settings.mode.reset();
+  }
+  if (project.settings.compressor && !index::parse_compressor(*project.settings.compressor)) {
+    project.problems.push_back(path + ": compressor `" + *project.settings.compressor +
+                               "` is not quantizer, kmeans_palettizer or magnitude_pruner");
+    project.settings.compressor.reset();
+  }
+  return project;
+}
+
+ProjectFile read_project_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    ProjectFile project;
+    project.path = path;
+    project.dir = fs::path(path).parent_path().string();
+    project.problems.push_back(path + ": cannot be read");
+    return project;
+  }
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  return parse_project_file(buffer.str(), path);
+}
+
+ModelKind classify_model(const std::string& model) {
+  auto ends_with = [&](const char* suffix) {
+    std::string s(suffix);
+    return model.size() >= s.size() && model.compare(model.size() - s.size(), s.size(), s) == 0;
+  };
+  if (ends_with(".pt2"))
+    return ModelKind::Archive;
+  if (ends_with(".json"))
+    return ModelKind::IndexFile;
+  std::size_t colon = model.rfind(':');
+  if (colon != std::string::npos && colon > 0 && is_identifier(model.substr(colon + 1)))
+    return ModelKind::PythonTarget;
+  std::error_code ec;
+  if (fs::is_regular_file(model, ec) && index::looks_like_index_file(model))
+    return ModelKind::IndexFile;
+  return ModelKind::Archive;
+}
+
+std::string ModelSpec::key() const {
+  std::string key = std::to_string(static_cast<int>(kind)) + "|" + path + "|" + target + "|" +
+                    index::to_string(mode) + "|" + python + "|" + work_dir;
+  for (const auto& input : inputs)
+    key += "|" + input;
+  return key;
+}
+
+Resolution resolve_model(const std::string& config_path, const ConfigHints& hints,
+                         const ModelSettings& editor, const std::string& editor_base_dir) {
+  Resolution out;
+  std::string config_dir = fs::path(config_path).parent_path().string();
+  ModelSettings project_settings;
+  std::string base_dir = editor_base_dir.empty() ? config_dir : editor_base_dir;
+  if (auto file = find_project_file(config_dir)) {
+    ProjectFile project = read_project_file(*file);
+    out.project_file = *file;
+    out.project_problems = project.problems;
+    project_settings = project.settings;
+  }
+  ModelSettings settings = project_settings.overridden_by(editor);
+
+  // Compressor: editor setting, else the config's root key, else the project file.
+  std::string compressor = editor.compressor.value_or(
+      !hints.compressor.empty() ? hints.compressor : project_settings.compressor.value_or(""));
+  if (auto parsed = index::parse_compressor(compressor))
+    out.compressor = *parsed;
+
+  if (!settings.model) {
+    out.problem = out.project_file.empty()
+                      ? std::string("no model: create an opscope.yaml next to this config (or in "
+                                    "a parent folder) with `model: path/to/model.pt2`, or set "
+                                    "the editor setting opscope.model")
+                      : out.project_file + " does not name a model: add `model: model.pt2` (an "
+                                           "archive, an index file or a Python target)";
+    return out;
+  }
+  bool from_editor = editor.model.has_value();
+  std::string model_base =
+      from_editor ? base_dir : fs::path(out.project_file).parent_path().string();
+  ModelSpec spec;
+  spec.written = *settings.model;
+  spec.origin = from_editor ? "editor settings" : out.project_file;
+  spec.kind = classify_model(*settings.model);
+  spec.work_dir =
+      out.project_file.empty() ? base_dir : fs::path(out.project_file).parent_path().string();
+  if (spec.kind == ModelKind::PythonTarget) {
+    std::size_t colon = settings.model->rfind(':');
+    std::string file_part = settings.model->substr(0, colon);
+    std::string factory = settings.model->substr(colon + 1);
+    bool is_file = file_part.size() > 3 && file_part.compare(file_part.size() - 3, 3, ".py") == 0;
+    if (is_file) {
+      spec.path = absolute_in(model_base, file_part);
+      spec.target = spec.path + ":" + factory;
+    } else {
+      spec.target = *settings.model;
+      // package.module -> package/module.py (or its __init__.py), for watching.
+      std::string relative = file_part;
+      std::replace(relative.begin(), relative.end(), '.', '/');
+      std::error_code ec;
+      for (std::string candidate : {relative + ".py", relative + "/__init__.py"})
+        if (fs::is_regular_file(fs::path(spec.work_dir) / candidate, ec)) {
+          spec.path = absolute_in(spec.work_dir, candidate);
+          break;
+        }
+    }
+    spec.inputs = settings.inputs.value_or(std::vector<std::string>{});
+    spec.python =
+        settings.python ? absolute_in(model_base, *settings.python) : default_python(spec.work_dir);
+    if (settings.python && settings.python->find('/') == std::string::npos)
+      spec.python = *settings.python; // a command name such as python3, found on PATH
+  } else {
+    spec.path = absolute_in(model_base, *settings.model);
+  }
+  // Mode: editor setting, else the config's execution_mode, else the project file.
+  std::string mode =
+      editor.mode.value_or(hints.execution_mode.value_or(project_settings.mode.value_or("graph")));
+  spec.mode = index::parse_mode(mode).value_or(index::Mode::Graph);
+  out.model = std::move(spec);
+  return out;
+}
+
+} // namespace opscope::lsp

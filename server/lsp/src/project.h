@@ -1,0 +1,97 @@
+// Which model a config document belongs to. A project file, `opscope.yaml`,
+// is found by walking up from the config's folder:
+//
+//   model: resnet.pt2            # a .pt2 archive, an index file, or a Python
+//                                # target (package.module:factory, file.py:factory);
+//                                # paths are relative to this file
+//   inputs: ["1x3x224x224"]      # example inputs, for a Python target
+//   python: .venv/bin/python     # interpreter for exporting (default: the
+//                                # nearest .venv, then python3)
+//   mode: graph                  # graph | eager
+//   compressor: quantizer        # quantizer | kmeans_palettizer | magnitude_pruner
+//
+// Editor settings (initializationOptions, workspace/configuration section
+// "opscope") override it field by field. The config itself chooses the
+// compressor through its root key and the mode through `execution_mode`,
+// unless the editor settings fix them.
+#pragma once
+
+#include "opscope/index/index.h"
+
+#include <nlohmann/json.hpp>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace opscope::lsp {
+
+inline constexpr const char* kProjectFileName = "opscope.yaml";
+
+// Fields as written; unset ones are absent.
+struct ModelSettings {
+  std::optional<std::string> model;
+  std::optional<std::vector<std::string>> inputs;
+  std::optional<std::string> python;
+  std::optional<std::string> mode;
+  std::optional<std::string> compressor;
+
+  // `over`'s set fields win.
+  ModelSettings overridden_by(const ModelSettings& over) const;
+};
+
+// Reads the "opscope" settings object the editor sends; ignores unknown keys
+// and empty strings (an empty setting means "not set").
+ModelSettings settings_from_json(const nlohmann::json& j);
+
+struct ProjectFile {
+  std::string path;
+  std::string dir;
+  ModelSettings settings;
+  std::vector<std::string> problems; // "opscope.yaml:3: ..." for the log and diagnostics
+};
+
+// The nearest opscope.yaml in `dir` or an ancestor, if any.
+std::optional<std::string> find_project_file(const std::string& dir);
+// Tolerant: a broken line is a problem, the rest still counts.
+ProjectFile read_project_file(const std::string& path);
+ProjectFile parse_project_file(const std::string& text, const std::string& path);
+
+enum class ModelKind { Archive, IndexFile, PythonTarget };
+
+// A model to load, fully resolved: the loader's input and the cache key.
+struct ModelSpec {
+  ModelKind kind = ModelKind::Archive;
+  std::string written; // as the project names it, for messages and status
+  std::string path;    // absolute archive / index path; for a target, its file if known
+  std::string target;  // Python target with an absolute file part (PythonTarget)
+  std::vector<std::string> inputs;
+  std::string python;
+  std::string work_dir; // where to export from (the project's folder)
+  index::Mode mode = index::Mode::Graph;
+  std::string origin; // "/w/opscope.yaml" or "editor settings"
+
+  std::string key() const; // equal keys share one loaded index
+};
+
+// What a config document resolves to.
+struct Resolution {
+  std::optional<ModelSpec> model;
+  index::Compressor compressor = index::Compressor::None;
+  std::string project_file; // empty without one
+  std::string problem;      // why there is no model, with what to do
+  std::vector<std::string> project_problems;
+};
+
+struct ConfigHints {
+  std::string compressor; // from the config's root key ("" when none)
+  std::optional<std::string> execution_mode;
+};
+
+// `editor_base_dir` resolves relative paths in editor settings (the workspace folder).
+Resolution resolve_model(const std::string& config_path, const ConfigHints& hints,
+                         const ModelSettings& editor, const std::string& editor_base_dir);
+
+ModelKind classify_model(const std::string& model);
+
+} // namespace opscope::lsp
