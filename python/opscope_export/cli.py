@@ -2,7 +2,9 @@
 
 Protocol (what `opscope export` relies on):
   exit 0: the archive is written; stdout is one JSON line describing it.
-  exit 1: nothing written; stderr ends with one message `opscope-export: error: ...`.
+  exit 1: nothing written; the last line of stderr is the message, one line:
+          `opscope-export: error: WHAT: what is wrong; what to do` (nothing else is printed
+          unless OPSCOPE_DEBUG=1).
   `--probe`: stdout is one JSON line {"ok", "python", "executable", "torch", "min_torch",
   "error"}; exit 0 when torch is usable, else 1.
 OPSCOPE_DEBUG=1 adds Python tracebacks and keeps warnings.
@@ -18,7 +20,7 @@ import traceback
 import warnings
 from dataclasses import asdict
 
-from opscope_export.errors import ExportError, describe
+from opscope_export.errors import ExportError, describe, one_line
 from opscope_export.specs import SPEC_SYNTAX, parse_input_spec
 from opscope_export.target import TARGET_SYNTAX
 
@@ -91,7 +93,7 @@ def main(argv: list[str] | None = None) -> int:
         if debug:
             traceback.print_exc()
         sys.stdout.flush()
-        print(f"{PROG}: error: {exc}", file=sys.stderr, flush=True)
+        print(f"{PROG}: error: {one_line(str(exc))}", file=sys.stderr, flush=True)
         return 1
     except KeyboardInterrupt:
         print(f"{PROG}: error: interrupted", file=sys.stderr, flush=True)

@@ -5,16 +5,20 @@ class ExportError(Exception):
     """A problem the user can fix; the message says what is wrong and what to do."""
 
 
-def shorten(text: str, max_lines: int = 6, max_chars: int = 600) -> str:
-    """First lines of a (possibly huge) exception message, so errors stay readable."""
-    lines = [line.rstrip() for line in str(text).strip().splitlines() if line.strip()]
-    kept = lines[:max_lines]
-    out = "\n".join(kept)
+def shorten(text: str, max_lines: int = 3, max_chars: int = 400) -> str:
+    """First lines of a (possibly huge) exception message, joined into one line: the
+    helper's error is always the single last line of stderr (the CLI shows that line)."""
+    lines = [line.strip() for line in str(text).strip().splitlines() if line.strip()]
+    out = " ".join(lines[:max_lines])
     if len(out) > max_chars:
         out = out[:max_chars].rstrip() + " ..."
     elif len(lines) > max_lines:
-        out += "\n..."
+        out += " ..."
     return out
+
+
+def one_line(text: str) -> str:
+    return " ".join(line.strip() for line in str(text).splitlines() if line.strip())
 
 
 def describe(exc: BaseException) -> str:

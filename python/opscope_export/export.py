@@ -18,7 +18,7 @@ from opscope_export.target import forward_signature, load_target, split_target
 from opscope_export.torch_check import require_torch
 
 EXPORT_HINT = (
-    "hints: check the --input shapes and dtypes match forward(); data-dependent Python "
+    "hint: check the --input shapes and dtypes match forward(); data-dependent Python "
     "control flow (if/for on tensor values) cannot be exported: rewrite it with torch.cond "
     "or move it out of forward(); see the torch.export docs on non-strict mode "
     "(strict=False) and dynamic shapes: https://docs.pytorch.org/docs/stable/export.html"
@@ -92,7 +92,7 @@ def export_archive(request: ExportRequest) -> ExportResult:
     except Exception as exc:
         raise ExportError(
             f"{request.target}: torch.export failed: {type(exc).__name__}: "
-            f"{shorten(str(exc), max_lines=4, max_chars=800)}\n{EXPORT_HINT}"
+            f"{shorten(str(exc), max_lines=3, max_chars=500)}; {EXPORT_HINT}"
         ) from exc
 
     # Eager-mode names come from running the model once (docs/EAGER_MODE.md); never fails
