@@ -1,0 +1,248 @@
+#include "opscope/check/run_check.h"
+
+#include "project_file.h"
+
+#include "opscope/cli/args.h"
+#include "opscope/cli/dispatch.h"
+#include "opscope/cli/model_options.h"
+#include "opscope/config/document.h"
+#include "opscope/features/diagnostics.h"
+#include "opscope/model/model_source.h"
+
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <memory>
+#include <sstream>
+
+namespace fs = std::filesystem;
+
+namespace opscope::check {
+namespace {
+
+cli::CommandSpec check_spec(std::size_t config_count) {
+  cli::CommandSpec spec;
+  spec.name = "check";
+  spec.usage = "CONFIG... [options]";
+  spec.summary = "report config patterns that match nothing";
+  spec.details =
+      "Prints the language server's diagnostics for each coreai-opt config (YAML or JSON) as\n"
+      "file:line:col: severity: message [code]. Exit 1 when there is an error (or a warning\n"
+      "with --strict). Without --model, the model comes from the opscope.yaml found by\n"
+      "walking up from each config's folder.";
+  spec.options = {{"--model", "-m", "M",
+                   "the model: a .pt2 archive, an index file or a Python "
+                   "target (default: opscope.yaml's `model`)"}};
+  for (const cli::OptionSpec& o : cli::model_options(true))
+    spec.options.push_back(o);
+  spec.options.push_back({"--strict", "", "", "fail on warnings too"});
+  spec.positionals.assign(std::max<std::size_t>(config_count, 1), "CONFIG");
+  return spec;
+}
+
+// How many positionals `args` holds, so the parser can take any number of configs.
+std::size_t count_positionals(const std::vector<std::string>& args) {
+  cli::CommandSpec spec = check_spec(1);
+  std::size_t count = 0;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    if (a == "--") {
+      count += args.size() - i - 1;
+      break;
+    }
+    if (a.size() < 2 || a[0] != '-') {
+      ++count;
+      continue;
+    }
+    if (a.find('=') != std::string::npos)
+      continue;
+    for (const cli::OptionSpec& o : spec.options)
+      if ((a == o.name || (!o.alias.empty() && a == o.alias)) && !o.metavar.empty())
+        ++i; // its value
+  }
+  return count;
+}
+
+// 1-based column in characters (UTF-8 code points) of a byte column on `line` of `text`.
+int char_column(const std::string& text, config::Position p) {
+  std::size_t start = 0;
+  for (int l = 0; l < p.line && start != std::string::npos; ++l) {
+    start = text.find('\n', start);
+    if (start != std::string::npos)
+      ++start;
+  }
+  if (start == std::string::npos)
+    return p.byte_col + 1;
+  int chars = 0;
+  for (std::size_t i = start; i < start + static_cast<std::size_t>(p.byte_col) && i < text.size();
+       ++i)
+    if ((static_cast<unsigned char>(text[i]) & 0xC0) != 0x80)
+      ++chars;
+  return chars + 1;
+}
+
+bool is_python_target(const std::string& model) {
+  auto colon = model.rfind(':');
+  return colon != std::string::npos && colon > 1 && !fs::exists(model);
+}
+
+// A project path made absolute against the project's folder (Python targets: their file part).
+std::string from_project(const std::string& value, const std::string& dir) {
+  if (is_python_target(value)) {
+    auto colon = value.rfind(':');
+    std::string file = value.substr(0, colon);
+    if (file.size() > 3 && file.compare(file.size() - 3, 3, ".py") == 0 &&
+        fs::path(file).is_relative())
+      return (fs::path(dir) / file).lexically_normal().string() + value.substr(colon);
+    return value;
+  }
+  return fs::path(value).is_relative() ? (fs::path(dir) / value).lexically_normal().string()
+                                       : value;
+}
+
+struct Loaded {
+  std::unique_ptr<index::Index> index;
+  std::string error;
+};
+
+class Checker {
+public:
+  explicit Checker(const cli::ParsedArgs& args) : args_(args) {}
+
+  // Checks one config; returns false if it could not be read.
+  bool check(const std::string& path) {
+    std::ifstream file(path, std::ios::binary);
+    if (!file || fs::is_directory(path)) {
+      std::cerr << path << ": cannot read this config file; check the path\n";
+      ++errors_;
+      return false;
+    }
+    std::stringstream buffer;
+    buffer << file.rdbuf();
+    std::string text = buffer.str();
+    config::ConfigDocument doc = config::read_config(text, config::guess_format(path, text));
+
+    std::optional<ProjectFile> project;
+    if (!args_.has("--model"))
+      project = find_project(
+          fs::path(path).parent_path().empty() ? "." : fs::path(path).parent_path().string());
+
+    std::optional<features::ModelProblem> problem;
+    features::Model model;
+    std::string source;
+    if (args_.has("--model"))
+      source = args_.value("--model");
+    else if (project && project->model)
+      source = from_project(*project->model, project->dir);
+
+    // Mode: --mode, else the config's execution_mode, else the project's, else graph.
+    model::Settings settings = cli::model_settings(args_);
+    std::optional<index::Mode> mode;
+    if (args_.has("--mode"))
+      mode = settings.mode;
+    else if (doc.execution_mode)
+      mode = index::parse_mode(*doc.execution_mode == "pt2e" ? "graph" : *doc.execution_mode);
+    else if (project && project->mode)
+      mode = index::parse_mode(*project->mode);
+
+    // Compressor: --compressor, else the config's root key, else the project's.
+    index::Compressor compressor = index::Compressor::None;
+    if (args_.has("--compressor"))
+      compressor = cli::compressor_option(args_, mode.value_or(index::Mode::Eager));
+    else if (doc.root != config::Root::None)
+      compressor = *index::parse_compressor(config::compressor_name(doc.root));
+    else if (project && project->compressor)
+      compressor = index::parse_compressor(*project->compressor).value_or(index::Compressor::None);
+    // coreai-opt's palettizer and pruner run in eager mode only.
+    if (!mode)
+      mode = index::mode_supports(index::Mode::Graph, compressor) ? index::Mode::Graph
+                                                                  : index::Mode::Eager;
+    settings.mode = *mode;
+    settings.mode_given = true;
+    if (project) {
+      if (!args_.has("--input"))
+        settings.inputs = project->inputs;
+      if (!args_.has("--python") && project->python)
+        settings.python = from_project(*project->python, project->dir);
+    }
+
+    if (source.empty()) {
+      problem = features::ModelProblem{
+          "no model to check names against: pass --model MODEL, or create an opscope.yaml "
+          "next to the config with `model: path/to/model.pt2`",
+          features::Severity::Error};
+    } else if (!index::mode_supports(*mode, compressor)) {
+      problem = features::ModelProblem{std::string("coreai-opt's ") + index::to_string(compressor) +
+                                           " does not run in " + index::to_string(*mode) +
+                                           " mode: set execution_mode (or --mode) to eager",
+                                       features::Severity::Error};
+    } else {
+      const Loaded& loaded = load(source, settings);
+      if (loaded.index) {
+        model.index = loaded.index.get();
+        model.compressor = compressor;
+      } else {
+        problem = features::ModelProblem{"cannot load the model: " + loaded.error,
+                                         features::Severity::Error};
+      }
+    }
+    for (const features::Diagnostic& d :
+         features::diagnose(doc, model.index ? &model : nullptr, problem)) {
+      std::cout << path << ":" << d.range.start.line + 1 << ":" << char_column(text, d.range.start)
+                << ": " << features::to_string(d.severity) << ": " << d.message << " [" << d.code
+                << "]\n";
+      if (d.severity == features::Severity::Error)
+        ++errors_;
+      else if (d.severity == features::Severity::Warning)
+        ++warnings_;
+    }
+    return true;
+  }
+
+  int exit_code() const {
+    if (errors_ || warnings_)
+      std::cerr << errors_ << (errors_ == 1 ? " error, " : " errors, ") << warnings_
+                << (warnings_ == 1 ? " warning\n" : " warnings\n");
+    return errors_ || (args_.has("--strict") && warnings_) ? cli::kExitUserError : cli::kExitOk;
+  }
+
+private:
+  const Loaded& load(const std::string& source, const model::Settings& settings) {
+    auto key = std::make_pair(source, settings.mode);
+    auto it = loaded_.find(key);
+    if (it != loaded_.end())
+      return it->second;
+    Loaded result;
+    try {
+      result.index = std::make_unique<index::Index>(model::load_index(source, settings));
+    } catch (const std::exception& e) {
+      result.error = e.what();
+    }
+    return loaded_.emplace(key, std::move(result)).first->second;
+  }
+
+  const cli::ParsedArgs& args_;
+  std::map<std::pair<std::string, index::Mode>, Loaded> loaded_;
+  int errors_ = 0;
+  int warnings_ = 0;
+};
+
+} // namespace
+
+int run_check(const std::vector<std::string>& args) {
+  return cli::guarded("check", [&] {
+    cli::CommandSpec spec = check_spec(count_positionals(args));
+    cli::ParsedArgs parsed = cli::parse_args(spec, args);
+    if (parsed.help) {
+      std::cout << cli::help_text(spec);
+      return cli::kExitOk;
+    }
+    Checker checker(parsed);
+    for (const std::string& config : parsed.positionals)
+      checker.check(config);
+    return checker.exit_code();
+  });
+}
+
+} // namespace opscope::check

@@ -1,0 +1,149 @@
+"""`opscope check` on a real archive: the issue's scenario, run by ctest.
+
+A small ResNet-shaped model is exported with torch.export at test time; configs
+next to an opscope.yaml are checked with the real binary and worker.
+"""
+
+import os
+import subprocess
+import textwrap
+from pathlib import Path
+
+import pytest
+import torch
+from torch import nn
+
+
+class Block(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        self.conv1 = nn.Conv2d(c, c, 3, padding=1)
+        self.relu = nn.ReLU()
+
+    def forward(self, x):
+        return self.relu(self.conv1(x)) + x
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv1 = nn.Conv2d(3, 8, 3, padding=1)
+        self.layer1 = nn.Sequential(Block(8), Block(8))
+        self.fc = nn.Linear(8, 4)
+
+    def forward(self, x):
+        x = self.layer1(self.conv1(x))
+        return self.fc(x.mean(dim=(2, 3)))
+
+
+@pytest.fixture(scope="module")
+def project(tmp_path_factory):
+    root = tmp_path_factory.mktemp("project")
+    ep = torch.export.export(Net().eval(), (torch.randn(1, 3, 8, 8),))
+    torch.export.save(ep, str(root / "net.pt2"))
+    (root / "opscope.yaml").write_text("model: net.pt2  # relative to this file\n")
+    (root / "configs").mkdir()
+    return root
+
+
+def run_check(project, *args):
+    env = dict(os.environ, XDG_CACHE_HOME=str(project / "cache"))
+    return subprocess.run(
+        [os.environ["OPSCOPE_BIN"], "check", *args],
+        cwd=project,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+
+
+def write(project, name, text):
+    path = project / "configs" / name
+    path.write_text(textwrap.dedent(text))
+    return f"configs/{name}"
+
+
+def test_no_match_warning_and_bad_regex_error(project):
+    config = write(
+        project,
+        "quant.yaml",
+        """\
+        quantization_config:
+          module_name_configs:
+            layer1\\..*: null
+            layer9.*: null
+            "layer1.(": null
+        """,
+    )
+    result = run_check(project, config)
+    lines = result.stdout.splitlines()
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert len(lines) == 2, result.stdout + result.stderr
+    assert lines[0].startswith(f"{config}:4:5: warning: `layer9.*` matches no module")
+    assert "did you mean `layer1.*`" in lines[0]
+    # The error points at the unbalanced parenthesis: column 13 of `    "layer1.(": null`.
+    assert lines[1].startswith(f"{config}:5:13: error: invalid regular expression: missing )")
+
+
+def test_clean_config_passes_and_strict_fails_on_warnings(project):
+    clean = write(
+        project,
+        "clean.yaml",
+        """\
+        quantization_config:
+          global_config:
+            op_type_config:
+              linear: null
+          module_type_configs:
+            torch.nn.modules.conv.Conv2d: null
+          module_name_configs:
+            layer1\\.0\\.conv1: null
+        """,
+    )
+    result = run_check(project, clean)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert result.stdout == ""
+
+    warned = write(
+        project,
+        "warned.json",
+        '{"quantization_config": {"global_config": {"op_type_config": {"softmax": null}}}}',
+    )
+    assert run_check(project, warned).returncode == 0
+    strict = run_check(project, warned, "--strict")
+    assert strict.returncode == 1
+    assert "no op of type `softmax`" in strict.stdout
+    assert "`conv2d`" in strict.stdout and "`linear`" in strict.stdout
+
+
+def test_module_type_must_be_fully_qualified(project):
+    config = write(
+        project,
+        "types.yaml",
+        "quantization_config:\n  module_type_configs:\n    Conv2d: null\n",
+    )
+    result = run_check(project, config)
+    assert result.returncode == 1
+    assert "use `torch.nn.modules.conv.Conv2d`" in result.stdout
+
+
+def test_explicit_model_and_missing_model(project, tmp_path):
+    config = tmp_path / "alone.yaml"
+    config.write_text("quantization_config:\n  module_name_configs:\n    fc: null\n")
+    missing = run_check(project, str(config))
+    assert missing.returncode == 1
+    assert "no model to check names against" in missing.stdout
+    explicit = run_check(project, str(config), "--model", str(project / "net.pt2"))
+    assert explicit.returncode == 0, explicit.stdout + explicit.stderr
+
+    broken = run_check(project, str(config), "--model", str(tmp_path / "nope.pt2"))
+    assert broken.returncode == 1
+    assert "cannot load the model" in broken.stdout
+
+
+def test_unreadable_config_and_usage(project):
+    result = run_check(project, "configs/does-not-exist.yaml")
+    assert result.returncode == 1
+    assert "does-not-exist.yaml: cannot read" in result.stderr
+    assert run_check(project).returncode == 2
