@@ -1,0 +1,45 @@
+#include "commands.h"
+#include "opscope/cli/dispatch.h"
+#include "opscope/cli/model_options.h"
+
+#include <iostream>
+
+namespace opscope::cli {
+
+int run_export(const std::vector<std::string>& args) {
+  return guarded("export", [&] {
+    CommandSpec spec{"export",
+                     "TARGET [--input SPEC]... -o MODEL.pt2 [options]",
+                     "Export a Python model to a torch.export archive with your own Python "
+                     "(the only command that runs your code).",
+                     "TARGET is package.module:factory or path/to/file.py:factory; the factory "
+                     "returns the nn.Module\n(or (module, example_args)).",
+                     {},
+                     {"TARGET"}};
+    for (auto option : model_options(false))
+      if (option.name == "--input" || option.name == "--python" || option.name == "--quiet")
+        spec.options.push_back(option);
+    spec.options.push_back({"--output", "-o", "MODEL.pt2", "archive to write (required)"});
+    spec.options.push_back({"--json", "", "", "print the helper's JSON description on stdout"});
+    ParsedArgs parsed = parse_args(spec, args);
+    if (parsed.help) {
+      std::cout << help_text(spec);
+      return kExitOk;
+    }
+    if (!parsed.has("--output"))
+      throw UsageError("missing -o MODEL.pt2 (the archive to write)");
+    model::Settings settings = model_settings(parsed);
+    const std::string output = parsed.value("--output");
+    if (!settings.quiet)
+      std::cerr << "opscope: exporting " << parsed.positionals[0] << " with "
+                << model::python_interpreter(settings) << " ...\n";
+    std::string description = model::export_archive(parsed.positionals[0], settings, output);
+    if (parsed.has("--json"))
+      std::cout << description << "\n";
+    else if (!settings.quiet)
+      std::cerr << "opscope: wrote " << output << "\n";
+    return kExitOk;
+  });
+}
+
+} // namespace opscope::cli

@@ -1,0 +1,55 @@
+// Where a model comes from, turned into an Index without loading LibTorch here:
+// an index file is read directly; a .pt2 archive goes through the `opscope-inspect`
+// worker (cached by archive content and mode); a Python target (`model.py:build`,
+// `pkg.mod:build`) is first exported with the user's Python (cached by target, inputs and
+// source time). Synchronous; errors are ModelError with a complete one-line message.
+#pragma once
+
+#include "opscope/index/index.h"
+
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace opscope::model {
+
+// A user error: the message names the file and says what to do.
+class ModelError : public std::runtime_error {
+public:
+  using std::runtime_error::runtime_error;
+};
+
+enum class SourceKind { Archive, IndexFile, PythonTarget };
+
+struct Settings {
+  index::Mode mode = index::Mode::Graph;
+  bool mode_given = false;         // --mode was given (an index file of another mode is an error)
+  std::vector<std::string> inputs; // --input specs, for Python targets
+  std::string python;              // interpreter; empty: $VIRTUAL_ENV/bin/python, else python3
+  bool quiet = false;              // no progress lines on stderr
+  bool use_cache = true;
+};
+
+// Throws ModelError for a missing file, a directory, or a file that is neither kind.
+SourceKind classify(const std::string& model);
+
+// The model's index (running the export helper and the worker as needed).
+index::Index load_index(const std::string& model, const Settings& settings);
+
+// Path of an index file for the model: the file itself, or the cache entry.
+std::string index_path(const std::string& model, const Settings& settings);
+
+// Runs the export helper: TARGET -> archive at `output`. Returns the helper's JSON line.
+std::string export_archive(const std::string& target, const Settings& settings,
+                           const std::string& output);
+
+// $XDG_CACHE_HOME/opscope, else ~/.cache/opscope.
+std::string cache_dir();
+// The inspection worker: $OPSCOPE_INSPECT, next to this executable, or the build tree's.
+std::string worker_path();
+// The folder holding `opscope_export`: $OPSCOPE_PYTHON_HELPERS or the source tree's python/.
+std::string python_helpers_dir();
+// --python, else $VIRTUAL_ENV/bin/python, else python3.
+std::string python_interpreter(const Settings& settings);
+
+} // namespace opscope::model

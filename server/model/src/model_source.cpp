@@ -1,0 +1,353 @@
+#include "opscope/model/model_source.h"
+
+#include "file_hash.h"
+#include "opscope/index/serialize.h"
+#include "opscope/model/process.h"
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace fs = std::filesystem;
+
+namespace opscope::model {
+namespace {
+
+constexpr const char* kModelKinds = "give a .pt2 archive (torch.export.save), an index file "
+                                    "(`opscope index`), or a Python target like model.py:build";
+
+void progress(const Settings& settings, const std::string& line) {
+  if (!settings.quiet)
+    std::cerr << "opscope: " << line << std::endl;
+}
+
+std::string read_head(const std::string& path, size_t size) {
+  std::ifstream in(path, std::ios::binary);
+  std::string head(size, '\0');
+  in.read(head.data(), static_cast<std::streamsize>(size));
+  head.resize(static_cast<size_t>(in.gcount()));
+  return head;
+}
+
+std::string read_text(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  return buffer.str();
+}
+
+void write_text(const std::string& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << text;
+}
+
+// "size:mtime_ns" of a file; empty if it cannot be stat'ed.
+std::string stat_stamp(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0)
+    return "";
+  return std::to_string(st.st_size) + ":" + std::to_string(st.st_mtim.tv_sec) + "." +
+         std::to_string(st.st_mtim.tv_nsec);
+}
+
+bool is_executable_file(const std::string& path) {
+  struct stat st {};
+  return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) && ::access(path.c_str(), X_OK) == 0;
+}
+
+std::string executable_dir() {
+  std::error_code ec;
+  auto self = fs::read_symlink("/proc/self/exe", ec);
+  return ec ? std::string() : self.parent_path().string();
+}
+
+std::string ensure_cache_subdir(const std::string& name) {
+  std::string dir = cache_dir() + "/" + name;
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec)
+    throw ModelError(dir + ": cannot create the cache folder (" + ec.message() +
+                     "); set XDG_CACHE_HOME to a writable folder");
+  return dir;
+}
+
+// Moves a finished temporary file into its cache slot (atomic on one file system).
+void publish(const std::string& temporary, const std::string& final_path) {
+  std::error_code ec;
+  fs::rename(temporary, final_path, ec);
+  if (ec) {
+    fs::remove(temporary, ec);
+    throw ModelError(final_path + ": cannot write the cache entry (" + ec.message() + ")");
+  }
+}
+
+std::string temporary_name(const std::string& final_path) {
+  return final_path + ".tmp-" + std::to_string(::getpid());
+}
+
+// Newest modification among the Python files a target's code most likely lives in: the
+// target file's folder, or the top-level package folder of a dotted module.
+std::string python_source_stamp(const std::string& target) {
+  std::string where = target.substr(0, target.rfind(':'));
+  fs::path root;
+  bool recursive = false;
+  if (where.ends_with(".py") || where.find('/') != std::string::npos) {
+    root = fs::path(where).parent_path();
+    if (root.empty())
+      root = ".";
+  } else {
+    std::string top = where.substr(0, where.find('.'));
+    if (fs::is_directory(top)) {
+      root = top;
+      recursive = true;
+    } else if (fs::exists(top + ".py")) {
+      return stat_stamp(top + ".py");
+    } else {
+      return ""; // an installed package: only the target text keys it
+    }
+  }
+  std::string newest;
+  std::error_code ec;
+  auto consider = [&](const fs::directory_entry& entry) {
+    if (entry.path().extension() == ".py") {
+      std::string stamp = entry.path().string() + "@" + stat_stamp(entry.path().string());
+      newest += stamp + ";";
+    }
+  };
+  int budget = 5000; // large trees: stop looking rather than stall
+  if (recursive) {
+    for (fs::recursive_directory_iterator it(root, ec), end; it != end && budget-- > 0;
+         it.increment(ec))
+      consider(*it);
+  } else {
+    for (fs::directory_iterator it(root, ec), end; it != end && budget-- > 0; it.increment(ec))
+      consider(*it);
+  }
+  return hash_text(newest);
+}
+
+std::string cached_export(const std::string& target, const Settings& settings) {
+  std::string dir = ensure_cache_subdir("exports");
+  std::string key_text = fs::current_path().string() + "\n" + target + "\n" +
+                         python_interpreter(settings) + "\n" + python_source_stamp(target);
+  for (const auto& spec : settings.inputs)
+    key_text += "\n--input " + spec;
+  std::string archive = dir + "/" + hash_text(key_text) + ".pt2";
+  if (settings.use_cache && fs::exists(archive))
+    return archive;
+  progress(settings, "exporting " + target + " with " + python_interpreter(settings) + " ...");
+  std::string temporary = temporary_name(archive);
+  export_archive(target, settings, temporary);
+  publish(temporary, archive);
+  return archive;
+}
+
+std::string cached_index_for_archive(const std::string& archive, const Settings& settings) {
+  const std::string mode = index::to_string(settings.mode);
+  const std::string worker = worker_path();
+  const std::string worker_stamp = hash_text(worker + "@" + stat_stamp(worker));
+  const std::string version = std::to_string(index::kIndexFormatVersion);
+  const std::string absolute = fs::absolute(archive).lexically_normal().string();
+
+  // Cheap key first (path, size, mtime); the content hash only when that is unknown.
+  std::string quick_dir = ensure_cache_subdir("quick");
+  std::string index_dir = ensure_cache_subdir("index");
+  std::string quick_file = quick_dir + "/" +
+                           hash_text(absolute + "\n" + stat_stamp(archive) + "\n" + mode + "\n" +
+                                     worker_stamp + "\n" + version);
+  auto index_file_for = [&](const std::string& content_hash) {
+    return index_dir + "/" + content_hash + "-" + worker_stamp + "-v" + version + "-" + mode +
+           ".json";
+  };
+  if (settings.use_cache && fs::exists(quick_file)) {
+    std::string cached = index_file_for(read_text(quick_file));
+    if (fs::exists(cached))
+      return cached;
+  }
+  std::string content_hash;
+  try {
+    content_hash = hash_file(archive);
+  } catch (const std::exception& e) {
+    throw ModelError(e.what());
+  }
+  std::string index_file = index_file_for(content_hash);
+  if (!settings.use_cache || !fs::exists(index_file)) {
+    progress(settings, "inspecting " + archive + " (" + mode + " mode) ...");
+    std::string temporary = temporary_name(index_file);
+    ProcessResult run = run_process({worker, archive, "--mode", mode, "-o", temporary});
+    if (!run.started)
+      throw ModelError(worker + ": cannot run the inspection worker (" + run.start_error +
+                       "); rebuild it with `cmake --build build --target opscope-inspect`");
+    if (run.signal != 0) {
+      std::error_code ec;
+      fs::remove(temporary, ec);
+      std::string said = last_line(run.stderr_text);
+      throw ModelError(archive + ": the inspection worker (opscope-inspect) crashed with " +
+                       describe_signal(run.signal) +
+                       " while reading it; check that the archive comes from "
+                       "torch.export.save and re-export it" +
+                       (said.empty() ? "" : " (last message: " + said + ")"));
+    }
+    if (run.exit_code != 0) {
+      std::error_code ec;
+      fs::remove(temporary, ec);
+      std::string said = last_line(run.stderr_text);
+      throw ModelError(said.empty() ? archive + ": the inspection worker failed (exit code " +
+                                          std::to_string(run.exit_code) + ") without a message"
+                                    : said);
+    }
+    publish(temporary, index_file);
+  }
+  write_text(quick_file, content_hash);
+  return index_file;
+}
+
+} // namespace
+
+std::string cache_dir() {
+  const char* xdg = std::getenv("XDG_CACHE_HOME");
+  if (xdg && *xdg)
+    return std::string(xdg) + "/opscope";
+  const char* home = std::getenv("HOME");
+  return std::string(home && *home ? home : "/tmp") + "/.cache/opscope";
+}
+
+std::string worker_path() {
+  if (const char* explicit_path = std::getenv("OPSCOPE_INSPECT"); explicit_path && *explicit_path)
+    return explicit_path;
+  std::string beside = executable_dir() + "/opscope-inspect";
+  if (is_executable_file(beside))
+    return beside;
+#ifdef OPSCOPE_WORKER_BUILD_PATH
+  if (is_executable_file(OPSCOPE_WORKER_BUILD_PATH))
+    return OPSCOPE_WORKER_BUILD_PATH;
+#endif
+  throw ModelError("opscope-inspect (the LibTorch inspection worker) was not found next to " +
+                   executable_dir() +
+                   "/opscope; build it with `cmake --build build --target opscope-inspect` "
+                   "(configure with -DCMAKE_PREFIX_PATH=\"$(python -c 'import torch; "
+                   "print(torch.utils.cmake_prefix_path)')\"), or set OPSCOPE_INSPECT to its "
+                   "path");
+}
+
+std::string python_helpers_dir() {
+  if (const char* env = std::getenv("OPSCOPE_PYTHON_HELPERS"); env && *env)
+    return env;
+  std::string installed = executable_dir() + "/../share/opscope/python";
+  if (fs::exists(installed + "/opscope_export/__main__.py"))
+    return installed;
+#ifdef OPSCOPE_SOURCE_PYTHON_DIR
+  return OPSCOPE_SOURCE_PYTHON_DIR;
+#else
+  return installed;
+#endif
+}
+
+std::string python_interpreter(const Settings& settings) {
+  if (!settings.python.empty())
+    return settings.python;
+  if (const char* venv = std::getenv("VIRTUAL_ENV"); venv && *venv) {
+    std::string candidate = std::string(venv) + "/bin/python";
+    if (is_executable_file(candidate))
+      return candidate;
+  }
+  return "python3";
+}
+
+SourceKind classify(const std::string& model) {
+  struct stat st {};
+  if (::stat(model.c_str(), &st) == 0) {
+    if (S_ISDIR(st.st_mode))
+      throw ModelError(model + ": is a folder; " + kModelKinds);
+    if (::access(model.c_str(), R_OK) != 0)
+      throw ModelError(model + ": cannot read it (" + std::strerror(errno) + ")");
+    std::string head = read_head(model, 4);
+    if (head == std::string("PK\x03\x04", 4))
+      return SourceKind::Archive;
+    if (index::looks_like_index_file(model))
+      return SourceKind::IndexFile;
+    throw ModelError(model + ": neither a torch.export archive (.pt2) nor an opscope index file; " +
+                     kModelKinds);
+  }
+  auto colon = model.rfind(':');
+  if (colon != std::string::npos && colon > 0 && colon + 1 < model.size()) {
+    std::string where = model.substr(0, colon);
+    bool is_path = where.ends_with(".py") || where.find('/') != std::string::npos;
+    if (is_path && !fs::exists(where))
+      throw ModelError(where + ": no such file (in the Python target " + model + ")");
+    return SourceKind::PythonTarget;
+  }
+  if (model.ends_with(".py"))
+    throw ModelError(model + ": a Python file needs the factory to call: " + model +
+                     ":build (a function or class returning the nn.Module)");
+  throw ModelError(model + ": no such file; " + kModelKinds);
+}
+
+std::string index_path(const std::string& model, const Settings& settings) {
+  switch (classify(model)) {
+  case SourceKind::IndexFile:
+    return model;
+  case SourceKind::Archive:
+    return cached_index_for_archive(model, settings);
+  case SourceKind::PythonTarget:
+    return cached_index_for_archive(cached_export(model, settings), settings);
+  }
+  return model;
+}
+
+index::Index load_index(const std::string& model, const Settings& settings) {
+  SourceKind kind = classify(model);
+  std::string path = index_path(model, settings);
+  try {
+    index::Index loaded = index::load_index(path);
+    if (kind == SourceKind::IndexFile && settings.mode_given && loaded.mode != settings.mode)
+      throw ModelError(model + ": is a " + index::to_string(loaded.mode) + "-mode index, not " +
+                       index::to_string(settings.mode) +
+                       "; make one with `opscope index MODEL.pt2 --mode " +
+                       index::to_string(settings.mode) + " -o FILE`");
+    return loaded;
+  } catch (const index::IndexFormatError& e) {
+    throw ModelError(e.what());
+  }
+}
+
+std::string export_archive(const std::string& target, const Settings& settings,
+                           const std::string& output) {
+  std::string helper = python_helpers_dir() + "/opscope_export";
+  if (!fs::exists(helper + "/__main__.py"))
+    throw ModelError(helper + ": the export helper is missing; set OPSCOPE_PYTHON_HELPERS to the "
+                              "folder that holds opscope_export (opscope's python/ folder)");
+  std::string python = python_interpreter(settings);
+  std::vector<std::string> argv = {python, helper, target};
+  for (const auto& spec : settings.inputs) {
+    argv.push_back("--input");
+    argv.push_back(spec);
+  }
+  argv.push_back("-o");
+  argv.push_back(output);
+  ProcessResult run = run_process(argv);
+  if (!run.started)
+    throw ModelError(python + ": cannot run Python (" + run.start_error +
+                     "); pass --python PATH or activate the virtualenv that has torch");
+  if (run.signal != 0)
+    throw ModelError("exporting " + target + ": Python crashed with " +
+                     describe_signal(run.signal));
+  if (run.exit_code != 0) {
+    std::string said = last_line(run.stderr_text);
+    const std::string prefix = "opscope-export: error: ";
+    if (said.rfind(prefix, 0) == 0)
+      said = said.substr(prefix.size());
+    if (said.empty())
+      said = "the export helper failed (exit code " + std::to_string(run.exit_code) + ")";
+    throw ModelError("exporting " + target + ": " + said);
+  }
+  return last_line(run.stdout_text);
+}
+
+} // namespace opscope::model
