@@ -22,8 +22,9 @@ namespace fs = std::filesystem;
   throw ArchiveError(path + ": " + what);
 }
 
+// The first sentence of a LibTorch message (they go on with advice that does not apply).
 std::string first_line(const std::string& text) {
-  auto end = text.find('\n');
+  auto end = std::min(text.find('\n'), text.find(". "));
   std::string line = text.substr(0, end);
   while (!line.empty() && (line.back() == '\r' || line.back() == ' ' || line.back() == '.'))
     line.pop_back();

@@ -1,0 +1,87 @@
+"""Small models exported into .pt2 fixtures for the core/inspect unit tests.
+
+The C++ tests look up source lines by their text, so edits here only need to
+keep each statement on one line.
+"""
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+
+class MyModel(nn.Module):
+    """The model of the coreai-opt model-inspection guide."""
+
+    def __init__(self):
+        super().__init__()
+        self.linear1 = nn.Linear(10, 20)
+        self.relu = nn.ReLU()
+        self.linear2 = nn.Linear(20, 5)
+
+    def forward(self, x):
+        x = self.linear1(x)
+        x = self.relu(x)
+        x = self.linear2(x)
+        return x
+
+
+class Block(nn.Module):
+    def __init__(self, channels):
+        super().__init__()
+        self.conv1 = nn.Conv2d(channels, channels, 3, padding=1, bias=False)
+        self.bn1 = nn.BatchNorm2d(channels)
+        self.conv2 = nn.Conv2d(channels, channels, 3, padding=1, bias=False)
+        self.bn2 = nn.BatchNorm2d(channels)
+
+    def forward(self, x):
+        y = F.relu(self.bn1(self.conv1(x)))
+        y = self.bn2(self.conv2(y))
+        return F.relu(y + x)
+
+
+class ResNetLike(nn.Module):
+    """A ResNet-18-shaped convnet: stem, pooling, residual blocks in a ModuleList, head."""
+
+    def __init__(self):
+        super().__init__()
+        self.stem = nn.Sequential(nn.Conv2d(3, 8, 3, padding=1), nn.BatchNorm2d(8), nn.ReLU())
+        self.pool = nn.MaxPool2d(2)
+        self.layers = nn.ModuleList([Block(8), Block(8)])
+        self.avg = nn.AdaptiveAvgPool2d(1)
+        self.fc = nn.Linear(8, 4)
+
+    def forward(self, x):
+        x = self.pool(self.stem(x))
+        for layer in self.layers:
+            x = layer(x)
+        x = torch.flatten(self.avg(x), 1)
+        return self.fc(x)
+
+
+class MultiOutput(nn.Module):
+    """Buffers, a tensor constant, multi-output ops (getitem nodes) and tuple outputs."""
+
+    def __init__(self):
+        super().__init__()
+        self.emb = nn.Embedding(20, 8)
+        self.register_buffer("scale", torch.ones(8))
+        self.const = torch.randn(8)
+        self.pool = nn.MaxPool1d(2, return_indices=True)
+
+    def forward(self, idx):
+        e = self.emb(idx) * self.scale
+        s = e + self.const
+        first, second = torch.split(s, 4, dim=2)
+        p, i = self.pool(first)
+        return p, i, (second.max(dim=-1).values, first @ second.transpose(1, 2))
+
+
+class BufferUpdate(nn.Module):
+    """A BatchNorm in training mode: its running stats are mutated buffers."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 4, 3)
+        self.bn = nn.BatchNorm2d(4)
+
+    def forward(self, x):
+        return torch.relu(self.bn(self.conv(x)))

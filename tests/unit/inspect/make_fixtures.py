@@ -1,0 +1,65 @@
+"""Writes the .pt2 archives (and broken files) the core/inspect unit tests read.
+
+usage: python make_fixtures.py OUTDIR
+"""
+import os
+import sys
+import zipfile
+
+import torch
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import fixture_models as fm  # noqa: E402
+
+
+def export(model, inputs, path, decompose=False):
+    with torch.no_grad():
+        ep = torch.export.export(model, inputs)
+    if decompose:  # non-training dialect: buffer mutations become copy_ nodes
+        ep = ep.run_decompositions({})
+    torch.export.save(ep, path)
+
+
+def rewrite_model_json(src, dst, edit):
+    """Copies a zip, passing models/model.json through `edit`."""
+    with zipfile.ZipFile(src) as zin, zipfile.ZipFile(dst, "w") as zout:
+        for info in zin.infolist():
+            data = zin.read(info.filename)
+            if info.filename.endswith("models/model.json"):
+                data = edit(data)
+            zout.writestr(info, data)
+
+
+def main(out):
+    os.makedirs(out, exist_ok=True)
+    p = lambda name: os.path.join(out, name)  # noqa: E731
+    torch.manual_seed(0)
+    export(fm.MyModel().eval(), (torch.randn(1, 10),), p("mymodel.pt2"))
+    export(fm.ResNetLike().eval(), (torch.randn(1, 3, 16, 16),), p("resnet_like.pt2"))
+    export(fm.MultiOutput().eval(), (torch.randint(0, 20, (2, 6)),), p("multi_output.pt2"))
+    export(fm.BufferUpdate().train(), (torch.randn(2, 3, 8, 8),), p("buffer_update.pt2"))
+    export(fm.BufferUpdate().train(), (torch.randn(2, 3, 8, 8),), p("buffer_update_decomposed.pt2"),
+           decompose=True)
+
+    # Files that are not inspectable archives.
+    model = fm.MyModel()
+    torch.save(model.state_dict(), p("state_dict.pt"))
+    torch.save(model, p("pickled_module.pt"))
+    torch.save(model.state_dict(), p("legacy.pt"), _use_new_zipfile_serialization=False)
+    torch.jit.script(model).save(p("torchscript.pt"))
+    with open(p("notes.txt"), "w") as f:
+        f.write("not a model\n")
+    with open(p("mymodel.pt2"), "rb") as f:
+        data = f.read()
+    with open(p("truncated.pt2"), "wb") as f:
+        f.write(data[: len(data) // 2])
+    rewrite_model_json(p("mymodel.pt2"), p("schema9.pt2"),
+                       lambda d: d.replace(b'"major": 8', b'"major": 9'))
+    rewrite_model_json(p("mymodel.pt2"), p("bad_json.pt2"), lambda d: d[: len(d) // 2])
+    with zipfile.ZipFile(p("plain.zip"), "w") as z:
+        z.writestr("plain/readme.txt", "hello")
+        z.writestr("plain/.data/version", "3\n")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1])
