@@ -1,6 +1,7 @@
 #include "opscope/inspect/content_hash.h"
 
-#include <cstring>
+#include <algorithm>
+#include <cstdio>
 #include <fstream>
 #include <stdexcept>
 #include <vector>
@@ -8,50 +9,56 @@
 namespace opscope::inspect {
 namespace {
 
-constexpr std::uint64_t kOffsetBasis = 0xcbf29ce484222325ULL;
-constexpr std::uint64_t kPrime = 0x100000001b3ULL;
+constexpr std::uint64_t kOffset = 1469598103934665603ULL;
+constexpr std::uint64_t kPrime = 1099511628211ULL;
+constexpr std::size_t kChunk = 1 << 20;
 
-// Word-wise FNV-1a: about 8x faster than byte-wise on multi-GB archives.
+std::uint64_t fnv(std::uint64_t hash, const unsigned char* data, std::size_t size) {
+  for (std::size_t i = 0; i < size; ++i) {
+    hash ^= data[i];
+    hash *= kPrime;
+  }
+  return hash;
+}
+
+// FNV-1a over four interleaved byte lanes (independent multiply chains run
+// several times faster), per 1 MiB chunk; lanes and length folded at the end.
+// Identical to the front end's cache key (server/model/src/file_hash.cpp).
 class Hasher {
 public:
-  void update(const unsigned char* data, std::size_t size) {
+  void update_chunk(const unsigned char* data, std::size_t size) {
+    total_ += size;
     std::size_t i = 0;
-    for (; i + 8 <= size; i += 8) {
-      std::uint64_t word = 0;
-      for (int b = 7; b >= 0; --b) // little-endian regardless of the host
-        word = (word << 8) | data[i + b];
-      hash_ = (hash_ ^ word) * kPrime;
-    }
-    for (; i < size; ++i)
-      hash_ = (hash_ ^ data[i]) * kPrime;
-    length_ += size;
+    for (; i + 4 <= size; i += 4)
+      for (int lane = 0; lane < 4; ++lane) {
+        lanes_[lane] ^= data[i + lane];
+        lanes_[lane] *= kPrime;
+      }
+    lanes_[0] = fnv(lanes_[0], data + i, size - i);
   }
 
   std::string hex() const {
-    std::uint64_t h = (hash_ ^ length_) * kPrime;
-    // splitmix64 finaliser so that nearby inputs spread over all bits
-    h ^= h >> 30;
-    h *= 0xbf58476d1ce4e5b9ULL;
-    h ^= h >> 27;
-    h *= 0x94d049bb133111ebULL;
-    h ^= h >> 31;
-    static const char* digits = "0123456789abcdef";
-    std::string out(16, '0');
-    for (int i = 15; i >= 0; --i, h >>= 4)
-      out[i] = digits[h & 0xf];
-    return out;
+    std::uint64_t hash = kOffset;
+    for (auto lane : lanes_)
+      hash = fnv(hash, reinterpret_cast<const unsigned char*>(&lane), sizeof lane);
+    hash = fnv(hash, reinterpret_cast<const unsigned char*>(&total_), sizeof total_);
+    char text[17];
+    std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(hash));
+    return text;
   }
 
 private:
-  std::uint64_t hash_ = kOffsetBasis;
-  std::uint64_t length_ = 0;
+  std::uint64_t lanes_[4] = {kOffset, kOffset ^ 1, kOffset ^ 2, kOffset ^ 3};
+  std::uint64_t total_ = 0;
 };
 
 } // namespace
 
 std::string content_hash_of_bytes(const void* data, std::size_t size) {
   Hasher hasher;
-  hasher.update(static_cast<const unsigned char*>(data), size);
+  const auto* bytes = static_cast<const unsigned char*>(data);
+  for (std::size_t offset = 0; offset < size; offset += kChunk)
+    hasher.update_chunk(bytes + offset, std::min(kChunk, size - offset));
   return hasher.hex();
 }
 
@@ -59,15 +66,14 @@ std::string content_hash_of_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in)
     throw std::runtime_error(path + ": cannot be read");
-  // Chunks are a multiple of 8 so words never straddle two reads.
-  std::vector<char> buffer(1 << 20);
+  std::vector<char> buffer(kChunk);
   Hasher hasher;
   while (in) {
     in.read(buffer.data(), static_cast<std::streamsize>(buffer.size()));
     auto got = static_cast<std::size_t>(in.gcount());
     if (got == 0)
       break;
-    hasher.update(reinterpret_cast<const unsigned char*>(buffer.data()), got);
+    hasher.update_chunk(reinterpret_cast<const unsigned char*>(buffer.data()), got);
   }
   if (in.bad())
     throw std::runtime_error(path + ": read error");
