@@ -31,3 +31,19 @@ def test_the_oracle_sees_the_reference_tree(oracle):
     assert quantized["modules"][2]["ops"] == []  # relu filtered out, module kept
     everything = oracle("my_model", "graph")[None]
     assert "relu" in [op["name"] for op in everything["ops"]]
+
+
+@pytest.mark.parametrize("name", ["my_model", "some_model"])
+def test_oracle_shortcut_is_model_inspector_on_the_module(name, oracle):
+    """The harness exports once and hands coreai-opt's GraphModule to ModelInspector per
+    compressor; that must be exactly ModelInspector(nn.Module, example_inputs, "graph")."""
+    from coreai_opt.inspection import ModelInspector
+    from coreai_opt.quantization import Quantizer
+
+    from conftest import build_fixture_model
+
+    model, args = build_fixture_model(name)
+    for compressor, cls in ((None, None), ("quantizer", Quantizer)):
+        direct = ModelInspector(model, args, execution_mode="graph", compressor=cls)
+        assert canonical.diff(oracle(name, "graph")[compressor],
+                              canonical.from_summary(direct.summary)) == []
