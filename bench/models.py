@@ -194,7 +194,7 @@ def vit_small() -> nn.Module:
     config = ViTConfig(hidden_size=32, num_hidden_layers=4, num_attention_heads=2,
                        intermediate_size=64, image_size=32, patch_size=8,
                        attn_implementation="eager")
-    return ViTModel(config, add_pooling_layer=False).eval()
+    return _HiddenStates(ViTModel(config, add_pooling_layer=False)).eval()
 
 
 def bert_small() -> nn.Module:
