@@ -466,7 +466,8 @@ FlowResult scan_flow(const SourceText& source, std::size_t offset, bool yaml, in
 
 Tree scan_json(const SourceText& source) {
   Tree tree;
-  FlowResult r = scan_flow(source, 0, false, -1, nullptr, tree.problems);
+  std::size_t start = source.text().substr(0, 3) == "\xEF\xBB\xBF" ? 3 : 0; // byte order mark
+  FlowResult r = scan_flow(source, start, false, -1, nullptr, tree.problems);
   tree.root = std::move(r.node);
   std::string_view text = source.text();
   std::size_t i = r.end;

@@ -21,6 +21,8 @@ public:
     for (std::size_t n = 0; n < source.line_count(); ++n) {
       Line line;
       line.begin = source.line_start(n);
+      if (n == 0 && text_.substr(0, 3) == "\xEF\xBB\xBF")
+        line.begin = 3; // a UTF-8 byte order mark is not content
       std::size_t e = text_.find('\n', line.begin);
       line.end = e == std::string_view::npos ? text_.size() : e;
       if (line.end > line.begin && text_[line.end - 1] == '\r')

@@ -146,12 +146,8 @@ CompletionList complete(const config::ConfigDocument& document, config::Position
     std::snprintf(sort, sizeof sort, "%06zu", i);
     item.sort_text = sort;
     item.edit.range = ctx.replace;
-    bool is_key = ctx.kind != CursorContext::Kind::FieldValue;
-    item.edit.new_text =
-        is_key ? detail::render_key(c.key, ctx.format, ctx.quote)
-               : (ctx.format == config::Format::Json || ctx.quote
-                      ? detail::render_key(c.key, ctx.format, ctx.quote ? ctx.quote : '"')
-                      : c.key);
+    // Keys and values are written the same way: in the quote opened, JSON-quoted, or plain.
+    item.edit.new_text = detail::render_key(c.key, ctx.format, ctx.quote);
     list.items.push_back(std::move(item));
   }
   return list;

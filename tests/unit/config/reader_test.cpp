@@ -347,3 +347,19 @@ quantization_config:
   ASSERT_EQ(full.keys.size(), 2u);
   EXPECT_EQ(full.keys[1].text, "c\xF0\x9F\x98\x80");
 }
+
+TEST(ConfigReader, ByteOrderMarkAndWindowsLineEndings) {
+  ConfigDocument yaml =
+      read_config("\xEF\xBB\xBFquantization_config:\r\n  module_name_configs:\r\n    fc: null\r\n",
+                  Format::Yaml);
+  EXPECT_EQ(yaml.root, Root::Quantization);
+  ASSERT_EQ(yaml.keys.size(), 1u);
+  EXPECT_EQ(yaml.keys[0].text, "fc");
+  EXPECT_EQ(yaml.keys[0].range, (Range{{2, 4}, {2, 6}}));
+  EXPECT_TRUE(yaml.problems.empty());
+  ConfigDocument json = read_config(
+      "\xEF\xBB\xBF{\"quantization_config\": {\"module_name_configs\": {\"fc\": null}}}\r\n",
+      Format::Json);
+  ASSERT_EQ(json.keys.size(), 1u);
+  EXPECT_TRUE(json.problems.empty());
+}
