@@ -4,13 +4,14 @@
 import os
 import sys
 
+# Our own imports must not pick up the user's files (a `inspect.py` in their project would
+# shadow the standard library): drop this folder and the current directory from sys.path
+# now; loading TARGET puts the user's directory back first (target.py).
+_here = os.path.dirname(os.path.abspath(__file__))
+_cwd = os.getcwd()
+sys.path[:] = [p for p in sys.path if os.path.abspath(p or ".") not in (_here, _cwd)]
 if not __package__:
-    # Run as a folder/script: sys.path[0] is this folder. Import ourselves as a package
-    # instead, and search the user's current directory first, as `python -m` would.
-    _here = os.path.dirname(os.path.abspath(__file__))
-    if sys.path and os.path.abspath(sys.path[0] or ".") == _here:
-        sys.path[0] = os.getcwd()
-    sys.path.insert(1, os.path.dirname(_here))
+    sys.path.insert(0, os.path.dirname(_here))
 
 from opscope_export.cli import main  # noqa: E402
 

@@ -95,6 +95,13 @@ def load_target(target: str) -> LoadedTarget:
     else:
         search_dir, module_name = os.getcwd(), where
     py_module = _import(module_name, search_dir, target)
+    if _is_path(where):
+        loaded_from = os.path.realpath(getattr(py_module, "__file__", "") or "")
+        if loaded_from != os.path.realpath(where):
+            raise ExportError(
+                f"{target}: importing it as '{module_name}' found another module first "
+                f"({loaded_from or 'built in'}); rename the file or use package.module:factory"
+            )
 
     factory = py_module
     for part in attr.split("."):

@@ -29,7 +29,11 @@ from oracle import canonical  # noqa: E402
 FIXTURE_NAMES = [f.name for f in FIXTURES]
 
 
-def helper_command(*args: str) -> list[str]:
+def helper_command(*args: str, as_folder: bool = False) -> list[str]:
+    """`python -m opscope_export ARGS`, or with as_folder `python .../opscope_export ARGS`
+    (how the `opscope export` front end runs it)."""
+    if as_folder:
+        return [sys.executable, os.path.join(PYTHON_DIR, "opscope_export"), *args]
     return [sys.executable, "-m", "opscope_export", *args]
 
 

@@ -52,9 +52,9 @@ def project(tmp_path):
     return tmp_path
 
 
-def run_helper(cwd, *args, **env):
-    return subprocess.run(helper_command(*args), cwd=cwd, env=helper_env(**env),
-                          capture_output=True, text=True, timeout=300)
+def run_helper(cwd, *args, as_folder=False, **env):
+    return subprocess.run(helper_command(*args, as_folder=as_folder), cwd=cwd,
+                          env=helper_env(**env), capture_output=True, text=True, timeout=300)
 
 
 def assert_user_error(proc, *fragments):
@@ -83,9 +83,18 @@ def test_exports_by_file_path_and_instance(project, tmp_path):
     other = tmp_path / "elsewhere"
     other.mkdir()
     proc = run_helper(other, f"{project}/user_models.py:tiny_instance", "-i", "1x4",
-                      "-o", "inst.pt2")
+                      "-o", "inst.pt2", as_folder=True)
     assert proc.returncode == 0, proc.stderr
     assert (other / "inst.pt2").exists()
+    assert json.loads(proc.stdout)["model_type"] == "user_models.Tiny"
+
+
+def test_user_files_named_like_the_standard_library(project):
+    """A project file `inspect.py` must not break the helper itself, and importing it as
+    a target says why it cannot work."""
+    (project / "inspect.py").write_text(USER_MODEL)
+    proc = run_helper(project, "inspect.py:Tiny", "-i", "1x4", "-o", "x.pt2", as_folder=True)
+    assert_user_error(proc, "found another module first", "rename the file")
 
 
 def test_input_specs_make_the_documented_tensors():
