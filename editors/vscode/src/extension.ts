@@ -43,6 +43,7 @@ class OpscopeController implements vscode.Disposable {
   private lastModel: string | undefined;
   private stoppingOnPurpose = false;
   private watcher: vscode.FileSystemWatcher | undefined;
+  private lastConfigUri: string | undefined;
   private readonly restartPolicy = new RestartPolicy();
   private readonly summaries = new SummaryDocuments();
   private readonly disposables: vscode.Disposable[] = [];
@@ -60,6 +61,11 @@ class OpscopeController implements vscode.Disposable {
       vscode.workspace.onDidOpenTextDocument((doc) => this.consider(doc)),
       vscode.workspace.onDidChangeTextDocument((e) => this.consider(e.document)),
       vscode.workspace.onDidChangeConfiguration((e) => this.onConfigurationChanged(e)),
+      vscode.window.onDidChangeActiveTextEditor((editor) => {
+        if (this.isServedDocument(editor?.document)) {
+          this.lastConfigUri = editor.document.uri.toString();
+        }
+      }),
     );
   }
 
@@ -239,10 +245,27 @@ class OpscopeController implements vscode.Disposable {
     }
   }
 
-  /** The config the command is about: the active editor's document, when it is one. */
+  private isServedDocument(doc: vscode.TextDocument | undefined): doc is vscode.TextDocument {
+    return !!doc && doc.uri.scheme === 'file' && ['yaml', 'json', 'jsonc'].includes(doc.languageId);
+  }
+
+  /**
+   * The config the command is about (the server needs one to find the model): the active
+   * editor's document, else the config last active (the summary tab may be in front), else
+   * any open config.
+   */
   private commandArguments(): unknown[] {
-    const doc = vscode.window.activeTextEditor?.document;
-    return doc && doc.uri.scheme === 'file' ? [doc.uri.toString()] : [];
+    const active = vscode.window.activeTextEditor?.document;
+    if (this.isServedDocument(active)) {
+      return [active.uri.toString()];
+    }
+    if (this.lastConfigUri) {
+      return [this.lastConfigUri];
+    }
+    const open = vscode.workspace.textDocuments.find(
+      (d) => this.isServedDocument(d) && looksLikeCompressionConfig(d.languageId, d.getText()),
+    );
+    return open ? [open.uri.toString()] : [];
   }
 
   private async runningClient(): Promise<LanguageClient | undefined> {

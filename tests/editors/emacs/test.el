@@ -63,7 +63,12 @@
         (princ (format "# model ready: %s\n" (opscope-status-string)))
 
         ;; Diagnostics reach flymake: the bad pattern's line has a no-match warning.
-        (let* ((bad-line (save-excursion (goto-char (point-min)) (search-forward bad) (line-number-at-pos)))
+        (let* ((bad-line (save-excursion
+                           (goto-char (point-min))
+                           ;; The first occurrence outside a comment.
+                           (while (progn (search-forward bad)
+                                         (save-excursion (beginning-of-line) (looking-at-p "[ \t]*#"))))
+                           (line-number-at-pos)))
                (diag (opscope-test-wait
                       (lambda ()
                         (flymake-start)

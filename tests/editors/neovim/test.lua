@@ -69,9 +69,10 @@ end
 io.stdout:write(('# model ready: %s\n'):format(opscope.status()))
 
 local lines = vim.api.nvim_buf_get_lines(bufnr, 0, -1, false)
+-- The first line holding `needle` outside a comment (the example explains itself in comments).
 local function line_of(needle)
   for i, l in ipairs(lines) do
-    if l:find(needle, 1, true) then
+    if not l:match('^%s*#') and l:find(needle, 1, true) then
       return i - 1, l
     end
   end
