@@ -190,3 +190,29 @@ TEST(CursorContext, CursorPastTheEndOfALineIsClamped) {
   ASSERT_EQ(ctx.kind, CursorContext::Kind::PatternKey);
   EXPECT_EQ(ctx.typed, "fc");
 }
+
+TEST(CursorContext, EveryPositionOfEveryEditIsSafe) {
+  // Each single-character deletion of a realistic config, with a cursor at every
+  // position: what an editor produces while someone types; none may crash or hang.
+  const std::string yaml = R"(quantization_spec:
+  s: &s {dtype: int8}
+quantization_config:
+  module_name_configs:
+    "layer1\\.0": {op_name_config: {'conv.*': *s}}
+    fc:
+      <<: *s
+      op_type_config:
+        - linear
+)";
+  const std::string json = R"({"quantization_config": {"module_name_configs": {"a\\.b": {"op_type_config": {"linear": null}}}}})";
+  for (const auto& [text, format] : {std::pair{yaml, Format::Yaml}, std::pair{json, Format::Json}}) {
+    for (std::size_t cut = 0; cut < text.size(); ++cut) {
+      std::string edited = text.substr(0, cut) + text.substr(cut + 1);
+      ConfigDocument doc = read_config(edited, format);
+      for (int line = 0; line < 10; ++line)
+        for (int col = 0; col < 60; col += 7)
+          context_at(doc, Position{line, col});
+    }
+  }
+  SUCCEED();
+}
