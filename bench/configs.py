@@ -97,10 +97,12 @@ def quantizer_config(names: dict, pattern_count: int = 100) -> EditorDocument:
     count = len(module_patterns) + 2 * nested + len(module_types) + len(op_types) + len(op_names)
     text = "\n".join(lines) + "\n"
 
-    # Completion: a half-typed key as the last module-name entry (before module_type_configs).
+    # Completion: the first two characters of a new module-name key (before
+    # module_type_configs), the request an editor sends as the user starts typing; it matches
+    # the most names, so it is the heavy case.
     middle = names["module_names"][len(names["module_names"]) // 4:][:len(names["module_names"]) // 2]
     target = max(middle or names["module_names"], key=lambda name: (name.count("."), len(name)))
-    prefix = target[: max(1, len(target) - 3)]
+    prefix = target[:2]
     insert_at = lines.index("  module_type_configs:")
     typed = lines[:insert_at] + [f"    {prefix}"] + lines[insert_at:]
     if hover_line is None:

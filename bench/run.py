@@ -34,7 +34,7 @@ import inspection  # noqa: E402
 import model_list  # noqa: E402
 import targets  # noqa: E402
 from measure import BenchError, run_measured  # noqa: E402
-from results import Row, format_table, write_json  # noqa: E402
+from results import Row, format_markdown, format_table, write_json  # noqa: E402
 from tools import REPO, Tools  # noqa: E402
 
 YAML_LS_VERSION = "1.25.0"  # the last release that runs on Node 20
@@ -89,6 +89,26 @@ def prepare_model(tools: Tools, spec, models_dir: Path, reuse: bool) -> inspecti
         run_measured([str(tools.python), peer, "names", str(archive), "-o", str(names)])
     return inspection.BenchModelFiles(spec.name, spec.factory, spec.inputs, archive,
                                       json.loads(meta.read_text()), names)
+
+
+def markdown_report(rows: list[Row], verdicts: list[dict], context: dict) -> str:
+    m = context["machine"]
+    lines = [
+        f"Command: `{context['command']}` (git {context['git']}), {context['date_utc']}, "
+        f"{context['duration_s']} s.",
+        f"Machine: {m['nproc']} CPUs ({m['cpu']}), {m['ram_gb']} GB RAM, Linux {m['kernel']}; "
+        f"load average {m['loadavg_start'][0]:.1f} at start, {m['loadavg_end'][0]:.1f} at end.",
+        f"Runs per process figure: {context['runs']}; editor requests per kind: "
+        f"{context['requests']}; diagnostics rounds: {context['diagnostic_runs']}.",
+        "",
+        format_markdown(rows),
+        "",
+        "| verdict | model | target | figure |",
+        "|---|---|---|---|",
+    ]
+    lines += [f"| {v['verdict']} | {v['model']} | {v['target']} | {v['figure']} |"
+              for v in verdicts]
+    return "\n".join(lines) + "\n"
 
 
 def main() -> int:
@@ -175,7 +195,8 @@ def main() -> int:
     print("Targets (issue #6):")
     print(targets.format_verdicts(verdicts))
     write_json(str(out / "results.json"), rows, verdicts, context)
-    log(f"wrote {out / 'results.json'} in {context['duration_s']} s")
+    (out / "results.md").write_text(markdown_report(rows, verdicts, context))
+    log(f"wrote {out / 'results.json'} and results.md in {context['duration_s']} s")
     return 0
 
 
