@@ -1,0 +1,198 @@
+"""Session-level behaviour: progress while loading, editor settings (pushed and
+pulled), file watchers, the log level, position encodings, several projects in
+one workspace, and the TCP transport."""
+
+import json
+import shutil
+import socket
+import subprocess
+import time
+
+import pytest
+
+from conftest import QUANT_CONFIG, text_position, write_project
+from lsp_client import encode
+
+
+def status(client, state, start=0, timeout=120):
+    return client.wait_notification(lambda n: n["method"] == "opscope/status"
+                                    and n["params"]["state"] == state, timeout, start)
+
+
+def test_progress_begin_and_end_while_the_model_loads(make_client, tmp_path, resnet_archive):
+    shutil.copy(resnet_archive, tmp_path / "model.pt2")
+    config = write_project(tmp_path, "model: model.pt2\n")
+    client = make_client()
+    client.initialize(tmp_path, {"window": {"workDoneProgress": True}})
+    client.open(config)
+    status(client, "ready")
+    (create,) = [r for r in client.server_requests
+                 if r["method"] == "window/workDoneProgress/create"]
+    token = create["params"]["token"]
+    progress = [n["params"]["value"] for n in client.notifications
+                if n["method"] == "$/progress" and n["params"]["token"] == token]
+    # The end may arrive just after the status; wait for it.
+    end = client.wait_notification(lambda n: n["method"] == "$/progress"
+                                   and n["params"]["value"]["kind"] == "end")
+    progress = [n["params"]["value"] for n in client.notifications
+                if n["method"] == "$/progress" and n["params"]["token"] == token]
+    assert progress[0]["kind"] == "begin" and "model.pt2" in progress[0]["message"]
+    assert progress[-1]["kind"] == "end" and "ready" in end["params"]["value"]["message"]
+    assert client.shutdown_and_exit() == 0
+
+
+def test_editor_settings_override_the_project_file(make_client, tmp_path, resnet_archive):
+    shutil.copy(resnet_archive, tmp_path / "model.pt2")
+    config = write_project(tmp_path, "mode: graph\n")  # no model here
+    client = make_client()
+    client.initialize(tmp_path)
+    uri = client.open(config)
+    diagnostics = client.diagnostics(uri, lambda d: any("does not name a model" in x["message"]
+                                                        for x in d))
+    assert diagnostics[0]["range"]["start"]["line"] == 0
+    mark = client.mark()
+    client.notify("workspace/didChangeConfiguration",
+                  {"settings": {"opscope": {"model": str(tmp_path / "model.pt2")}}})
+    status(client, "ready", start=mark)
+    diagnostics = client.diagnostics(
+        uri, lambda d: any(x.get("code") == "no-match" for x in d), start=mark)
+    assert not any("does not name a model" in d["message"] for d in diagnostics)
+    assert client.shutdown_and_exit() == 0
+
+
+def test_settings_pulled_with_workspace_configuration(make_client, tmp_path, resnet_archive):
+    shutil.copy(resnet_archive, tmp_path / "model.pt2")
+    config = write_project(tmp_path, "mode: graph\n")
+    client = make_client(configuration={"model": str(tmp_path / "model.pt2")})
+    client.initialize(tmp_path, {"workspace": {"configuration": True,
+                                               "didChangeWatchedFiles":
+                                                   {"dynamicRegistration": True}}})
+    uri = client.open(config)
+    status(client, "ready")
+    client.diagnostics(uri, lambda d: any(x.get("code") == "no-match" for x in d))
+    methods = [r["method"] for r in client.server_requests]
+    assert "workspace/configuration" in methods
+    (registration,) = [r for r in client.server_requests
+                       if r["method"] == "client/registerCapability"]
+    watchers = registration["params"]["registrations"][0]["registerOptions"]["watchers"]
+    assert {"globPattern": "**/opscope.yaml"} in watchers
+    assert client.shutdown_and_exit() == 0
+
+
+def test_init_options_and_watched_file_events(make_client, tmp_path, resnet_archive):
+    config = write_project(tmp_path, "model: model.pt2\n")
+    client = make_client(env={"OPSCOPE_LSP_POLL_MS": "600000"})  # events only, no polling
+    client.initialize(tmp_path, options={"compressor": "quantizer"})
+    uri = client.open(config)
+    failed = status(client, "failed")
+    assert "model.pt2" in failed["params"]["message"]
+    mark = client.mark()
+    shutil.copy(resnet_archive, tmp_path / "model.pt2")
+    client.notify("workspace/didChangeWatchedFiles",
+                  {"changes": [{"uri": (tmp_path / "model.pt2").as_uri(), "type": 1}]})
+    status(client, "ready", start=mark)
+    diagnostics = client.diagnostics(
+        uri, lambda d: any(x.get("code") == "no-match" for x in d), start=mark)
+    assert not any(d["range"]["start"]["line"] == 0 and d["severity"] == 1 for d in diagnostics)
+    assert client.shutdown_and_exit() == 0
+
+
+def test_log_level_filters_window_log_message(make_client, tmp_path):
+    debug = make_client(args=("lsp", "--log-level", "debug"))
+    debug.initialize(tmp_path)
+    debug.request("textDocument/hover", text_position("file:///nope.yaml", 0, 0))
+    debug.wait_notification(lambda n: n["method"] == "window/logMessage"
+                            and "textDocument/hover" in n["params"]["message"])
+    assert debug.shutdown_and_exit() == 0
+
+    quiet = make_client(args=("lsp", "--log-level", "error"))
+    quiet.initialize(tmp_path)
+    quiet.notify("custom/unknownNotification", {})
+    quiet.request("textDocument/hover", text_position("file:///nope.yaml", 0, 0))
+    assert quiet.shutdown_and_exit() == 0
+    assert not [n for n in quiet.notifications if n["method"] == "window/logMessage"]
+
+
+def test_position_encodings(make_client, tmp_path):
+    # "😀" is two UTF-16 code units and four UTF-8 bytes.
+    text = 'quantization_config:\n  module_name_configs:\n    "😀x": {}\n'
+    for offered, encoding, key_length in ((None, "utf-16", 5), (["utf-8", "utf-16"], "utf-8", 7)):
+        client = make_client()
+        caps = {"general": {"positionEncodings": offered}} if offered else {}
+        init = client.initialize(tmp_path, caps)
+        assert init["capabilities"]["positionEncoding"] == encoding
+        (tmp_path / "opscope.yaml").write_text("model: missing.pt2\n")
+        uri = client.open(tmp_path / "q.yaml", text)
+        client.wait_notification(lambda n: n["method"] == "opscope/status"
+                                 and n["params"]["state"] == "failed")
+        # Completion replaces the whole quoted key: its range is in the negotiated units.
+        hover_reply = client.request("textDocument/hover", text_position(uri, 2, 6))
+        assert "result" in hover_reply
+        client.change(uri, 2, text + '    "lay')
+        completion = client.request("textDocument/completion", text_position(uri, 3, 8))
+        assert "result" in completion
+        assert client.shutdown_and_exit() == 0
+        del key_length
+
+
+def test_several_projects_each_with_its_own_model(make_client, tmp_path, resnet_archive):
+    good = tmp_path / "good"
+    broken = tmp_path / "broken"
+    good.mkdir()
+    shutil.copy(resnet_archive, good / "model.pt2")
+    good_config = write_project(good, "model: model.pt2\n")
+    broken_config = write_project(broken, "model: elsewhere/missing.pt2\n")
+    client = make_client()
+    client.initialize(tmp_path)
+    good_uri = client.open(good_config)
+    broken_uri = client.open(broken_config)
+    client.diagnostics(good_uri, lambda d: any(x.get("code") == "no-match" for x in d))
+    broken_diags = client.diagnostics(broken_uri,
+                                      lambda d: any("missing.pt2" in x["message"] for x in d))
+    assert broken_diags[0]["range"]["start"]["line"] == 0
+    models = {n["params"]["model"] for n in client.notifications
+              if n["method"] == "opscope/status"}
+    assert models == {"model.pt2", "elsewhere/missing.pt2"}
+    assert client.shutdown_and_exit() == 0
+
+
+def read_message(sock_file):
+    length = None
+    while True:
+        line = sock_file.readline().strip()
+        if not line:
+            break
+        name, _, value = line.decode().partition(":")
+        if name.lower() == "content-length":
+            length = int(value)
+    return json.loads(sock_file.read(length))
+
+
+def test_tcp_port(opscope_bin, tmp_path):
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    server = subprocess.Popen([str(opscope_bin), "lsp", "--port", str(port)],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        deadline = time.monotonic() + 10
+        while True:
+            try:
+                sock = socket.create_connection(("127.0.0.1", port))
+                break
+            except OSError:
+                assert time.monotonic() < deadline, "server did not listen"
+                time.sleep(0.05)
+        with sock, sock.makefile("rb") as reader:
+            sock.sendall(encode({"jsonrpc": "2.0", "id": 1, "method": "initialize",
+                                 "params": {"processId": None, "capabilities": {}}}))
+            reply = read_message(reader)
+            assert reply["id"] == 1 and "capabilities" in reply["result"]
+            sock.sendall(encode({"jsonrpc": "2.0", "id": 2, "method": "shutdown"}))
+            while (reply := read_message(reader)).get("id") != 2:
+                pass
+            sock.sendall(encode({"jsonrpc": "2.0", "method": "exit"}))
+            assert server.wait(10) == 0
+    finally:
+        if server.poll() is None:
+            server.kill()
