@@ -75,6 +75,11 @@ bool find_python_only(std::string_view pattern, PatternStatus& status) {
 RE2::Options regex_options() {
   RE2::Options options;
   options.set_log_errors(false);
+  // Names never contain a newline, so `.` matching one changes no answer, and a boolean
+  // full match does not depend on leftmost-first vs longest semantics; together they let
+  // RE2 take its fast paths (`.*_1` over 50k names: 45 ms -> 3 ms).
+  options.set_dot_nl(true);
+  options.set_longest_match(true);
   return options;
 }
 
@@ -152,8 +157,10 @@ QueryEngine::QueryEngine(const Index& index) : index_(index) {
     const auto& stack = index_.ops[position].module_stack;
     under_root_.push_back(!stack.empty() && stack.front().name.empty());
   }
-  for (size_t i = 0; i < order_.size(); ++i)
+  for (size_t i = 0; i < order_.size(); ++i) {
     op_names_.push_back({index_.ops[order_[i]].name, static_cast<int>(i)});
+    by_type_[index_.ops[order_[i]].type].push_back(static_cast<int>(i));
+  }
   for (size_t m = 1; m < index_.modules.size(); ++m)
     module_names_.push_back({index_.modules[m].name, static_cast<int>(m)});
   auto by_name = [](const Name& a, const Name& b) { return a.name < b.name; };
@@ -222,7 +229,8 @@ std::vector<int> QueryEngine::ops_under_matching_modules(const Query& query) con
 
 std::vector<int> QueryEngine::finish(std::vector<int> order_positions,
                                      Compressor compressor) const {
-  std::sort(order_positions.begin(), order_positions.end());
+  if (!std::is_sorted(order_positions.begin(), order_positions.end()))
+    std::sort(order_positions.begin(), order_positions.end());
   std::vector<int> ops;
   ops.reserve(order_positions.size());
   for (int i : order_positions)
@@ -237,9 +245,14 @@ std::vector<int> QueryEngine::match(const Query& query, Compressor compressor) c
   switch (query.kind()) {
   case QueryKind::OpType: {
     std::vector<int> positions;
-    for (size_t i = 0; i < order_.size(); ++i)
-      if (index_.type_for(index_.ops[order_[i]], compressor) == query.text())
-        positions.push_back(static_cast<int>(i));
+    if (index_.compressor_types.empty() || compressor == Compressor::None) {
+      if (auto it = by_type_.find(query.text()); it != by_type_.end())
+        positions = it->second;
+    } else {
+      for (size_t i = 0; i < order_.size(); ++i)
+        if (index_.type_for(index_.ops[order_[i]], compressor) == query.text())
+          positions.push_back(static_cast<int>(i));
+    }
     return finish(std::move(positions), compressor);
   }
   case QueryKind::OpName: {

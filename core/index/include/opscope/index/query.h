@@ -11,6 +11,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 namespace re2 {
@@ -100,6 +101,7 @@ private:
   std::vector<std::pair<int, int>> subtree_; // module -> [begin, end) in order_ (below root)
   std::vector<Name> op_names_;               // sorted by name
   std::vector<Name> module_names_;           // sorted by name, root excluded
+  std::unordered_map<std::string, std::vector<int>> by_type_; // Op::type -> order positions
 };
 
 } // namespace opscope::index
