@@ -80,7 +80,8 @@ def inspect_from_module(tools: Tools, model: BenchModelFiles, runs: int, tmp: st
     """(a) `opscope export` + `opscope index` vs ModelInspector(nn.Module), graph and eager."""
     s = _samples("export", "index_graph", "index_eager", "e2e_graph", "e2e_eager",
                  "peer_graph", "peer_eager", "peer_graph_inproc", "peer_eager_inproc",
-                 "export_rss", "peer_graph_rss", "peer_eager_rss")
+                 "export_rss", "peer_graph_rss", "peer_eager_rss", "e2e_graph_cpu",
+                 "e2e_eager_cpu", "peer_graph_cpu", "peer_eager_cpu")
     fail = Failures()
     target = f"{BENCH_DIR / 'models.py'}:{model.factory}"
     have_opscope = tools.opscope is not None
@@ -104,12 +105,14 @@ def inspect_from_module(tools: Tools, model: BenchModelFiles, runs: int, tmp: st
                     if run:
                         s[f"index_{mode}"].add(run.wall_s)
                         s[f"e2e_{mode}"].add(exported.wall_s + run.wall_s)
+                        s[f"e2e_{mode}_cpu"].add(exported.cpu_s + run.cpu_s)
         for mode in ("graph", "eager") if eager else ("graph",):
             run = fail.guard(f"peer_{mode}", lambda: _peer(
                 tools, str(PEERS / "python_inspect.py"), "inspector-module", model.factory,
                 *model.inputs, "--mode", mode))
             if run:
                 s[f"peer_{mode}"].add(run.wall_s)
+                s[f"peer_{mode}_cpu"].add(run.cpu_s)
                 s[f"peer_{mode}_inproc"].add(run.data["inspect_s"])
                 s[f"peer_{mode}_rss"].add(run.peak_rss_kb / 1024)
 
@@ -124,9 +127,11 @@ def inspect_from_module(tools: Tools, model: BenchModelFiles, runs: int, tmp: st
             ours = fail.errors.get("export") or fail.errors[f"index_{mode}"]
         else:
             ours = fig(f"e2e_{mode}", export_median_s=s["export"].median,
-                       index_median_s=s[f"index_{mode}"].median)
+                       index_median_s=s[f"index_{mode}"].median,
+                       cpu_median_s=s[f"e2e_{mode}_cpu"].median)
         peer = fail.side(f"peer_{mode}", lambda: fig(
-            f"peer_{mode}", in_process_inspect_median_s=s[f"peer_{mode}_inproc"].median))
+            f"peer_{mode}", in_process_inspect_median_s=s[f"peer_{mode}_inproc"].median,
+            cpu_median_s=s[f"peer_{mode}_cpu"].median))
         rows.append(Row(model.name, model.size, f"(a) from nn.Module, {mode}: export+index",
                         "s", ours, f"ModelInspector({mode}) script", peer,
                         note="both sides are whole processes (Python start, imports, model "
@@ -150,7 +155,8 @@ def inspect_from_archive(tools: Tools, model: BenchModelFiles, runs: int, tmp: s
     """(b) `opscope index` / the worker on the .pt2 vs ModelInspector(ep.module()) and a
     torch.export.load walker; (f) the worker's and the peers' peak memory."""
     s = _samples("index", "worker", "worker_rss", "mi_inproc", "mi_parse", "mi_wall",
-                 "mi_rss", "walk_inproc", "walk_wall", "walk_rss")
+                 "mi_rss", "walk_inproc", "walk_wall", "walk_rss", "index_cpu", "worker_cpu",
+                 "mi_cpu", "walk_cpu")
     fail = Failures()
     archive = str(model.archive)
     for _ in range(runs):
@@ -161,11 +167,13 @@ def inspect_from_archive(tools: Tools, model: BenchModelFiles, runs: int, tmp: s
                 [str(tools.opscope), "index", archive, "--mode", "graph", "-o", out], env=env))
             if run:
                 s["index"].add(run.wall_s)
+                s["index_cpu"].add(run.cpu_s)
         if tools.inspect:
             run = fail.guard("worker", lambda: run_measured(
                 [str(tools.inspect), archive, "--mode", "graph", "-o", out + ".worker"], env=env))
             if run:
                 s["worker"].add(run.wall_s)
+                s["worker_cpu"].add(run.cpu_s)
                 s["worker_rss"].add(run.peak_rss_kb / 1024)
         run = fail.guard("mi", lambda: _peer(
             tools, str(PEERS / "python_inspect.py"), "inspector-archive", archive))
@@ -174,23 +182,29 @@ def inspect_from_archive(tools: Tools, model: BenchModelFiles, runs: int, tmp: s
             s["mi_inproc"].add(data["unlift_s"] + data["inspect_s"])
             s["mi_parse"].add(data["inspect_s"])
             s["mi_wall"].add(run.wall_s)
+            s["mi_cpu"].add(run.cpu_s)
             s["mi_rss"].add(run.peak_rss_kb / 1024)
         run = fail.guard("walk", lambda: _peer(tools, str(PEERS / "walk_pt2.py"), archive))
         if run:
             data = run.data
             s["walk_inproc"].add(data["load_s"] + data["walk_s"])
             s["walk_wall"].add(run.wall_s)
+            s["walk_cpu"].add(run.cpu_s)
             s["walk_rss"].add(run.peak_rss_kb / 1024)
 
-    ours = fail.side("index", lambda: Figure.timing(s["index"]), missing=not tools.opscope)
-    worker = fail.side("worker", lambda: Figure.timing(s["worker"]), missing=not tools.inspect)
+    ours = fail.side("index", lambda: Figure.timing(
+        s["index"], cpu_median_s=s["index_cpu"].median), missing=not tools.opscope)
+    worker = fail.side("worker", lambda: Figure.timing(
+        s["worker"], cpu_median_s=s["worker_cpu"].median), missing=not tools.inspect)
     mi = fail.side("mi", lambda: Figure.timing(
         s["mi_inproc"], parse_only_median_s=s["mi_parse"].median,
         whole_script_median_s=s["mi_wall"].median))
-    mi_script = fail.side("mi", lambda: Figure.timing(s["mi_wall"]))
+    mi_script = fail.side("mi", lambda: Figure.timing(s["mi_wall"],
+                                                      cpu_median_s=s["mi_cpu"].median))
     walk = fail.side("walk", lambda: Figure.timing(
         s["walk_inproc"], whole_script_median_s=s["walk_wall"].median))
-    walk_script = fail.side("walk", lambda: Figure.timing(s["walk_wall"]))
+    walk_script = fail.side("walk", lambda: Figure.timing(s["walk_wall"],
+                                                          cpu_median_s=s["walk_cpu"].median))
 
     def peak(key):
         return Figure({"peak": max(s[key].values), "median": s[key].median}, len(s[key].values))

@@ -26,6 +26,7 @@ class ProcessRun:
     stdout: str
     stderr: str
     data: dict | None = None  # a Python peer's own JSON report
+    cpu_s: float = 0.0  # user + system time; a steadier figure than wall on a loaded machine
 
     def json(self) -> dict:
         """The last stdout line, parsed: the Python peers report their own timings there."""
@@ -68,7 +69,7 @@ def run_measured(cmd: list[str], *, env: dict | None = None, cwd: str | None = N
         except (OSError, ValueError):
             raise BenchError(f"cannot run {cmd[0]}: {tail(stderr)}") from None
     run = ProcessRun(measured["wall_s"], measured["peak_rss_kb"], measured["returncode"],
-                     stdout, stderr)
+                     stdout, stderr, cpu_s=measured["cpu_s"])
     if check and run.returncode != 0:
         raise BenchError(f"exit {run.returncode}: {' '.join(cmd[:4])}...: {tail(run.stderr)}")
     return run

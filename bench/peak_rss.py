@@ -1,4 +1,5 @@
-"""Runs one command and writes its wall time and peak resident memory to a JSON file:
+"""Runs one command and writes its wall time, CPU time (user + system, its waited-for
+children included) and peak resident memory to a JSON file:
   python -S -E peak_rss.py RESULT.json CMD [ARG]...
 Exits with the command's exit code; the command inherits stdin/stdout/stderr.
 
@@ -21,7 +22,8 @@ def main() -> int:
     wall = time.perf_counter() - start
     code = os.waitstatus_to_exitcode(status)
     with open(result_path, "w") as out:
-        json.dump({"wall_s": wall, "peak_rss_kb": usage.ru_maxrss, "returncode": code}, out)
+        json.dump({"wall_s": wall, "cpu_s": usage.ru_utime + usage.ru_stime,
+                   "peak_rss_kb": usage.ru_maxrss, "returncode": code}, out)
     return code if code >= 0 else 128 - code
 
 

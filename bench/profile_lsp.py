@@ -61,9 +61,11 @@ def main() -> int:
         server.initialize(project)
         uri = client.did_open(project / "quant.yaml", doc.completion_text)
         server.wait_first_completion(uri, doc, timeout=1800)
-        if args.kind != "completion":
-            client.did_change(uri, 2, doc.text)
-            client.drain(1.0)
+        # Let the debounced full check of this edit pass outside the profile.
+        client.did_change(uri, 2, doc.completion_text if args.kind == "completion" else doc.text)
+        client.wait_notification(lambda m: m.get("method") == "textDocument/publishDiagnostics"
+                                 and m["params"].get("version") == 2, timeout=600)
+        client.drain(1.0)
         subprocess.run(["callgrind_control", "--instr=on", str(client.pid)], check=True,
                        capture_output=True)
         for i in range(args.n):
