@@ -42,6 +42,9 @@ def python_exe() -> str:
 
 @pytest.fixture(scope="session")
 def has_worker(opscope_bin) -> bool:
+    # CMake says whether it built the LibTorch worker; by hand, look next to the binary.
+    if "OPSCOPE_HAS_WORKER" in os.environ:
+        return os.environ["OPSCOPE_HAS_WORKER"] == "1"
     return (opscope_bin.parent / "opscope-inspect").exists()
 
 
