@@ -114,25 +114,31 @@ def test_log_level_filters_window_log_message(make_client, tmp_path):
 
 
 def test_position_encodings(make_client, tmp_path):
-    # "😀" is two UTF-16 code units and four UTF-8 bytes.
-    text = 'quantization_config:\n  module_name_configs:\n    "😀x": {}\n'
-    for offered, encoding, key_length in ((None, "utf-16", 5), (["utf-8", "utf-16"], "utf-8", 7)):
+    # "😀" is two UTF-16 code units and four UTF-8 bytes; the duplicate key's
+    # range must be counted in the units the client negotiated.
+    text = 'quantization_config:\n  module_name_configs:\n    "😀x": {}\n    "😀x": {}\n'
+    for offered, encoding, key_end in ((None, "utf-16", 9), (["utf-8", "utf-16"], "utf-8", 11)):
         client = make_client()
         caps = {"general": {"positionEncodings": offered}} if offered else {}
         init = client.initialize(tmp_path, caps)
         assert init["capabilities"]["positionEncoding"] == encoding
-        (tmp_path / "opscope.yaml").write_text("model: missing.pt2\n")
         uri = client.open(tmp_path / "q.yaml", text)
-        client.wait_notification(lambda n: n["method"] == "opscope/status"
-                                 and n["params"]["state"] == "failed")
-        # Completion replaces the whole quoted key: its range is in the negotiated units.
-        hover_reply = client.request("textDocument/hover", text_position(uri, 2, 6))
-        assert "result" in hover_reply
-        client.change(uri, 2, text + '    "lay')
-        completion = client.request("textDocument/completion", text_position(uri, 3, 8))
-        assert "result" in completion
+        diagnostics = client.diagnostics(
+            uri, lambda d: any(x.get("code") == "duplicate-key" for x in d))
+        (duplicate,) = [d for d in diagnostics if d.get("code") == "duplicate-key"]
+        assert duplicate["range"] == {"start": {"line": 3, "character": 4},
+                                      "end": {"line": 3, "character": key_end}}
+        # An incremental edit after the emoji lands where the client means it:
+        # replace "x" on line 3 by "y", which removes the duplicate.
+        mark = client.mark()
+        client.notify("textDocument/didChange", {
+            "textDocument": {"uri": uri, "version": 2},
+            "contentChanges": [{"range": {"start": {"line": 3, "character": key_end - 2},
+                                          "end": {"line": 3, "character": key_end - 1}},
+                                "text": "y"}]})
+        diagnostics = client.diagnostics(uri, start=mark)
+        assert not any(d.get("code") == "duplicate-key" for d in diagnostics)
         assert client.shutdown_and_exit() == 0
-        del key_length
 
 
 def test_several_projects_each_with_its_own_model(make_client, tmp_path, resnet_archive):
