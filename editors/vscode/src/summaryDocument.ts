@@ -14,8 +14,8 @@ export class SummaryDocuments implements vscode.TextDocumentContentProvider {
 
   /** Stores `text` under a URI named after the model and returns it (re-showing refreshes it). */
   set(modelName: string, text: string): vscode.Uri {
-    const safe = modelName.replace(/[^A-Za-z0-9_.-]+/g, '_') || 'model';
-    const uri = vscode.Uri.from({ scheme: SUMMARY_SCHEME, path: `/${safe} summary.txt` });
+    const safe = modelName.replace(/[\\/?#]+/g, '_') || 'model';
+    const uri = vscode.Uri.from({ scheme: SUMMARY_SCHEME, path: `/${safe} (summary)` });
     this.contents.set(uri.toString(), text);
     this.changed.fire(uri);
     return uri;

@@ -30,7 +30,9 @@ class Workbench {
     const input = this.page.locator('.quick-input-widget input');
     await input.waitFor({ state: 'visible' });
     await input.fill(name);
-    const row = this.page.locator('.quick-input-list .monaco-list-row', { hasText: name }).first();
+    // Enter picks the focused row: wait until the filtered list has put the file there (the
+    // recently-opened list shown first would pick another file).
+    const row = this.page.locator('.quick-input-list .monaco-list-row.focused', { hasText: name }).first();
     await row.waitFor({ state: 'visible', timeout: 15_000 });
     await this.page.keyboard.press('Enter');
     await this.page
@@ -51,7 +53,7 @@ class Workbench {
     const input = this.page.locator('.quick-input-widget input');
     await input.waitFor({ state: 'visible' });
     await input.fill(`>${label}`);
-    const row = this.page.locator('.quick-input-list .monaco-list-row', { hasText: label }).first();
+    const row = this.page.locator('.quick-input-list .monaco-list-row.focused', { hasText: label }).first();
     await row.waitFor({ state: 'visible', timeout: 15_000 });
     await this.page.keyboard.press('Enter');
   }
