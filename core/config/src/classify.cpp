@@ -69,21 +69,24 @@ public:
 
   void document(const Node& root) {
     bool aliased = false;
-    for (const VisibleEntry& v : entries_of(&root, aliased, 0)) {
-      field(*v.entry, FieldLevel::Document, Root::None, v.via_alias);
-      for (const RootName& r : kRoots) {
+    std::vector<VisibleEntry> entries = entries_of(&root, aliased, 0);
+    for (const VisibleEntry& v : entries) // the root first: it decides which fields are valid
+      for (const RootName& r : kRoots)
         if (v.entry->key == r.key && doc_.root == Root::None) {
           doc_.root = r.root;
           doc_.root_range = v.entry->key_range;
         }
+    for (const VisibleEntry& v : entries) {
+      field(*v.entry, FieldLevel::Document, Root::None, v.via_alias);
+      for (const RootName& r : kRoots)
         if (v.entry->key == r.key)
           top_config(v.entry->value.get(), r.root, v.via_alias, 1);
-      }
     }
   }
 
 private:
   void field(const Entry& e, FieldLevel level, Root root, bool via_alias) {
+    check_field(e, level, root, via_alias);
     if (!visit_)
       return;
     EntryRole role;
@@ -92,6 +95,31 @@ private:
     role.root = root;
     role.via_alias = via_alias;
     visit_(e, role);
+  }
+
+  // Every field any compressor accepts at `level` (so a field of another compressor is
+  // never called unknown), plus the root's own.
+  void check_field(const Entry& e, FieldLevel level, Root root, bool via_alias) {
+    if (via_alias || !e.has_colon || e.key.empty() || e.key.find('\x1f') != std::string::npos)
+      return; // aliased: reported where written; no colon or the cursor marker: being typed
+    if (level == FieldLevel::Document && doc_.root == Root::None)
+      return; // not a coreai-opt config (yet): nothing to hold it to
+    std::vector<std::string> valid = field_names(level, root);
+    std::vector<std::string> any = field_names(level, Root::None);
+    if (level == FieldLevel::Document) {
+      any = valid = field_names(level, doc_.root);
+    } else {
+      for (Root other : {Root::Quantization, Root::KMeansPalettization, Root::MagnitudePruning})
+        for (std::string& f : field_names(level, other))
+          any.push_back(std::move(f));
+    }
+    for (const std::string& f : any)
+      if (f == e.key)
+        return;
+    static const char* const kWhere[] = {"the top level", "", "a module config", "an op config"};
+    std::string where =
+        level == FieldLevel::TopConfig ? to_string(root) : kWhere[static_cast<int>(level)];
+    doc_.unknown_fields.push_back({e.key, e.key_range, where, valid});
   }
 
   void pattern(const Entry& e, Table table, const Scope& scope, bool via_alias) {

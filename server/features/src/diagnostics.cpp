@@ -47,6 +47,20 @@ public:
                           std::to_string(d.first.start.line + 1) +
                           "): the later entry replaces the earlier one",
                       {}});
+    for (const config::UnknownField& u : doc_.unknown_fields) {
+      std::string message =
+          "unknown field `" + u.name + "` in " + u.where + ": coreai-opt rejects the config";
+      std::vector<Fix> fixes;
+      std::vector<std::string> near = detail::nearest(u.name, u.valid, kSuggestions);
+      if (!near.empty())
+        message += "; did you mean " + join_quoted(near) + "?";
+      else
+        message += "; valid here: " + join_quoted(u.valid);
+      for (const std::string& n : near)
+        fixes.push_back(
+            {"Replace with `" + n + "`", {u.range, detail::render_key(n, doc_.format, 0)}});
+      out_.push_back({u.range, Severity::Error, "unknown-field", message, std::move(fixes)});
+    }
     check_execution_mode();
     // An aliased key is listed once per place it is merged: check each written key
     // once, and call it unmatched only if it matches nothing in any of its scopes.

@@ -204,8 +204,10 @@ quantization_config:
       op_type_config:
         - linear
 )";
-  const std::string json = R"({"quantization_config": {"module_name_configs": {"a\\.b": {"op_type_config": {"linear": null}}}}})";
-  for (const auto& [text, format] : {std::pair{yaml, Format::Yaml}, std::pair{json, Format::Json}}) {
+  const std::string json =
+      R"({"quantization_config": {"module_name_configs": {"a\\.b": {"op_type_config": {"linear": null}}}}})";
+  for (const auto& [text, format] :
+       {std::pair{yaml, Format::Yaml}, std::pair{json, Format::Json}}) {
     for (std::size_t cut = 0; cut < text.size(); ++cut) {
       std::string edited = text.substr(0, cut) + text.substr(cut + 1);
       ConfigDocument doc = read_config(edited, format);

@@ -363,3 +363,33 @@ TEST(ConfigReader, ByteOrderMarkAndWindowsLineEndings) {
   ASSERT_EQ(json.keys.size(), 1u);
   EXPECT_TRUE(json.problems.empty());
 }
+
+TEST(ConfigReader, UnknownFieldsAreTyposCoreaiOptWouldReject) {
+  Annotations a(R"([[quantization_spek]]:
+  s: {dtype: int8}
+quantization_config:
+  [[module_name_config]]:
+    fc: null
+  global_config:
+    op_type_config:
+      linear:
+        [[op_input_specs]]: null
+    op_state_spec: {weight: null}
+  module_type_configs:
+    torch.nn.modules.linear.Linear:
+      qat_schedule: null
+)");
+  ConfigDocument doc = read_config(a.code(), Format::Yaml);
+  ASSERT_EQ(doc.unknown_fields.size(), 3u);
+  EXPECT_EQ(doc.unknown_fields[0].name, "quantization_spek");
+  EXPECT_EQ(doc.unknown_fields[0].range, a.range(0));
+  EXPECT_EQ(doc.unknown_fields[1].name, "module_name_config");
+  EXPECT_EQ(doc.unknown_fields[1].where, "quantization_config");
+  EXPECT_EQ(doc.unknown_fields[1].range, a.range(1));
+  EXPECT_EQ(doc.unknown_fields[2].name, "op_input_specs");
+  EXPECT_EQ(doc.unknown_fields[2].where, "an op config");
+  EXPECT_EQ(doc.unknown_fields[2].range, a.range(2));
+
+  EXPECT_TRUE(read_config("name: x\nother: 1\n", Format::Yaml).unknown_fields.empty())
+      << "a file that is not a coreai-opt config is not held to its fields";
+}

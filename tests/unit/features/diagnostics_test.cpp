@@ -203,3 +203,16 @@ TEST(Diagnostics, JsonConfigsToo) {
   ASSERT_FALSE(c.diagnostics[0].fixes.empty());
   EXPECT_EQ(c.diagnostics[0].fixes[0].edit.new_text, "\"layer1\\\\..*\"");
 }
+
+TEST(Diagnostics, UnknownFieldIsAnErrorWithTheNearestFieldAsFix) {
+  auto c = check(R"(quantization_config:
+  [[module_name_config]]:
+    fc: null
+)");
+  ASSERT_EQ(c.diagnostics.size(), 1u);
+  EXPECT_EQ(c.diagnostics[0].code, "unknown-field");
+  EXPECT_EQ(c.diagnostics[0].severity, Severity::Error);
+  EXPECT_EQ(c.diagnostics[0].range, c.source.range());
+  ASSERT_FALSE(c.diagnostics[0].fixes.empty());
+  EXPECT_EQ(c.diagnostics[0].fixes[0].edit.new_text, "module_name_configs");
+}

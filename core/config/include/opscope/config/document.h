@@ -76,6 +76,15 @@ struct SyntaxProblem {
   std::string message;
 };
 
+// A key coreai-opt does not accept where it is written (its pydantic models
+// forbid extra fields): usually a typo such as `module_name_config`.
+struct UnknownField {
+  std::string name;
+  Range range;
+  std::string where;              // "quantization_config", "a module config", ...
+  std::vector<std::string> valid; // the field names accepted there
+};
+
 struct ConfigDocument {
   Format format = Format::Yaml;
   std::string text; // the source, kept for context_at
@@ -86,6 +95,7 @@ struct ConfigDocument {
   std::vector<PatternKey> keys; // in document order (aliased keys where they are merged)
   std::vector<DuplicateKey> duplicates;
   std::vector<SyntaxProblem> problems;
+  std::vector<UnknownField> unknown_fields;
 };
 
 // Reads `text` as `format`; never throws.
