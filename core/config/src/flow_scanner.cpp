@@ -237,7 +237,6 @@ private:
     skip_space();
     if (at_end())
       return null_at(pos_);
-    std::size_t start = pos_;
     std::string anchor;
     if (yaml_ && text_[pos_] == '&') {
       std::size_t b = ++pos_;
@@ -260,7 +259,6 @@ private:
       node = null_at(pos_);
     else
       node = plain();
-    (void)start;
     if (!anchor.empty() && anchors_)
       anchors_->define(anchor, node.get());
     return node;

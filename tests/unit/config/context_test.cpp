@@ -218,3 +218,19 @@ quantization_config:
   }
   SUCCEED();
 }
+
+TEST(CursorContext, YamlFlowMappings) {
+  std::string text =
+      "quantization_config:\n  global_config: {op_type_config: {linear: null, [[^]]}}\n";
+  CursorContext ctx = context(text);
+  ASSERT_EQ(ctx.kind, CursorContext::Kind::PatternKey);
+  EXPECT_EQ(ctx.table, Table::OpType);
+  EXPECT_EQ(ctx.replace, replace_range(text));
+
+  text = "quantization_config:\n  module_name_configs: {[[\"enc^]]\n  global_config: {}\n";
+  ctx = context(text);
+  ASSERT_EQ(ctx.kind, CursorContext::Kind::PatternKey);
+  EXPECT_EQ(ctx.table, Table::ModuleName);
+  EXPECT_EQ(ctx.typed, "enc");
+  EXPECT_EQ(ctx.replace, replace_range(text));
+}
