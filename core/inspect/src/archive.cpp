@@ -141,7 +141,14 @@ Archive read_archive(const std::string& path) {
                    "); export it again with `" + std::string(kExportHint) + "`");
   }
 
-  archive.program = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  // tensor_values (shapes and strides of every tensor) is a sixth of a big graph
+  // and nothing here reads it: drop it while parsing.
+  nlohmann::json::parser_callback_t skip_tensor_values =
+      [](int depth, nlohmann::json::parse_event_t event, nlohmann::json& parsed) {
+        return !(depth == 3 && event == nlohmann::json::parse_event_t::key &&
+                 parsed == "tensor_values");
+      };
+  archive.program = nlohmann::json::parse(text, skip_tensor_values, /*allow_exceptions=*/false);
   if (archive.program.is_discarded() || !archive.program.is_object())
     fail(path, archive.model_record +
                    " is not valid JSON (corrupt archive); export it again with `" +
