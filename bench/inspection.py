@@ -31,6 +31,7 @@ class BenchModelFiles:
     archive: Path
     size: dict
     names_file: Path
+    export_timing: dict = field(default_factory=dict)  # export_s / save_s when just exported
 
 
 def _fresh_env(tmp: str) -> dict:

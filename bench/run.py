@@ -34,7 +34,7 @@ import inspection  # noqa: E402
 import model_list  # noqa: E402
 import targets  # noqa: E402
 from measure import BenchError, run_measured  # noqa: E402
-from results import Row, format_markdown, format_table, write_json  # noqa: E402
+from results import Figure, Row, format_markdown, format_table, write_json  # noqa: E402
 from tools import REPO, Tools  # noqa: E402
 
 YAML_LS_VERSION = "1.25.0"  # the last release that runs on Node 20
@@ -82,13 +82,15 @@ def prepare_model(tools: Tools, spec, models_dir: Path, reuse: bool) -> inspecti
     meta = models_dir / f"{spec.factory}.size.json"
     names = models_dir / f"{spec.factory}.names.json"
     peer = str(inspection.PEERS / "python_inspect.py")
+    timing = {}
     if not (reuse and archive.exists() and meta.exists()):
-        run_measured([str(tools.python), peer, "export", spec.factory, *spec.inputs,
-                      "-o", str(archive), "--meta", str(meta)])
+        run = run_measured([str(tools.python), peer, "export", spec.factory, *spec.inputs,
+                            "-o", str(archive), "--meta", str(meta)])
+        timing = {k: v for k, v in run.json().items() if k in ("export_s", "save_s")}
     if not (reuse and names.exists()):
         run_measured([str(tools.python), peer, "names", str(archive), "-o", str(names)])
     return inspection.BenchModelFiles(spec.name, spec.factory, spec.inputs, archive,
-                                      json.loads(meta.read_text()), names)
+                                      json.loads(meta.read_text()), names, timing)
 
 
 def markdown_report(rows: list[Row], verdicts: list[dict], context: dict) -> str:
@@ -172,6 +174,12 @@ def main() -> int:
                 rows.append(Row(spec.name, {}, "export", "s", f"error: {exc}"))
                 continue
             names = json.loads(model.names_file.read_text())
+            if model.export_timing:  # where an export's time goes, for reading (a)
+                rows.append(Row(spec.name, model.size,
+                                "(a) breakdown: torch.export.export / torch.export.save", "s",
+                                Figure({"export": model.export_timing["export_s"],
+                                        "save": model.export_timing["save_s"]}, 1),
+                                note="the bench's own in-process export of the archive"))
             if "a" in args.metrics:
                 log(f"{spec.name}: (a) inspection from nn.Module")
                 rows += inspection.inspect_from_module(tools, model, runs, tmp,
