@@ -150,10 +150,11 @@ public:
     index::Compressor compressor = index::Compressor::None;
     if (args_.has("--compressor"))
       compressor = cli::compressor_option(args_, mode.value_or(index::Mode::Eager));
-    else if (doc.root != config::Root::None)
-      compressor = *index::parse_compressor(config::compressor_name(doc.root));
-    else if (project && project->compressor)
-      compressor = index::parse_compressor(*project->compressor).value_or(index::Compressor::None);
+    else
+      compressor = features::compressor_for(
+          doc, project && project->compressor
+                   ? index::parse_compressor(*project->compressor).value_or(index::Compressor::None)
+                   : index::Compressor::None);
     // coreai-opt's palettizer and pruner run in eager mode only.
     if (!mode)
       mode = index::mode_supports(index::Mode::Graph, compressor) ? index::Mode::Graph

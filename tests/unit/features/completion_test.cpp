@@ -152,3 +152,11 @@ TEST(Completion, WithoutAModelPatternKeysAreIncompleteButFieldsWork) {
   ASSERT_NE(find(list, "module_name_configs"), nullptr);
   EXPECT_EQ(find(list, "module_name_configs")->kind, CompletionItem::Kind::Field);
 }
+
+TEST(Completion, TheConfigRootPicksTheCompressor) {
+  auto doc = config::read_config("kmeans_palettization_config:\n", config::Format::Yaml);
+  EXPECT_EQ(compressor_for(doc, index::Compressor::Quantizer), index::Compressor::KMeansPalettizer);
+  EXPECT_EQ(
+      compressor_for(config::read_config("{}", config::Format::Json), index::Compressor::Quantizer),
+      index::Compressor::Quantizer);
+}
