@@ -97,6 +97,26 @@ def test_init_options_and_watched_file_events(make_client, tmp_path, resnet_arch
     assert client.shutdown_and_exit() == 0
 
 
+def test_editing_opscope_yaml_switches_the_model(make_client, tmp_path, resnet_archive):
+    shutil.copy(resnet_archive, tmp_path / "model.pt2")
+    config = write_project(tmp_path, "model: missing.pt2\nunknown_key: 1\n")
+    client = make_client()
+    client.initialize(tmp_path)
+    uri = client.open(config)
+    status(client, "failed")
+    # The unknown key is reported with its file and line.
+    client.wait_notification(lambda n: n["method"] == "window/logMessage"
+                             and "opscope.yaml:2" in n["params"]["message"]
+                             and "unknown_key" in n["params"]["message"])
+    mark = client.mark()
+    (tmp_path / "opscope.yaml").write_text("model: model.pt2\n")
+    status(client, "ready", start=mark)
+    diagnostics = client.diagnostics(
+        uri, lambda d: any(x.get("code") == "no-match" for x in d), start=mark)
+    assert not any("missing.pt2" in d["message"] for d in diagnostics)
+    assert client.shutdown_and_exit() == 0
+
+
 def test_log_level_filters_window_log_message(make_client, tmp_path):
     debug = make_client(args=("lsp", "--log-level", "debug"))
     debug.initialize(tmp_path)

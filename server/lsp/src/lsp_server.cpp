@@ -54,8 +54,28 @@ protocol::MessageType message_type(LogLevel level) {
 
 LspServer::LspServer(boost::asio::io_context& io, Transport& transport, Logger& log,
                      WorkerSettings workers)
-    : io_(io), transport_(transport), log_(log), worker_settings_(std::move(workers)) {
+    : io_(io), transport_(transport), log_(log), worker_settings_(std::move(workers)),
+      project_poll_(io) {
   bind_methods();
+}
+
+void LspServer::poll_project_files() {
+  bool changed = false;
+  for (auto& [path, stamp] : project_files_) {
+    FileStamp now = stamp_of(path);
+    if (now != stamp) {
+      log_.info(path + " changed; re-reading the project");
+      stamp = now;
+      changed = true;
+    }
+  }
+  if (changed)
+    refresh_all_documents();
+  project_poll_.expires_after(worker_settings_.poll_interval);
+  project_poll_.async_wait([this](boost::system::error_code ec) {
+    if (!ec && !finished_)
+      poll_project_files();
+  });
 }
 
 LspServer::~LspServer() {
@@ -183,6 +203,7 @@ void LspServer::finish() {
   finished_ = true;
   for (auto& [uri, timer] : diagnostic_timers_)
     timer->cancel();
+  project_poll_.cancel();
   models_.reset(); // kills running workers
   log_.set_client_sink(nullptr);
   if (on_finished)
@@ -223,6 +244,7 @@ void LspServer::on_initialize(const protocol::InitializeParams& params, Reply re
 }
 
 void LspServer::on_initialized() {
+  poll_project_files();
   register_watchers();
   pull_configuration();
 }
@@ -335,7 +357,10 @@ LspServer::Analysis LspServer::analyse(const Document& doc) {
   out.resolution = resolve_model(doc.path, hints, init_settings_.overridden_by(pulled_settings_),
                                  workspace_dir());
   for (const auto& problem : out.resolution.project_problems)
-    log_.debug(problem);
+    if (reported_project_problems_.insert(problem).second)
+      log_.warning(problem);
+  if (!out.resolution.project_file.empty() && !project_files_.count(out.resolution.project_file))
+    project_files_[out.resolution.project_file] = stamp_of(out.resolution.project_file);
   if (out.resolution.model && models_)
     out.model = &models_->ensure(*out.resolution.model);
   return out;

@@ -99,6 +99,12 @@ private:
   ModelSettings init_settings_;   // initializationOptions
   ModelSettings pulled_settings_; // workspace/configuration or didChangeConfiguration
   std::map<std::string, std::unique_ptr<boost::asio::steady_timer>> diagnostic_timers_;
+  // Project files of open configs: an edit on disk re-resolves every config,
+  // also for clients that cannot watch files.
+  std::map<std::string, FileStamp> project_files_;
+  std::set<std::string> reported_project_problems_;
+  boost::asio::steady_timer project_poll_;
+  void poll_project_files();
 
   // $/progress for each model's load: token, and whether the client accepted it.
   struct Progress {
