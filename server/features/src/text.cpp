@@ -91,10 +91,15 @@ std::vector<std::string> suggest_patterns(const std::string& pattern,
   }
   std::string tail = pattern.substr(tail_at);
   // Prefixes of real names at separator boundaries, with and without the separator.
+  // Only prefixes whose length is within the plausible edit distance can be suggested:
+  // skipping the rest keeps this fast on models with many thousands of modules.
+  const std::size_t slack = std::max<std::size_t>(2, stem.size() / 3);
+  const std::size_t min_len = stem.size() > slack ? stem.size() - slack : 1;
+  const std::size_t max_len = stem.size() + slack;
   std::vector<std::string> prefixes;
   std::set<std::string> seen;
   for (const std::string& name : names) {
-    for (std::size_t i = 1; i <= name.size(); ++i) {
+    for (std::size_t i = min_len; i <= std::min(name.size(), max_len); ++i) {
       bool boundary = i == name.size() || name[i] == '.' || name[i] == '_';
       if (boundary && seen.insert(name.substr(0, i)).second)
         prefixes.push_back(name.substr(0, i));
