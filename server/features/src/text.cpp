@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <set>
+#include <string_view>
+#include <unordered_set>
 
 namespace opscope::features::detail {
 namespace {
@@ -97,14 +99,15 @@ std::vector<std::string> suggest_patterns(const std::string& pattern,
   const std::size_t min_len = stem.size() > slack ? stem.size() - slack : 1;
   const std::size_t max_len = stem.size() + slack;
   std::vector<std::string> prefixes;
-  std::set<std::string> seen;
+  std::unordered_set<std::string_view> seen; // views into `names`, which outlive it
   for (const std::string& name : names) {
+    std::string_view view(name);
     for (std::size_t i = min_len; i <= std::min(name.size(), max_len); ++i) {
       bool boundary = i == name.size() || name[i] == '.' || name[i] == '_';
-      if (boundary && seen.insert(name.substr(0, i)).second)
+      if (boundary && seen.insert(view.substr(0, i)).second)
         prefixes.push_back(name.substr(0, i));
       if (i < name.size() && (name[i] == '.' || name[i] == '_') &&
-          seen.insert(name.substr(0, i + 1)).second)
+          seen.insert(view.substr(0, i + 1)).second)
         prefixes.push_back(name.substr(0, i + 1));
     }
   }
