@@ -1,0 +1,121 @@
+#include "project.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+namespace opscope::lsp {
+namespace {
+namespace fs = std::filesystem;
+
+class ProjectTest : public ::testing::Test {
+protected:
+  void SetUp() override {
+    root_ = fs::temp_directory_path() /
+            ("opscope-project-test-" +
+             std::to_string(::testing::UnitTest::GetInstance()->random_seed()) + "-" +
+             ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(root_);
+    fs::create_directories(root_ / "configs" / "deep");
+  }
+  void TearDown() override { fs::remove_all(root_); }
+  void write(const fs::path& path, const std::string& text) { std::ofstream(path) << text; }
+  fs::path root_;
+};
+
+TEST(ProjectFile, ReadsEveryFieldWithCommentsQuotesAndLists) {
+  ProjectFile p = parse_project_file("# project\n"
+                                     "model: \"models/resnet.pt2\"  # the archive\n"
+                                     "inputs:\n"
+                                     "  - 1x3x224x224\n"
+                                     "  - 'mask=1x8:int64'\n"
+                                     "python: .venv/bin/python\n"
+                                     "mode: eager\n"
+                                     "compressor: kmeans_palettizer\n",
+                                     "/w/opscope.yaml");
+  EXPECT_TRUE(p.problems.empty());
+  EXPECT_EQ(p.settings.model, "models/resnet.pt2");
+  EXPECT_EQ(p.settings.inputs, (std::vector<std::string>{"1x3x224x224", "mask=1x8:int64"}));
+  EXPECT_EQ(p.settings.python, ".venv/bin/python");
+  EXPECT_EQ(p.settings.mode, "eager");
+  EXPECT_EQ(p.settings.compressor, "kmeans_palettizer");
+  EXPECT_EQ(p.dir, "/w");
+}
+
+TEST(ProjectFile, FlowListsAndProblemsNameTheLine) {
+  ProjectFile p = parse_project_file("inputs: [1x3, \"2x4:float16\"]\nmodle: x.pt2\nmode: fast\n",
+                                     "/w/opscope.yaml");
+  EXPECT_EQ(p.settings.inputs, (std::vector<std::string>{"1x3", "2x4:float16"}));
+  ASSERT_EQ(p.problems.size(), 2u);
+  EXPECT_NE(p.problems[0].find("/w/opscope.yaml:2: unknown key `modle`"), std::string::npos);
+  EXPECT_NE(p.problems[1].find("mode `fast`"), std::string::npos);
+  EXPECT_FALSE(p.settings.mode.has_value());
+}
+
+TEST(ModelKinds, ArchivesIndexFilesAndPythonTargets) {
+  EXPECT_EQ(classify_model("m.pt2"), ModelKind::Archive);
+  EXPECT_EQ(classify_model("cache/m.json"), ModelKind::IndexFile);
+  EXPECT_EQ(classify_model("pkg.models:make_model"), ModelKind::PythonTarget);
+  EXPECT_EQ(classify_model("src/model.py:build"), ModelKind::PythonTarget);
+}
+
+TEST_F(ProjectTest, FoundByWalkingUpAndPathsAreRelativeToIt) {
+  write(root_ / "opscope.yaml", "model: model.pt2\nmode: graph\n");
+  std::string config = (root_ / "configs" / "deep" / "quant.yaml").string();
+  Resolution r = resolve_model(config, {"quantizer", std::nullopt}, {}, "");
+  ASSERT_TRUE(r.model.has_value()) << r.problem;
+  EXPECT_EQ(r.project_file, (root_ / "opscope.yaml").string());
+  EXPECT_EQ(r.model->path, (root_ / "model.pt2").string());
+  EXPECT_EQ(r.model->kind, ModelKind::Archive);
+  EXPECT_EQ(r.compressor, index::Compressor::Quantizer);
+}
+
+TEST_F(ProjectTest, ConfigRootAndExecutionModeBeatTheProjectFileButNotTheEditor) {
+  write(root_ / "opscope.yaml", "model: model.pt2\nmode: graph\ncompressor: magnitude_pruner\n");
+  std::string config = (root_ / "configs" / "quant.yaml").string();
+  Resolution r = resolve_model(config, {"kmeans_palettizer", "eager"}, {}, "");
+  EXPECT_EQ(r.compressor, index::Compressor::KMeansPalettizer);
+  EXPECT_EQ(r.model->mode, index::Mode::Eager);
+
+  ModelSettings editor;
+  editor.mode = "graph";
+  editor.compressor = "quantizer";
+  editor.model = "other.pt2";
+  r = resolve_model(config, {"kmeans_palettizer", "eager"}, editor, "/workspace");
+  EXPECT_EQ(r.compressor, index::Compressor::Quantizer);
+  EXPECT_EQ(r.model->mode, index::Mode::Graph);
+  EXPECT_EQ(r.model->path, "/workspace/other.pt2");
+  EXPECT_EQ(r.model->origin, "editor settings");
+}
+
+TEST_F(ProjectTest, PythonTargetsKeepInputsAndFindTheirSourceFile) {
+  fs::create_directories(root_ / "pkg");
+  write(root_ / "pkg" / "models.py", "def make(): ...\n");
+  write(root_ / "opscope.yaml", "model: pkg.models:make\ninputs: [1x3x64x64]\npython: python3\n");
+  Resolution r = resolve_model((root_ / "configs" / "q.yaml").string(), {}, {}, "");
+  ASSERT_TRUE(r.model.has_value());
+  EXPECT_EQ(r.model->kind, ModelKind::PythonTarget);
+  EXPECT_EQ(r.model->target, "pkg.models:make");
+  EXPECT_EQ(r.model->path, (root_ / "pkg" / "models.py").string());
+  EXPECT_EQ(r.model->work_dir, root_.string());
+  EXPECT_EQ(r.model->python, "python3");
+  EXPECT_EQ(r.model->inputs, (std::vector<std::string>{"1x3x64x64"}));
+}
+
+TEST_F(ProjectTest, NoModelSaysWhatToDo) {
+  Resolution r = resolve_model((root_ / "configs" / "q.yaml").string(), {}, {}, "");
+  // (A stray opscope.yaml above the temp dir would make this test meaningless.)
+  if (!r.project_file.empty())
+    GTEST_SKIP() << "an opscope.yaml exists above " << root_;
+  EXPECT_FALSE(r.model.has_value());
+  EXPECT_NE(r.problem.find("opscope.yaml"), std::string::npos);
+  EXPECT_NE(r.problem.find("opscope.model"), std::string::npos);
+
+  write(root_ / "opscope.yaml", "mode: graph\n");
+  r = resolve_model((root_ / "configs" / "q.yaml").string(), {}, {}, "");
+  EXPECT_NE(r.problem.find("does not name a model"), std::string::npos);
+}
+
+} // namespace
+} // namespace opscope::lsp
