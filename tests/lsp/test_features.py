@@ -148,3 +148,25 @@ def test_completion_list_is_capped_with_is_incomplete(ready_client):
     completion = client.result("textDocument/completion", text_position(uri, 3, 6))
     assert completion["items"]
     assert len(completion["items"]) <= 500
+
+
+def test_reload_model_command_rebuilds(ready_client):
+    client, uri = ready_client
+    mark = client.mark()
+    assert client.result("workspace/executeCommand",
+                         {"command": "opscope.reloadModel", "arguments": [uri]}) is None
+    client.wait_notification(lambda n: n["method"] == "opscope/status"
+                             and n["params"]["state"] == "loading", start=mark)
+    client.wait_notification(lambda n: n["method"] == "opscope/status"
+                             and n["params"]["state"] == "ready", start=mark)
+    reply = client.request("workspace/executeCommand", {"command": "opscope.nope"})
+    assert reply["error"]["code"] == -32602
+
+
+def test_summary_of_a_config_that_is_not_open(ready_client, archive_project):
+    client, _ = ready_client
+    other = archive_project.parent / "other.yaml"
+    other.write_text("quantization_config:\n  global_config: {}\n")
+    summary = client.result("workspace/executeCommand", {
+        "command": "opscope.showSummary", "arguments": [other.as_uri()]})
+    assert "layer4" in summary

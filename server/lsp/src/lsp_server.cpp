@@ -6,6 +6,8 @@
 #include "opscope/format/summary.h"
 
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 
 namespace opscope::lsp {
 namespace fs = std::filesystem;
@@ -547,8 +549,18 @@ void LspServer::on_execute_command(const protocol::ExecuteCommandParams& params,
       uri = first["uri"].get<std::string>();
   }
   const Document* doc = uri ? documents_.find(*uri) : nullptr;
-  if (uri && !doc)
-    return reply.error(ErrorCode::InvalidParams, "document not open: " + *uri);
+  Document from_disk; // a config named by URI but not open: read it as saved
+  if (uri && !doc) {
+    auto path = protocol::path_from_uri(*uri);
+    std::ifstream in(path.value_or(""), std::ios::binary);
+    if (!path || !in)
+      return reply.error(ErrorCode::InvalidParams,
+                         "cannot read " + *uri + ": open the config in the editor first");
+    from_disk.uri = *uri;
+    from_disk.path = *path;
+    from_disk.text.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    doc = &from_disk;
+  }
   if (!doc && !documents_.all().empty() && params.command == kShowSummary)
     doc = &documents_.all().begin()->second;
 
