@@ -46,10 +46,14 @@ def compressor_bit(compressor) -> int:
 
 
 def _source(frames) -> list | None:
-    """[basename, line] of the innermost frame outside torch, like format_summary shows."""
+    """[basename, line] of the innermost frame outside torch, like format_summary shows.
+    FX-generated code is `<eval_with_key>.N` with N counting per process: kept without N."""
     for filename, line in reversed(frames):
         if not any(marker in filename for marker in FRAMEWORK_PATH_MARKERS):
-            return [os.path.basename(filename), int(line)]
+            name = os.path.basename(filename)
+            if name.startswith("<eval_with_key>"):
+                name = "<eval_with_key>"
+            return [name, int(line)]
     return None
 
 

@@ -23,10 +23,11 @@ PYTHON_DIR = os.path.join(REPO, "python")
 if PYTHON_DIR not in sys.path:
     sys.path.insert(0, PYTHON_DIR)
 
-from fixtures.registry import FIXTURES, get as get_fixture  # noqa: E402
+from fixtures.registry import FIXTURES, GRAPH_ONLY_FIXTURES, get as get_fixture  # noqa: E402
 from oracle import canonical  # noqa: E402
 
-FIXTURE_NAMES = [f.name for f in FIXTURES]
+FIXTURE_NAMES = [f.name for f in FIXTURES]  # graph and eager mode
+GRAPH_FIXTURE_NAMES = FIXTURE_NAMES + [f.name for f in GRAPH_ONLY_FIXTURES]
 
 
 def helper_command(*args: str, as_folder: bool = False) -> list[str]:

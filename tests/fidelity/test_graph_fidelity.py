@@ -4,12 +4,27 @@ lines, the module tree and its boundaries, unfiltered and as the Quantizer sees 
 
 import pytest
 
-from conftest import FIXTURE_NAMES, assert_same
+from conftest import GRAPH_FIXTURE_NAMES, assert_same
 from oracle import canonical
+
+# Differences known in the C++ engine, written up in /work/coord/fidelity-diffs.md. Strict:
+# once the engine is fixed the test XPASSes and fails, so the entry must be removed here.
+KNOWN_DIFFERENCES = {
+    "cond_branches": "torch.cond: coreai-opt lists the branch subgraphs (true_graph_0, "
+                     "false_graph_0) as state inputs of `cond`; opscope leaves them out",
+}
+
+
+def _graph_cases():
+    for name in GRAPH_FIXTURE_NAMES:
+        marks = ()
+        if name in KNOWN_DIFFERENCES:
+            marks = (pytest.mark.xfail(strict=True, reason=KNOWN_DIFFERENCES[name]),)
+        yield pytest.param(name, marks=marks, id=name)
 
 
 @pytest.mark.parametrize("compressor", [None, "quantizer"])
-@pytest.mark.parametrize("name", FIXTURE_NAMES)
+@pytest.mark.parametrize("name", list(_graph_cases()))
 def test_graph_index_matches_model_inspector(name, compressor, oracle, opscope_index):
     expected = oracle(name, "graph")[compressor]
     actual = canonical.from_index(opscope_index(name, "graph"), compressor)
