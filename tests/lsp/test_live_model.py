@@ -64,3 +64,36 @@ def test_renaming_a_submodule_updates_completion_and_diagnostics(make_client, ta
     (warning,) = [d for d in diagnostics if d.get("code") == "no-match"]
     assert warning["range"]["start"]["line"] == 2
     assert client.shutdown_and_exit() == 0
+
+
+def test_python_target_done_when_items(make_client, tmp_path, python_exe, resnet_archive):
+    """Completion, hover, no-match and op types, with the model as a Python target."""
+    from conftest import QUANT_CONFIG
+    shutil.copy(RESNET_SOURCE, tmp_path / "resnet_model.py")
+    config = write_project(
+        tmp_path,
+        f"model: resnet_model.py:resnet18\ninputs: [1x3x64x64]\npython: {python_exe}\n")
+    client = make_client()
+    client.initialize(tmp_path, {"window": {"workDoneProgress": True}})
+    uri = client.open(config)
+    ready = client.wait_notification(lambda n: n["method"] == "opscope/status"
+                                     and n["params"]["state"] in ("ready", "failed"),
+                                     timeout=240)
+    assert ready["params"]["state"] == "ready", ready
+    # Exporting, then indexing: one progress, reported step by step.
+    steps = [n["params"]["message"] for n in client.notifications
+             if n["method"] == "opscope/status"]
+    assert steps[0].startswith("exporting") and any(s.startswith("indexing") for s in steps)
+    diagnostics = client.diagnostics(uri, lambda d: any(x.get("code") == "no-match" for x in d))
+    (warning,) = [d for d in diagnostics if d.get("code") == "no-match"]
+    assert "layer9.*" in warning["message"] and "layer1" in warning["message"]
+    hover = client.result("textDocument/hover", text_position(uri, 4, 8))
+    assert "conv2d" in hover["contents"]["value"]
+    text = QUANT_CONFIG + "    \n"
+    client.change(uri, 2, text)
+    names = module_labels(client, uri, len(text.splitlines()) - 1, 4)
+    assert names.get("layer1.0.conv1") == "torch.nn.modules.conv.Conv2d"
+    client.change(uri, 3, "quantization_config:\n  global_config:\n    op_type_config:\n      \n")
+    types = module_labels(client, uri, 3, 6)
+    assert "conv2d" in types and "linear" in types and "relu" not in types
+    assert client.shutdown_and_exit() == 0

@@ -27,6 +27,7 @@ void DocumentStore::open(const protocol::TextDocumentItem& item) {
   doc.language_id = item.language_id;
   doc.version = item.version;
   doc.text = item.text;
+  doc.revision = next_revision_++;
   documents_[item.uri] = std::move(doc);
 }
 
@@ -37,6 +38,7 @@ bool DocumentStore::change(const protocol::DidChangeTextDocumentParams& params,
     return false;
   for (const auto& change : params.content_changes)
     apply_change(it->second.text, change, encoding);
+  it->second.revision = next_revision_++;
   if (params.text_document.version)
     it->second.version = *params.text_document.version;
   return true;

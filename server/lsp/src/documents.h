@@ -3,6 +3,7 @@
 
 #include "opscope/protocol/lsp_types.h"
 
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
@@ -15,6 +16,7 @@ struct Document {
   std::string language_id;
   int version = 0;
   std::string text;
+  std::uint64_t revision = 0; // unique per text the store has held; 0: not from the store
 };
 
 class DocumentStore {
@@ -30,6 +32,7 @@ public:
 
 private:
   std::map<std::string, Document> documents_;
+  std::uint64_t next_revision_ = 1;
 };
 
 // Applies one change event to `text`.

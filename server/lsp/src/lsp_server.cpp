@@ -339,6 +339,7 @@ void LspServer::on_did_close(const protocol::DidCloseTextDocumentParams& params)
   const std::string& uri = params.text_document.uri;
   documents_.close(uri);
   diagnostic_timers_.erase(uri);
+  parsed_.erase(uri);
   transport_.notify("textDocument/publishDiagnostics",
                     protocol::PublishDiagnosticsParams{uri, std::nullopt, {}});
 }
@@ -352,10 +353,17 @@ const Document* LspServer::document_or_error(const std::string& uri, const Reply
 
 LspServer::Analysis LspServer::analyse(const Document& doc) {
   Analysis out;
-  out.config = config::read_config(doc.text, config::guess_format(doc.path, doc.text));
-  if (out.config.root == config::Root::None || doc.path.empty())
+  auto& cached = parsed_[doc.uri];
+  if (doc.revision == 0 || cached.first != doc.revision || !cached.second) {
+    cached = {doc.revision, std::make_shared<const config::ConfigDocument>(config::read_config(
+                                doc.text, config::guess_format(doc.path, doc.text)))};
+  }
+  out.config = cached.second;
+  if (doc.revision == 0)
+    parsed_.erase(doc.uri); // read from disk: not kept
+  if (out.config->root == config::Root::None || doc.path.empty())
     return out; // not a compression config (or not a file): no model needed
-  ConfigHints hints{config::compressor_name(out.config.root), out.config.execution_mode};
+  ConfigHints hints{config::compressor_name(out.config->root), out.config->execution_mode};
   out.resolution = resolve_model(doc.path, hints, init_settings_.overridden_by(pulled_settings_),
                                  workspace_dir());
   for (const auto& problem : out.resolution.project_problems)
@@ -386,7 +394,7 @@ void LspServer::publish_diagnostics(const std::string& uri) {
   Analysis analysis = analyse(*doc);
   PositionMapper positions(doc->text, encoding_);
   std::vector<protocol::Diagnostic> diagnostics;
-  if (analysis.config.root != config::Root::None) {
+  if (analysis.config->root != config::Root::None) {
     const LoadedModel* model = analysis.model;
     const index::Index* index = model ? model->index.get() : nullptr;
     FeatureInput input = feature_input(analysis, positions, uri);
@@ -408,7 +416,7 @@ void LspServer::publish_diagnostics(const std::string& uri) {
 FeatureInput LspServer::feature_input(const Analysis& analysis, const PositionMapper& positions,
                                       const std::string& uri) const {
   const LoadedModel* model = analysis.model;
-  return FeatureInput{analysis.config,
+  return FeatureInput{*analysis.config,
                       model ? model->index.get() : nullptr,
                       analysis.resolution.compressor,
                       positions,

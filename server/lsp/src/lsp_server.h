@@ -41,7 +41,7 @@ private:
 
   // What one config document resolves to right now.
   struct Analysis {
-    config::ConfigDocument config;
+    std::shared_ptr<const config::ConfigDocument> config;
     Resolution resolution;
     const LoadedModel* model = nullptr;
   };
@@ -103,6 +103,9 @@ private:
   // also for clients that cannot watch files.
   std::map<std::string, FileStamp> project_files_;
   std::set<std::string> reported_project_problems_;
+  // The last parse of each open document (a 10 MB config is read once per edit).
+  std::map<std::string, std::pair<std::uint64_t, std::shared_ptr<const config::ConfigDocument>>>
+      parsed_;
   boost::asio::steady_timer project_poll_;
   void poll_project_files();
 
