@@ -11,8 +11,213 @@ namespace {
 
 using nlohmann::json;
 
+// torch.fx.graph._illegal_names (Python keywords, builtins and FX's custom
+// builtins, Python 3.11): a node may not be named like these, sorted.
+constexpr std::string_view kIllegalNames[] = {
+    "ArithmeticError",
+    "AssertionError",
+    "AttributeError",
+    "BaseException",
+    "BaseExceptionGroup",
+    "BlockingIOError",
+    "BrokenPipeError",
+    "BufferError",
+    "BytesWarning",
+    "ChildProcessError",
+    "ConnectionAbortedError",
+    "ConnectionError",
+    "ConnectionRefusedError",
+    "ConnectionResetError",
+    "DeprecationWarning",
+    "EOFError",
+    "Ellipsis",
+    "EncodingWarning",
+    "EnvironmentError",
+    "Exception",
+    "ExceptionGroup",
+    "False",
+    "FileExistsError",
+    "FileNotFoundError",
+    "FloatingPointError",
+    "FutureWarning",
+    "GeneratorExit",
+    "IOError",
+    "ImportError",
+    "ImportWarning",
+    "IndentationError",
+    "IndexError",
+    "InterruptedError",
+    "IsADirectoryError",
+    "KeyError",
+    "KeyboardInterrupt",
+    "LookupError",
+    "MemoryError",
+    "ModuleNotFoundError",
+    "NameError",
+    "NoneType",
+    "NotADirectoryError",
+    "NotImplemented",
+    "NotImplementedError",
+    "OSError",
+    "OverflowError",
+    "PendingDeprecationWarning",
+    "PermissionError",
+    "ProcessLookupError",
+    "RecursionError",
+    "ReferenceError",
+    "ResourceWarning",
+    "RuntimeError",
+    "RuntimeWarning",
+    "StopAsyncIteration",
+    "StopIteration",
+    "SyntaxError",
+    "SyntaxWarning",
+    "SystemError",
+    "SystemExit",
+    "TabError",
+    "TimeoutError",
+    "True",
+    "TypeError",
+    "UnboundLocalError",
+    "UnicodeDecodeError",
+    "UnicodeEncodeError",
+    "UnicodeError",
+    "UnicodeTranslateError",
+    "UnicodeWarning",
+    "UserWarning",
+    "ValueError",
+    "Warning",
+    "ZeroDivisionError",
+    "__build_class__",
+    "__debug__",
+    "__doc__",
+    "__import__",
+    "__loader__",
+    "__name__",
+    "__package__",
+    "__spec__",
+    "abs",
+    "aiter",
+    "all",
+    "and",
+    "anext",
+    "any",
+    "as",
+    "ascii",
+    "assert",
+    "async",
+    "await",
+    "bin",
+    "bool",
+    "break",
+    "breakpoint",
+    "bytearray",
+    "bytes",
+    "callable",
+    "chr",
+    "class",
+    "classmethod",
+    "compile",
+    "complex",
+    "continue",
+    "copyright",
+    "credits",
+    "def",
+    "del",
+    "delattr",
+    "device",
+    "dict",
+    "dir",
+    "divmod",
+    "elif",
+    "else",
+    "enumerate",
+    "eval",
+    "except",
+    "exec",
+    "exit",
+    "filter",
+    "finally",
+    "float",
+    "for",
+    "format",
+    "from",
+    "frozenset",
+    "fx_pytree",
+    "getattr",
+    "global",
+    "globals",
+    "hasattr",
+    "hash",
+    "help",
+    "hex",
+    "id",
+    "if",
+    "import",
+    "in",
+    "inf",
+    "input",
+    "int",
+    "is",
+    "isinstance",
+    "issubclass",
+    "iter",
+    "lambda",
+    "len",
+    "license",
+    "list",
+    "locals",
+    "map",
+    "max",
+    "memoryview",
+    "min",
+    "nan",
+    "next",
+    "nonlocal",
+    "not",
+    "object",
+    "oct",
+    "open",
+    "or",
+    "ord",
+    "pass",
+    "pow",
+    "print",
+    "property",
+    "pytree",
+    "quit",
+    "raise",
+    "range",
+    "repr",
+    "return",
+    "reversed",
+    "round",
+    "set",
+    "setattr",
+    "slice",
+    "sorted",
+    "staticmethod",
+    "str",
+    "sum",
+    "super",
+    "torch",
+    "try",
+    "tuple",
+    "type",
+    "vars",
+    "while",
+    "with",
+    "yield",
+    "zip",
+};
+
+bool is_illegal_name(std::string_view name) {
+  return std::binary_search(std::begin(kIllegalNames), std::end(kIllegalNames), name);
+}
+
 // torch.fx's _Namespace.create_name, for the nodes whose names FX generates
-// (copy_ nodes, list getitems, `_unused` outputs, get_attr nodes).
+// (copy_ nodes, list getitems, `_unused` outputs, get_attr nodes) and for the
+// renaming every node goes through when ep.module() deep-copies the graph.
 class FxNamespace {
 public:
   std::string create(std::string candidate) {
@@ -37,6 +242,8 @@ public:
     if (!number || used_.count(candidate)) {
       auto it = base_count_.find(base);
       num = it == base_count_.end() ? 0 : it->second;
+      if (is_illegal_name(candidate))
+        candidate = base + "_" + std::to_string(++num);
     } else {
       num = *number;
     }
@@ -135,6 +342,7 @@ public:
     for (const auto& node : field(graph, "nodes"))
       add_call(node);
     add_output(field(graph, "outputs"), field(signature, "output_specs"));
+    rename_like_deepcopy();
     if (!training_dialect())
       eliminate_dead_code();
     unlift();
@@ -430,6 +638,16 @@ private:
     for (std::size_t i = 0; i < output_values_.size(); ++i)
       if (output_values_[i] >= 0 && !(output_is_token_[i] && !training_dialect()))
         nodes_[output_].args.push_back(output_values_[i]);
+  }
+
+  // ep.module() deep-copies the graph, which re-creates every node through a
+  // fresh namespace: names FX forbids (a forward argument called `input`)
+  // become `input_1`. Later names (get_attr, copy_) come from that namespace.
+  void rename_like_deepcopy() {
+    FxNamespace copy;
+    for (auto& p : nodes_)
+      p.node.name = copy.create(p.node.name);
+    names_ = std::move(copy);
   }
 
   // `_remove_effect_tokens` runs graph.eliminate_dead_code() on non-training programs.

@@ -85,3 +85,14 @@ class BufferUpdate(nn.Module):
 
     def forward(self, x):
         return torch.relu(self.bn(self.conv(x)))
+
+
+class BuiltinArgumentName(nn.Module):
+    """A forward argument named like a Python builtin, an int argument and a keyword tensor."""
+
+    def __init__(self):
+        super().__init__()
+        self.proj = nn.Linear(4, 4)
+
+    def forward(self, input, n: int, *, scale=None):
+        return self.proj(input) * scale + n

@@ -225,3 +225,22 @@ TEST(GraphMode, MutatedBuffersGetCopyNodesLikeEpModule) {
 }
 
 } // namespace
+
+namespace {
+
+// ep.module() deep-copies the graph, and FX renames a node called like a Python
+// builtin: coreai-opt shows the argument `input` as `input_1`.
+TEST(GraphMode, ArgumentNamedLikeABuiltinIsRenamedAsFxDoes) {
+  Index index = index_of("builtin_argument_name.pt2");
+  std::vector<std::string> inputs;
+  for (const auto& o : index.ops)
+    if (o.kind == OpKind::Input)
+      inputs.push_back(o.name);
+  EXPECT_THAT(inputs, ElementsAre("input_1", "n", "scale"));
+  EXPECT_THAT(op(index, "linear").inputs,
+              ElementsAre(from("input_1"), state("proj.weight"), state("proj.bias")));
+  EXPECT_THAT(consumers(op(index, "n")), ElementsAre()); // an int folded into the graph
+  EXPECT_THAT(op(index, "mul").inputs, ElementsAre(from("linear"), from("scale")));
+}
+
+} // namespace

@@ -38,6 +38,10 @@ def main(out):
     export(fm.ResNetLike().eval(), (torch.randn(1, 3, 16, 16),), p("resnet_like.pt2"))
     export(fm.MultiOutput().eval(), (torch.randint(0, 20, (2, 6)),), p("multi_output.pt2"))
     export(fm.BufferUpdate().train(), (torch.randn(2, 3, 8, 8),), p("buffer_update.pt2"))
+    with torch.no_grad():
+        ep = torch.export.export(fm.BuiltinArgumentName().eval(), (torch.randn(2, 4), 3),
+                                 {"scale": torch.randn(4)})
+    torch.export.save(ep, p("builtin_argument_name.pt2"))
     export(fm.BufferUpdate().train(), (torch.randn(2, 3, 8, 8),), p("buffer_update_decomposed.pt2"),
            decompose=True)
 
