@@ -120,6 +120,9 @@ def evaluate(rows: list[Row]) -> list[dict]:
 
 
 def format_verdicts(verdicts: list[dict]) -> str:
-    width = max(len(v["target"]) for v in verdicts) if verdicts else 0
-    return "\n".join(f"{v['verdict']:8} {v['model']:8} {v['target'].ljust(width)}  {v['figure']}"
-                     for v in verdicts)
+    if not verdicts:
+        return ""
+    width = max(len(v["target"]) for v in verdicts)
+    model_width = max(len(v["model"]) for v in verdicts)
+    return "\n".join(f"{v['verdict']:8} {v['model'].ljust(model_width)} "
+                     f"{v['target'].ljust(width)}  {v['figure']}" for v in verdicts)
