@@ -44,6 +44,10 @@ class OpscopeController implements vscode.Disposable {
   private stoppingOnPurpose = false;
   private watcher: vscode.FileSystemWatcher | undefined;
   private lastConfigUri: string | undefined;
+  /** The binary was not found: no automatic retries until the settings change or a restart. */
+  private missingBinary = false;
+  /** Set once opscope has something to serve in this window. */
+  private wanted = false;
   private readonly restartPolicy = new RestartPolicy();
   private readonly summaries = new SummaryDocuments();
   private readonly disposables: vscode.Disposable[] = [];
@@ -71,7 +75,7 @@ class OpscopeController implements vscode.Disposable {
 
   /** Starts the server once a document that opscope serves shows up. */
   consider(doc: vscode.TextDocument): void {
-    if (this.client || this.starting || doc.uri.scheme !== 'file') {
+    if (this.client || this.starting || this.missingBinary || doc.uri.scheme !== 'file') {
       return;
     }
     if (isProjectFile(doc.uri.fsPath) || looksLikeCompressionConfig(doc.languageId, doc.getText())) {
@@ -80,6 +84,7 @@ class OpscopeController implements vscode.Disposable {
   }
 
   async start(): Promise<void> {
+    this.wanted = true;
     if (this.client || this.starting) {
       return this.starting;
     }
@@ -132,6 +137,7 @@ class OpscopeController implements vscode.Disposable {
     const found = findServerBinary(settings.path, process.env.PATH, this.context.extensionPath, realFs);
     const output = this.outputChannel();
     if (!found.command) {
+      this.missingBinary = true;
       output.appendLine(found.explanation);
       this.showStatus({ state: 'failed', model: 'opscope', message: found.explanation });
       void vscode.window.showErrorMessage(found.explanation, 'Open Settings').then((pick) => {
@@ -141,6 +147,7 @@ class OpscopeController implements vscode.Disposable {
       });
       return;
     }
+    this.missingBinary = false;
     output.appendLine(`Starting ${found.command} lsp (${found.explanation})`);
 
     const serverOptions: ServerOptions = {
@@ -226,12 +233,21 @@ class OpscopeController implements vscode.Disposable {
   async restart(why: string): Promise<void> {
     this.outputChannel().appendLine(`Restarting the opscope server (${why}).`);
     this.restartPolicy.reset();
+    this.missingBinary = false;
     await this.stop();
     await this.start();
   }
 
   private onConfigurationChanged(e: vscode.ConfigurationChangeEvent): void {
-    if (!e.affectsConfiguration('opscope') || !this.client) {
+    if (!e.affectsConfiguration('opscope')) {
+      return;
+    }
+    if (!this.client) {
+      // E.g. opscope.path was just set after "cannot find the opscope binary".
+      if (this.wanted && !this.starting) {
+        this.missingBinary = false;
+        void this.start();
+      }
       return;
     }
     if (needsRestart((section) => e.affectsConfiguration(section))) {

@@ -73,6 +73,21 @@ test('opscope in VS Code (code-server)', { timeout: 420_000 }, async (t) => {
   });
   const page = browser.pages()[0] || (await browser.newPage());
   const wb = new Workbench(page, shots);
+
+  // A folder without opscope.yaml holding an ordinary YAML file: opscope must stay out of sight.
+  const plain = path.join(root, 'plain');
+  fs.mkdirSync(plain, { recursive: true });
+  fs.writeFileSync(path.join(plain, 'ci.yaml'), 'on: push\njobs:\n  build:\n    runs-on: debian\n');
+  await t.test('nothing shows for an ordinary YAML file outside an opscope project', async () => {
+    await wb.open(url.replace(/folder=[^&]*/, `folder=${encodeURIComponent(plain)}`));
+    await wb.openFile('ci.yaml');
+    await page.waitForTimeout(3000); // time for an activation to show itself
+    await wb.screenshot('00-plain-yaml');
+    assert.doesNotMatch(await wb.statusBarText(), /opscope|\bops\b/);
+    assert.equal(server.serverPids().length, 0, 'no opscope lsp process');
+    assert.deepEqual((await wb.notifications()).filter((n) => /opscope/i.test(n)), []);
+  });
+
   await wb.open(url);
 
   const config = example.config;
