@@ -34,7 +34,7 @@ function buildVsix() {
   return out;
 }
 
-test('opscope in VS Code (code-server)', { timeout: 420_000 }, async (t) => {
+test('opscope in VS Code (code-server)', { timeout: 540_000 }, async (t) => {
   assert.ok(opscopeBin && fs.existsSync(opscopeBin), `OPSCOPE_BIN must name the built opscope (got ${opscopeBin})`);
   const { chromium } = require(path.join(tools, 'node_modules', 'playwright-core'));
   fs.mkdirSync(work, { recursive: true });
