@@ -179,6 +179,12 @@ def test_several_projects_each_with_its_own_model(make_client, tmp_path, resnet_
     models = {n["params"]["model"] for n in client.notifications
               if n["method"] == "opscope/status"}
     assert models == {"model.pt2", "elsewhere/missing.pt2"}
+    # Closing a config clears its diagnostics; the other project keeps its model.
+    mark = client.mark()
+    client.notify("textDocument/didClose", {"textDocument": {"uri": broken_uri}})
+    assert client.diagnostics(broken_uri, start=mark) == []
+    reply = client.result("textDocument/hover", text_position(good_uri, 4, 8))
+    assert "conv2d" in reply["contents"]["value"]
     assert client.shutdown_and_exit() == 0
 
 

@@ -342,6 +342,14 @@ void LspServer::on_did_close(const protocol::DidCloseTextDocumentParams& params)
   parsed_.erase(uri);
   transport_.notify("textDocument/publishDiagnostics",
                     protocol::PublishDiagnosticsParams{uri, std::nullopt, {}});
+  // Models no open config uses stop being polled and rebuilt.
+  if (models_) {
+    std::set<std::string> in_use;
+    for (const auto& [open_uri, doc] : documents_.all())
+      if (auto analysis = analyse(doc); analysis.model)
+        in_use.insert(analysis.model->spec.key());
+    models_->retain_only(in_use);
+  }
 }
 
 const Document* LspServer::document_or_error(const std::string& uri, const Reply& reply) {
