@@ -355,7 +355,8 @@ private:
     std::vector<int> args; // producers with repeats, in argument order
     bool erased = false;
     bool is_token = false;
-    bool is_copy = false; // a copy_ node the unlifting inserted
+    bool is_copy = false;  // a copy_ node the unlifting inserted
+    bool unlifted = false; // a placeholder the unlifting turned into get_attr
   };
 
   [[noreturn]] void malformed(const std::string& what) const {
@@ -385,14 +386,14 @@ private:
 
   int add_node(FxNode node) {
     int id = static_cast<int>(nodes_.size());
-    nodes_.push_back({std::move(node), {}, false, false, false});
+    nodes_.push_back({std::move(node), {}, false, false, false, false});
     return id;
   }
 
   void bind(const std::string& value_name, int node) { by_value_[value_name] = node; }
 
   // Collects the graph values an argument refers to, in argument order.
-  void collect_refs(const json& arg, std::vector<int>& out) const {
+  void collect_refs(const json& arg, std::vector<int>& out) {
     if (!arg.is_object())
       return;
     for (const auto& [kind, value] : arg.items()) {
@@ -415,6 +416,15 @@ private:
         for (const auto& list : value)
           for (const auto& t : list)
             ref(t, "name", out);
+      } else if (kind == "as_graph") {
+        // A higher-order op's subgraph (torch.cond branches): the deserializer
+        // registers it as a submodule and reads it through a get_attr node.
+        std::string name = value.is_object() ? value.value("name", "") : std::string();
+        FxNode node;
+        node.name = names_.create(name);
+        node.op = FxOp::GetAttr;
+        node.target = name;
+        out.push_back(add_node(std::move(node)));
       } else if (kind == "as_string_to_argument") {
         if (value.is_object())
           for (const auto& [k, v] : value.items())
@@ -486,7 +496,7 @@ private:
     return {};
   }
 
-  std::vector<int> args_of(const json& node) const {
+  std::vector<int> args_of(const json& node) {
     std::vector<int> positional, keyword;
     auto it = node.find("inputs");
     if (it == node.end() || !it->is_array())
@@ -692,6 +702,7 @@ private:
         continue;
       }
       p.node.op = FxOp::GetAttr;
+      p.unlifted = true;
       p.node.name = names_.create(target);
       p.node.target = target;
       unlifted_by_target[target] = static_cast<int>(i);
@@ -719,7 +730,7 @@ private:
       copy.op = FxOp::CallFunction;
       copy.target = "torch.ops.aten.copy_.default";
       int copy_id = static_cast<int>(nodes_.size() + copies.size()) - 1; // before output
-      copies.push_back({std::move(copy), {mutated, output_values_[i]}, false, false, true});
+      copies.push_back({std::move(copy), {mutated, output_values_[i]}, false, false, true, false});
       copy_of_return[output_values_[i]] = copy_id;
     }
     original_output_args_ = nodes_.back().args;
@@ -783,7 +794,7 @@ private:
     }
     // Unlifting: every consumer of a lifted placeholder gets its arguments reassigned.
     for (std::size_t p = 0; p < count; ++p) {
-      if (nodes_[p].erased || nodes_[p].node.op != FxOp::GetAttr)
+      if (nodes_[p].erased || !nodes_[p].unlifted)
         continue;
       for (int user : ordered_users(static_cast<int>(p)))
         register_all(user, user == output ? original_output_args_ : nodes_[user].args);
