@@ -56,6 +56,18 @@ index::Compressor compressor_option(const ParsedArgs& args, index::Mode mode) {
   return *compressor;
 }
 
+void check_compressor_early(const ParsedArgs& args, const model::Settings& settings,
+                            const std::string& model) {
+  bool index_file = false;
+  try {
+    index_file = model::classify(model) == model::SourceKind::IndexFile;
+  } catch (const model::ModelError&) {
+    // A bad model is reported when it is loaded; a bad command line comes first.
+  }
+  if (settings.mode_given || !index_file)
+    compressor_option(args, settings.mode);
+}
+
 bool use_color(const ParsedArgs& args) {
   if (args.has("--no-color"))
     return false;

@@ -112,7 +112,7 @@ int run_query(const std::vector<std::string>& args) {
     }
 
     model::Settings settings = model_settings(parsed);
-    compressor_option(parsed, settings.mode);
+    check_compressor_early(parsed, settings, parsed.positionals[0]);
     index::Index index = model::load_index(parsed.positionals[0], settings);
     index::Compressor compressor = compressor_option(parsed, index.mode);
     index::QueryEngine engine(index);

@@ -39,7 +39,7 @@ int run_summary(const std::vector<std::string>& args) {
     format::SummaryOptions options;
     options.width = console_width(parsed);
     options.color = use_color(parsed);
-    compressor_option(parsed, settings.mode); // refuse a bad pair before any work
+    check_compressor_early(parsed, settings, parsed.positionals[0]);
     index::Index index = model::load_index(parsed.positionals[0], settings);
     options.compressor = compressor_option(parsed, index.mode);
     if (parsed.has("--json"))

@@ -22,7 +22,8 @@ pytestmark = pytest.mark.skipif(not OPSCOPE, reason="OPSCOPE_BIN is not set (run
 
 def worker_available() -> bool:
     beside = Path(OPSCOPE).parent / "opscope-inspect"
-    return beside.exists() or bool(os.environ.get("OPSCOPE_INSPECT_BIN"))
+    built = os.environ.get("OPSCOPE_INSPECT_BIN", "")
+    return beside.exists() or (bool(built) and Path(built).exists())
 
 
 needs_worker = pytest.mark.skipif(not worker_available(), reason="opscope-inspect not built")
@@ -36,7 +37,7 @@ def env(tmp_path_factory):
     environment["VIRTUAL_ENV"] = str(Path(sys.executable).parent.parent)
     environment.pop("NO_COLOR", None)
     environment.pop("COLUMNS", None)
-    if os.environ.get("OPSCOPE_INSPECT_BIN"):
+    if os.environ.get("OPSCOPE_INSPECT_BIN") and Path(os.environ["OPSCOPE_INSPECT_BIN"]).exists():
         environment["OPSCOPE_INSPECT"] = os.environ["OPSCOPE_INSPECT_BIN"]
     return environment
 

@@ -19,6 +19,11 @@ model::Settings model_settings(const ParsedArgs& args);
 // --compressor (default none), checked against the mode (graph mode: quantizer only).
 index::Compressor compressor_option(const ParsedArgs& args, index::Mode mode);
 
+// Refuses a compressor the mode has no table for before any exporting or inspecting; an
+// index file's own mode is checked after loading instead (unless --mode was given).
+void check_compressor_early(const ParsedArgs& args, const model::Settings& settings,
+                            const std::string& model);
+
 // Colour when --color, never with --no-color; otherwise when stdout is a terminal and
 // NO_COLOR is unset.
 bool use_color(const ParsedArgs& args);
