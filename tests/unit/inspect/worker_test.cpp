@@ -11,6 +11,7 @@
 #include <fstream>
 #include <sstream>
 #include <sys/wait.h>
+#include <unistd.h>
 
 namespace {
 
@@ -32,9 +33,11 @@ std::string slurp(const std::filesystem::path& path) {
 }
 
 WorkerRun run(const std::string& args) {
+  // Per-process names: ctest -j runs these tests side by side.
   auto dir = std::filesystem::temp_directory_path();
-  auto out = dir / "opscope_inspect_worker_test.out";
-  auto err = dir / "opscope_inspect_worker_test.err";
+  std::string stem = "opscope_inspect_worker_test_" + std::to_string(getpid());
+  auto out = dir / (stem + ".out");
+  auto err = dir / (stem + ".err");
   std::string command = std::string("'") + OPSCOPE_INSPECT_BIN + "' " + args + " >" + out.string() +
                         " 2>" + err.string();
   int status = std::system(command.c_str());
@@ -42,11 +45,15 @@ WorkerRun run(const std::string& args) {
   r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   r.out = slurp(out);
   r.err = slurp(err);
+  std::filesystem::remove(out);
+  std::filesystem::remove(err);
   return r;
 }
 
 std::string output_path() {
-  return (std::filesystem::temp_directory_path() / "opscope_inspect_worker_test.json").string();
+  return (std::filesystem::temp_directory_path() /
+          ("opscope_inspect_worker_test_" + std::to_string(getpid()) + ".json"))
+      .string();
 }
 
 TEST(Worker, WritesTheIndex) {
