@@ -250,3 +250,35 @@ def test_export_errors_come_back_as_one_line(env, tmp_path):
     assert result.returncode == 1
     assert result.stderr.strip().splitlines()[-1].startswith(f"opscope: exporting {broken}:build: ")
     assert "boom in user code" in result.stderr
+
+
+@needs_worker
+def test_demo_command_on_the_example_matches_coreai_opt(env, tmp_path):
+    """scripts/demo.sh: a Python target exported into the cache, then inspected."""
+    import torch
+
+    cache_env = {"XDG_CACHE_HOME": str(tmp_path / "cache")}
+    args = ["summary", "examples/resnet/model.py:build", "--input", "1x3x64x64",
+            "--compressor", "quantizer"]
+    first = opscope(env, *args, cwd=SOURCE_DIR, extra_env=cache_env)
+    text = ok(first)
+    assert "exporting examples/resnet/model.py:build" in first.stderr
+
+    sys.path.insert(0, str(SOURCE_DIR / "examples" / "resnet"))
+    import model as example
+    from coreai_opt.inspection import ModelInspector
+    from coreai_opt.quantization import Quantizer
+
+    previous = os.getcwd()
+    os.chdir(SOURCE_DIR)
+    try:
+        expected = ModelInspector(example.build(), (torch.randn(1, 3, 64, 64),),
+                                  execution_mode="graph", compressor=Quantizer).format_summary(
+                                      colorize=False)
+    finally:
+        os.chdir(previous)
+    assert text == expected + "\n"
+
+    again = opscope(env, *args, cwd=SOURCE_DIR, extra_env=cache_env)
+    assert ok(again) == text
+    assert "exporting" not in again.stderr  # the export is cached by target, inputs, sources
