@@ -194,18 +194,24 @@ def main() -> int:
                                            diag_runs, script, logs)
             print(format_table([r for r in rows if r.model == spec.name]), flush=True)
             print(flush=True)
+            save(out, rows, context, started)  # a run cut short keeps what it measured
 
-    verdicts = targets.evaluate(rows)
-    context["duration_s"] = round(time.perf_counter() - started, 1)
-    context["machine"]["loadavg_end"] = os.getloadavg()
+    verdicts = save(out, rows, context, started)
     print(format_table(rows))
     print()
     print("Targets (issue #6):")
     print(targets.format_verdicts(verdicts))
-    write_json(str(out / "results.json"), rows, verdicts, context)
-    (out / "results.md").write_text(markdown_report(rows, verdicts, context))
     log(f"wrote {out / 'results.json'} and results.md in {context['duration_s']} s")
     return 0
+
+
+def save(out: Path, rows: list[Row], context: dict, started: float) -> list[dict]:
+    verdicts = targets.evaluate(rows)
+    context["duration_s"] = round(time.perf_counter() - started, 1)
+    context["machine"]["loadavg_end"] = os.getloadavg()
+    write_json(str(out / "results.json"), rows, verdicts, context)
+    (out / "results.md").write_text(markdown_report(rows, verdicts, context))
+    return verdicts
 
 
 if __name__ == "__main__":
