@@ -9,10 +9,7 @@ from oracle import canonical
 
 # Differences known in the C++ engine, written up in /work/coord/fidelity-diffs.md. Strict:
 # once the engine is fixed the test XPASSes and fails, so the entry must be removed here.
-KNOWN_DIFFERENCES = {
-    "cond_branches": "torch.cond: coreai-opt lists the branch subgraphs (true_graph_0, "
-                     "false_graph_0) as state inputs of `cond`; opscope leaves them out",
-}
+KNOWN_DIFFERENCES: dict[str, str] = {}
 
 
 def _graph_cases():
