@@ -8,17 +8,6 @@
 namespace opscope::format {
 namespace {
 
-// coreai-opt's _FRAMEWORK_PATH_MARKERS: frames in PyTorch itself are never "the source".
-constexpr std::array<std::string_view, 3> kFrameworkPathMarkers = {
-    "torch/nn/modules/", "torch/nn/functional", "torch/_"};
-
-bool is_framework_file(const std::string& file) {
-  for (auto marker : kFrameworkPathMarkers)
-    if (file.find(marker) != std::string::npos)
-      return true;
-  return false;
-}
-
 // posixpath.abspath split into components: joined to `cwd` when relative, "." and ".."
 // resolved lexically.
 std::vector<std::string> absolute_components(const std::string& path, const std::string& cwd) {
@@ -72,13 +61,11 @@ std::string relative_path(const std::string& path, const std::string& start) {
 }
 
 std::optional<SourceLocation> op_source(const index::Op& op, const std::string& cwd) {
-  for (auto frame = op.source.rbegin(); frame != op.source.rend(); ++frame) {
-    if (is_framework_file(frame->file))
-      continue;
-    std::string start = cwd.empty() ? current_directory() : cwd;
-    return SourceLocation{relative_path(frame->file, start), frame->line, frame->code};
-  }
-  return std::nullopt;
+  const index::SourceFrame* frame = index::user_frame(op);
+  if (!frame)
+    return std::nullopt;
+  std::string start = cwd.empty() ? current_directory() : cwd;
+  return SourceLocation{relative_path(frame->file, start), frame->line, frame->code};
 }
 
 std::string state_display_name(const std::string& state_name) {

@@ -1,6 +1,29 @@
 #include "opscope/index/index.h"
 
+#include <array>
+#include <string_view>
+
 namespace opscope::index {
+
+namespace {
+// coreai-opt's _FRAMEWORK_PATH_MARKERS: frames in PyTorch itself are never "the source".
+constexpr std::array<std::string_view, 3> kFrameworkPathMarkers = {
+    "torch/nn/modules/", "torch/nn/functional", "torch/_"};
+
+bool is_framework_file(const std::string& file) {
+  for (auto marker : kFrameworkPathMarkers)
+    if (file.find(marker) != std::string::npos)
+      return true;
+  return false;
+}
+} // namespace
+
+const SourceFrame* user_frame(const Op& op) {
+  for (auto frame = op.source.rbegin(); frame != op.source.rend(); ++frame)
+    if (!is_framework_file(frame->file))
+      return &*frame;
+  return nullptr;
+}
 
 const Op* Index::find_op(const std::string& name) const {
   auto it = op_by_name_.find(name);
@@ -35,7 +58,9 @@ void Index::rebuild_lookups() {
     module_by_name_.emplace(modules[i].name, i);
 }
 
-const char* to_string(Mode mode) { return mode == Mode::Graph ? "graph" : "eager"; }
+const char* to_string(Mode mode) {
+  return mode == Mode::Graph ? "graph" : "eager";
+}
 
 const char* to_string(Compressor compressor) {
   switch (compressor) {

@@ -118,14 +118,20 @@ int run_query(const std::vector<std::string>& args) {
     index::QueryEngine engine(index);
     std::vector<int> matched = engine.match(query, compressor);
 
+    // Show each op with the type the compressor registers it under, as the summary does.
+    auto shown = [&](int op) {
+      index::Op copy = index.ops[op];
+      copy.type = index.type_for(copy, compressor);
+      return copy;
+    };
     if (parsed.has("--json")) {
       nlohmann::json rows = nlohmann::json::array();
       for (int op : matched)
-        rows.push_back(format::op_json(index.ops[op]));
+        rows.push_back(format::op_json(shown(op)));
       std::cout << rows.dump(2) << "\n";
     } else {
       for (int op : matched)
-        std::cout << text_row(index, index.ops[op]) << "\n";
+        std::cout << text_row(index, shown(op)) << "\n";
     }
     if (matched.empty() && !settings.quiet) {
       std::string message =

@@ -68,7 +68,7 @@ std::vector<Candidate> pattern_candidates(const CursorContext& ctx, const Model&
       const index::Op& op = index.ops[static_cast<std::size_t>(i)];
       std::string where = op.module_stack.empty() ? "" : op.module_stack.back().name;
       out.push_back({CompletionItem::Kind::Op, op.name, detail::escape_regex(op.name),
-                     op.type + (where.empty() ? "" : " in " + where)});
+                     index.type_for(op, model.compressor) + (where.empty() ? "" : " in " + where)});
     }
     break;
   case Table::OpType: {
@@ -76,7 +76,8 @@ std::vector<Candidate> pattern_candidates(const CursorContext& ctx, const Model&
     std::vector<std::string> order;
     for (int i :
          detail::compressible(index, detail::ops_in_scope(index, ctx.scope), model.compressor)) {
-      const std::string& type = index.ops[static_cast<std::size_t>(i)].type;
+      const std::string& type =
+          index.type_for(index.ops[static_cast<std::size_t>(i)], model.compressor);
       if (!type.empty() && counts[type]++ == 0)
         order.push_back(type);
     }

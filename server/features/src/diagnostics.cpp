@@ -164,7 +164,7 @@ private:
       return;
     bool matched = false;
     for (const PatternKey* instance : instances) {
-      detail::Matches m = detail::match_key(*index_, *instance);
+      detail::Matches m = detail::match_key(*index_, *instance, compressor_);
       matched = matched || !m.modules.empty() || !m.ops.empty();
     }
     if (matched)
@@ -256,11 +256,12 @@ private:
     std::vector<std::string> valid;
     std::set<std::string> present, registered;
     for (const index::Op& op : index_->ops) {
-      if (op.kind != index::OpKind::Call || op.type.empty())
+      const std::string& type = index_->type_for(op, compressor_);
+      if (op.kind != index::OpKind::Call || type.empty())
         continue;
-      present.insert(op.type);
-      if (op.compressible_by(compressor_) && registered.insert(op.type).second)
-        valid.push_back(op.type);
+      present.insert(type);
+      if (op.compressible_by(compressor_) && registered.insert(type).second)
+        valid.push_back(type);
     }
     std::string who = compressor_ == index::Compressor::None
                           ? std::string("the model")
@@ -285,7 +286,7 @@ private:
     }
     bool in_scope = false;
     for (const PatternKey* instance : instances)
-      in_scope = in_scope || !detail::match_key(*index_, *instance).ops.empty();
+      in_scope = in_scope || !detail::match_key(*index_, *instance, compressor_).ops.empty();
     if (!in_scope)
       add(key, Severity::Warning, "no-match",
           "no `" + key.text + "` op inside " +

@@ -119,7 +119,7 @@ std::optional<Hover> hover(const config::ConfigDocument& document, config::Posit
       return h;
     }
   }
-  detail::Matches m = detail::match_key(index, *key);
+  detail::Matches m = detail::match_key(index, *key, model->compressor);
   std::vector<int> compressed = detail::compressible(index, m.ops, model->compressor);
 
   if (key->table == Table::ModuleName) {
@@ -144,8 +144,8 @@ std::optional<Hover> hover(const config::ConfigDocument& document, config::Posit
       std::string where;
       if (auto loc = detail::op_location(op))
         where = loc->file + ":" + std::to_string(loc->line);
-      md += "| `" + op.name + "` | " + op.type + " | " + (module.empty() ? "(top)" : module) +
-            " | " + where + " |\n";
+      md += "| `" + op.name + "` | " + index.type_for(op, model->compressor) + " | " +
+            (module.empty() ? "(top)" : module) + " | " + where + " |\n";
     }
     if (m.ops.size() > shown)
       md += "\n… and " + std::to_string(m.ops.size() - shown) + " more\n";

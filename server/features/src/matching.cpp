@@ -103,7 +103,8 @@ std::vector<int> ops_in_scope(const index::Index& index, const config::Scope& sc
   return out;
 }
 
-Matches match_key(const index::Index& index, const config::PatternKey& key) {
+Matches match_key(const index::Index& index, const config::PatternKey& key,
+                  index::Compressor compressor) {
   Matches m;
   using config::Table;
   if (key.table == Table::ModuleName || key.table == Table::ModuleType) {
@@ -149,7 +150,7 @@ Matches match_key(const index::Index& index, const config::PatternKey& key) {
   }
   for (int i : ops_in_scope(index, key.scope)) {
     const index::Op& op = index.ops[static_cast<std::size_t>(i)];
-    if (re ? full_match(*re, op.name) : op.type == key.text)
+    if (re ? full_match(*re, op.name) : index.type_for(op, compressor) == key.text)
       m.ops.push_back(i);
   }
   return m;

@@ -38,8 +38,10 @@ struct Matches {
 std::vector<int> ops_in_scope(const index::Index& index, const config::Scope& scope);
 
 // What `key` selects. For module tables: the modules and every call op inside
-// them; for op tables: the call ops in the key's scope.
-Matches match_key(const index::Index& index, const config::PatternKey& key);
+// them; for op tables: the call ops in the key's scope. Op types are compared as
+// `compressor` registers them (eager Quantizer files `x.add_()` under `add`).
+Matches match_key(const index::Index& index, const config::PatternKey& key,
+                  index::Compressor compressor);
 
 // Which compressors count: ops filtered to those `compressor` registers.
 std::vector<int> compressible(const index::Index& index, const std::vector<int>& ops,

@@ -131,10 +131,11 @@ std::vector<std::string> suggest_patterns(const std::string& pattern,
 }
 
 std::optional<SourceLocation> op_location(const index::Op& op) {
-  if (op.source.empty())
+  // The user's own line, as the summary shows it, never PyTorch's module code.
+  const index::SourceFrame* frame = index::user_frame(op);
+  if (!frame)
     return std::nullopt;
-  const index::SourceFrame& frame = op.source.back();
-  return SourceLocation{frame.file, frame.line};
+  return SourceLocation{frame->file, frame->line};
 }
 
 const config::PatternKey* key_at(const config::ConfigDocument& document, config::Position cursor) {

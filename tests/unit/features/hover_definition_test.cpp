@@ -77,3 +77,24 @@ TEST(Definition, PatternGoesToTheSourceLinesOfItsOps) {
   EXPECT_EQ(locations[0].file, "models/resnet.py");
   EXPECT_EQ(locations[0].line, 12);
 }
+
+TEST(Definition, SkipsPyTorchsOwnFramesForTheUsersLine) {
+  // Real stack traces end inside torch/nn/modules/conv.py; the user wants their model line.
+  index::Index with_torch_frames = model_index();
+  for (auto& op : with_torch_frames.ops)
+    if (op.name == "conv2d_1")
+      op.source.push_back({"/venv/lib/python3.11/site-packages/torch/nn/modules/conv.py", 565,
+                           "forward", "return self._conv_forward(input, self.weight, self.bias)"});
+  with_torch_frames.rebuild_lookups();
+  Model model{&with_torch_frames, index::Compressor::None};
+  Annotations a(R"(quantization_config:
+  global_config:
+    op_name_config:
+      conv2d_^1: null
+)");
+  auto locations =
+      definition(config::read_config(a.code(), config::Format::Yaml), a.point(), model);
+  ASSERT_EQ(locations.size(), 1u);
+  EXPECT_EQ(locations[0].file, "models/resnet.py");
+  EXPECT_EQ(locations[0].line, 12);
+}

@@ -55,8 +55,8 @@ struct InputEdge {
 enum class OpKind : std::uint8_t { Call, Input, Output, State };
 
 struct Op {
-  std::string name;                        // op_name_config matches this
-  std::string type;                        // op_type_config matches this; empty if unknown
+  std::string name; // op_name_config matches this
+  std::string type; // op_type_config matches this; empty if unknown
   OpKind kind = OpKind::Call;
   std::vector<ModuleContext> module_stack; // outermost first, root included
   std::vector<SourceFrame> source;         // outermost forward() first
@@ -80,9 +80,9 @@ struct BoundaryEdge {
 struct Module {
   std::string name; // "" for the root
   std::string type;
-  int parent = -1;            // index into Index::modules; -1 for the root
-  std::vector<int> children;  // indices into Index::modules, in first-seen order
-  std::vector<int> ops;       // indices into Index::ops owned directly, in graph order
+  int parent = -1;           // index into Index::modules; -1 for the root
+  std::vector<int> children; // indices into Index::modules, in first-seen order
+  std::vector<int> ops;      // indices into Index::ops owned directly, in graph order
   // module_input_spec index -> ops (and their input slot) receiving it.
   std::vector<std::pair<int, std::vector<BoundaryEdge>>> inputs;
   // module_output_spec index -> op (and its output slot) producing it.
@@ -91,9 +91,9 @@ struct Module {
 
 // Where the model came from; used for display, caching and staleness checks.
 struct Provenance {
-  std::string archive;       // path of the .pt2 as given
-  std::string archive_hash;  // content hash of the archive
-  std::string torch_version; // from the archive
+  std::string archive;                   // path of the .pt2 as given
+  std::string archive_hash;              // content hash of the archive
+  std::string torch_version;             // from the archive
   std::vector<std::string> source_files; // files named by the ops' source frames
 };
 
@@ -105,8 +105,7 @@ public:
   std::vector<Module> modules; // modules[0] is the root; parents precede children
   // Ops a compressor's registry files under another type than Op::type (eager Quantizer:
   // `x.add_()` has type "add_" but is registered as "add"): op name -> (compressor, type).
-  std::unordered_map<std::string, std::vector<std::pair<Compressor, std::string>>>
-      compressor_types;
+  std::unordered_map<std::string, std::vector<std::pair<Compressor, std::string>>> compressor_types;
 
   const Module& root() const { return modules.front(); }
   const std::string& model_type() const { return modules.front().type; }
@@ -123,6 +122,11 @@ private:
   std::unordered_map<std::string, int> op_by_name_;
   std::unordered_map<std::string, int> module_by_name_;
 };
+
+// The frame a user means by "where this op comes from": the innermost forward() frame that
+// is not PyTorch's own code (coreai-opt's _FRAMEWORK_PATH_MARKERS). Null if there is none.
+// The summary, queries, hover and go-to-definition all show this one frame.
+const SourceFrame* user_frame(const Op& op);
 
 const char* to_string(Mode mode);
 const char* to_string(Compressor compressor);
