@@ -63,6 +63,8 @@ def test_hover_on_a_pattern_reports_matched_ops(ready_client):
     assert "layer1\\..*" in text
     assert "ops" in text and "conv2d" in text
     assert "layer1.0.conv1" in text
+    # Each op's source is a link to the user's own line, not into PyTorch.
+    assert "[resnet_model.py:" in text and "conv.py" not in text, text
 
 
 def test_no_match_warning_suggests_real_names_with_quick_fixes(ready_client):
@@ -116,8 +118,9 @@ def test_definition_points_into_python_source(ready_client):
     client, uri = ready_client
     locations = client.result("textDocument/definition", text_position(uri, 4, 8))
     assert locations
-    assert all(loc["uri"].startswith("file:///") and loc["uri"].endswith(".py")
-               for loc in locations)
+    # The user's model file, never PyTorch's own module code that the stack ends in.
+    assert all(loc["uri"].startswith("file:///") and loc["uri"].endswith("resnet_model.py")
+               and "/torch/" not in loc["uri"] for loc in locations), locations
 
 
 def test_show_summary_and_status(ready_client):

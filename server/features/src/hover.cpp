@@ -10,6 +10,17 @@
 namespace opscope::features {
 namespace {
 
+// "model.py:36" linking to the line: the full path would crowd the table, and a
+// click on the link opens the file there (VS Code and Neovim follow file URIs with #L).
+std::string source_link(const SourceLocation& loc) {
+  const std::string& file = loc.file;
+  std::string line = std::to_string(loc.line);
+  if (file.empty() || file[0] != '/')
+    return file + ":" + line;
+  std::string base = file.substr(file.find_last_of('/') + 1);
+  return "[" + base + ":" + line + "](file://" + file + "#L" + line + ")";
+}
+
 using config::Table;
 
 std::string plural(std::size_t n, const char* word) {
@@ -143,7 +154,7 @@ std::optional<Hover> hover(const config::ConfigDocument& document, config::Posit
       std::string module = op.module_stack.empty() ? "" : op.module_stack.back().name;
       std::string where;
       if (auto loc = detail::op_location(op))
-        where = loc->file + ":" + std::to_string(loc->line);
+        where = source_link(*loc);
       md += "| `" + op.name + "` | " + index.type_for(op, model->compressor) + " | " +
             (module.empty() ? "(top)" : module) + " | " + where + " |\n";
     }

@@ -25,7 +25,7 @@ std::vector<std::string> nearest(const std::string& target,
 std::vector<std::string> suggest_patterns(const std::string& pattern,
                                           const std::vector<std::string>& names, std::size_t count);
 
-// The innermost frame of an op (where the op is called), if it has one.
+// The user's own frame of an op (index::user_frame: not PyTorch's code), if any.
 std::optional<SourceLocation> op_location(const index::Op& op);
 
 // The key under `cursor`, if any (the first instance of an aliased key).
