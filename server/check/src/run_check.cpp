@@ -1,6 +1,6 @@
 #include "opscope/check/run_check.h"
 
-#include "project_file.h"
+#include "opscope/project/project.h"
 
 #include "opscope/cli/args.h"
 #include "opscope/cli/dispatch.h"
@@ -123,18 +123,25 @@ public:
     std::string text = buffer.str();
     config::ConfigDocument doc = config::read_config(text, config::guess_format(path, text));
 
-    std::optional<ProjectFile> project;
-    if (!args_.has("--model"))
-      project = find_project(
-          fs::path(path).parent_path().empty() ? "." : fs::path(path).parent_path().string());
+    // The same opscope.yaml reader as the language server, so both resolve one model.
+    std::optional<project::ProjectFile> project_file;
+    if (!args_.has("--model")) {
+      std::string dir =
+          fs::path(path).parent_path().empty() ? "." : fs::path(path).parent_path().string();
+      if (auto file = project::find_project_file(dir)) {
+        project_file = project::read_project_file(*file);
+        for (const std::string& problem : project_file->problems)
+          std::cerr << problem << "\n";
+      }
+    }
 
     std::optional<features::ModelProblem> problem;
     features::Model model;
     std::string source;
     if (args_.has("--model"))
       source = args_.value("--model");
-    else if (project && project->model)
-      source = from_project(*project->model, project->dir);
+    else if (project_file && project_file->settings.model)
+      source = from_project(*project_file->settings.model, project_file->dir);
 
     // Mode: --mode, else the config's execution_mode, else the project's, else graph.
     model::Settings settings = cli::model_settings(args_);
@@ -143,8 +150,8 @@ public:
       mode = settings.mode;
     else if (doc.execution_mode)
       mode = index::parse_mode(*doc.execution_mode == "pt2e" ? "graph" : *doc.execution_mode);
-    else if (project && project->mode)
-      mode = index::parse_mode(*project->mode);
+    else if (project_file && project_file->settings.mode)
+      mode = index::parse_mode(*project_file->settings.mode);
 
     // Compressor: --compressor, else the config's root key, else the project's.
     index::Compressor compressor = index::Compressor::None;
@@ -152,8 +159,9 @@ public:
       compressor = cli::compressor_option(args_, mode.value_or(index::Mode::Eager));
     else
       compressor = features::compressor_for(
-          doc, project && project->compressor
-                   ? index::parse_compressor(*project->compressor).value_or(index::Compressor::None)
+          doc, project_file && project_file->settings.compressor
+                   ? index::parse_compressor(*project_file->settings.compressor)
+                         .value_or(index::Compressor::None)
                    : index::Compressor::None);
     // coreai-opt's palettizer and pruner run in eager mode only.
     if (!mode)
@@ -161,11 +169,11 @@ public:
                                                                   : index::Mode::Eager;
     settings.mode = *mode;
     settings.mode_given = true;
-    if (project) {
+    if (project_file) {
       if (!args_.has("--input"))
-        settings.inputs = project->inputs;
-      if (!args_.has("--python") && project->python)
-        settings.python = from_project(*project->python, project->dir);
+        settings.inputs = project_file->settings.inputs.value_or(std::vector<std::string>{});
+      if (!args_.has("--python") && project_file->settings.python)
+        settings.python = from_project(*project_file->settings.python, project_file->dir);
     }
 
     if (source.empty()) {

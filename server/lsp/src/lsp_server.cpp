@@ -219,7 +219,7 @@ void LspServer::on_initialize(const protocol::InitializeParams& params, Reply re
     return reply.error(ErrorCode::InvalidRequest, "initialize was already received");
   client_ = params;
   encoding_ = protocol::negotiate_position_encoding(params.position_encodings);
-  init_settings_ = settings_from_json(params.initialization_options);
+  init_settings_ = project::settings_from_json(params.initialization_options);
   lifecycle_ = Lifecycle::Running;
   log_.set_client_sink([this](LogLevel level, const std::string& message) {
     transport_.notify("window/logMessage",
@@ -273,7 +273,7 @@ void LspServer::pull_configuration() {
                     if (finished_ || !response.result || !response.result->is_array() ||
                         response.result->empty())
                       return;
-                    pulled_settings_ = settings_from_json((*response.result)[0]);
+                    pulled_settings_ = project::settings_from_json((*response.result)[0]);
                     refresh_all_documents();
                   });
 }
@@ -282,7 +282,7 @@ void LspServer::on_did_change_configuration(const Json& params) {
   if (params.is_object() && params.contains("settings") && params["settings"].is_object()) {
     const Json& settings = params["settings"];
     pulled_settings_ =
-        settings_from_json(settings.contains("opscope") ? settings["opscope"] : settings);
+        project::settings_from_json(settings.contains("opscope") ? settings["opscope"] : settings);
   }
   pull_configuration(); // the pull model: the notification may carry nothing
   refresh_all_documents();
@@ -311,7 +311,7 @@ void LspServer::on_did_change_watched_files(const protocol::DidChangeWatchedFile
     auto path = protocol::path_from_uri(change.uri);
     if (!path)
       continue;
-    if (fs::path(*path).filename() == kProjectFileName)
+    if (fs::path(*path).filename() == project::kProjectFileName)
       project_changed = true;
     else if (models_)
       models_->file_changed(*path);
@@ -371,9 +371,9 @@ LspServer::Analysis LspServer::analyse(const Document& doc) {
     parsed_.erase(doc.uri); // read from disk: not kept
   if (out.config->root == config::Root::None || doc.path.empty())
     return out; // not a compression config (or not a file): no model needed
-  ConfigHints hints{config::compressor_name(out.config->root), out.config->execution_mode};
-  out.resolution = resolve_model(doc.path, hints, init_settings_.overridden_by(pulled_settings_),
-                                 workspace_dir());
+  project::ConfigHints hints{config::compressor_name(out.config->root), out.config->execution_mode};
+  out.resolution = project::resolve_model(
+      doc.path, hints, init_settings_.overridden_by(pulled_settings_), workspace_dir());
   for (const auto& problem : out.resolution.project_problems)
     if (reported_project_problems_.insert(problem).second)
       log_.warning(problem);

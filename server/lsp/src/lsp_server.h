@@ -7,7 +7,7 @@
 #include "feature_bridge.h"
 #include "log.h"
 #include "model_store.h"
-#include "project.h"
+#include "opscope/project/project.h"
 #include "transport.h"
 
 #include "opscope/config/document.h"
@@ -42,7 +42,7 @@ private:
   // What one config document resolves to right now.
   struct Analysis {
     std::shared_ptr<const config::ConfigDocument> config;
-    Resolution resolution;
+    project::Resolution resolution;
     const LoadedModel* model = nullptr;
   };
 
@@ -96,8 +96,8 @@ private:
   bool finished_ = false;
   protocol::InitializeParams client_;
   protocol::PositionEncoding encoding_ = protocol::PositionEncoding::Utf16;
-  ModelSettings init_settings_;   // initializationOptions
-  ModelSettings pulled_settings_; // workspace/configuration or didChangeConfiguration
+  project::ModelSettings init_settings_;   // initializationOptions
+  project::ModelSettings pulled_settings_; // workspace/configuration or didChangeConfiguration
   std::map<std::string, std::unique_ptr<boost::asio::steady_timer>> diagnostic_timers_;
   // Project files of open configs: an edit on disk re-resolves every config,
   // also for clients that cannot watch files.

@@ -92,7 +92,7 @@ ModelStore::~ModelStore() {
       model->worker->kill();
 }
 
-const LoadedModel& ModelStore::ensure(const ModelSpec& spec) {
+const LoadedModel& ModelStore::ensure(const project::ModelSpec& spec) {
   std::string key = spec.key();
   auto it = models_.find(key);
   if (it != models_.end())
@@ -166,18 +166,18 @@ void ModelStore::poll() {
 }
 
 void ModelStore::record_watched(LoadedModel& model) {
-  const ModelSpec& spec = model.spec;
+  const project::ModelSpec& spec = model.spec;
   std::map<std::string, FileStamp> watched;
   if (!spec.path.empty())
     watched[spec.path] = stamp_of(spec.path);
-  if (spec.kind == ModelKind::PythonTarget && model.index)
+  if (spec.kind == project::ModelKind::PythonTarget && model.index)
     for (const auto& file : model.index->provenance.source_files)
       if (is_user_source(file))
         watched[file] = stamp_of(file);
   model.watched = std::move(watched);
 }
 
-std::string ModelStore::cache_path(const ModelSpec& spec, const char* extension) const {
+std::string ModelStore::cache_path(const project::ModelSpec& spec, const char* extension) const {
   std::size_t hash = std::hash<std::string>{}(spec.key());
   char name[64];
   std::snprintf(name, sizeof name, "model-%016zx%s", hash, extension);
@@ -189,12 +189,12 @@ void ModelStore::start_load(LoadedModel& model) {
   model.state = ModelState::Loading;
   model.rebuild_pending = false;
   record_watched(model); // before building, so edits during the build trigger another
-  const ModelSpec& spec = model.spec;
+  const project::ModelSpec& spec = model.spec;
   std::error_code ec;
   fs::create_directories(settings_.cache_dir, ec);
 
   switch (spec.kind) {
-  case ModelKind::IndexFile:
+  case project::ModelKind::IndexFile:
     model.step = "reading the index";
     listener_.load_started(model);
     // Deferred so callers see the Loading state first, like the other kinds.
@@ -204,12 +204,12 @@ void ModelStore::start_load(LoadedModel& model) {
         finish(*it->second, generation, it->second->spec.path, "");
     });
     return;
-  case ModelKind::Archive:
+  case project::ModelKind::Archive:
     model.step = "indexing";
     listener_.load_started(model);
     run_index(model, spec.path, generation);
     return;
-  case ModelKind::PythonTarget: {
+  case project::ModelKind::PythonTarget: {
     model.step = "exporting";
     listener_.load_started(model);
     std::string archive = cache_path(spec, ".pt2");

@@ -8,7 +8,7 @@
 
 #include "child_process.h"
 #include "log.h"
-#include "project.h"
+#include "opscope/project/project.h"
 
 #include "opscope/index/index.h"
 
@@ -35,7 +35,7 @@ struct FileStamp {
 FileStamp stamp_of(const std::string& path);
 
 struct LoadedModel {
-  ModelSpec spec;
+  project::ModelSpec spec;
   ModelState state = ModelState::Loading;
   std::shared_ptr<const index::Index> index; // the last good one; null before the first
   std::string error;                         // why the latest load failed
@@ -67,7 +67,7 @@ public:
   ~ModelStore();
 
   // The model for `spec`, loading it the first time it is asked for.
-  const LoadedModel& ensure(const ModelSpec& spec);
+  const LoadedModel& ensure(const project::ModelSpec& spec);
   const LoadedModel* find(const std::string& key) const;
   const std::map<std::string, std::unique_ptr<LoadedModel>>& all() const { return models_; }
 
@@ -85,7 +85,7 @@ private:
               const std::string& error);
   void record_watched(LoadedModel& model);
   void poll();
-  std::string cache_path(const ModelSpec& spec, const char* extension) const;
+  std::string cache_path(const project::ModelSpec& spec, const char* extension) const;
 
   boost::asio::io_context& io_;
   Logger& log_;

@@ -1,4 +1,4 @@
-#include "project.h"
+#include "opscope/project/project.h"
 
 #include "opscope/index/serialize.h"
 
@@ -7,7 +7,7 @@
 #include <functional>
 #include <sstream>
 
-namespace opscope::lsp {
+namespace opscope::project {
 namespace fs = std::filesystem;
 
 namespace {
@@ -349,4 +349,4 @@ Resolution resolve_model(const std::string& config_path, const ConfigHints& hint
   return out;
 }
 
-} // namespace opscope::lsp
+} // namespace opscope::project

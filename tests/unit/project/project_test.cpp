@@ -1,11 +1,11 @@
-#include "project.h"
+#include "opscope/project/project.h"
 
 #include <gtest/gtest.h>
 
 #include <filesystem>
 #include <fstream>
 
-namespace opscope::lsp {
+namespace opscope::project {
 namespace {
 namespace fs = std::filesystem;
 
@@ -118,4 +118,4 @@ TEST_F(ProjectTest, NoModelSaysWhatToDo) {
 }
 
 } // namespace
-} // namespace opscope::lsp
+} // namespace opscope::project

@@ -24,7 +24,7 @@
 #include <string>
 #include <vector>
 
-namespace opscope::lsp {
+namespace opscope::project {
 
 inline constexpr const char* kProjectFileName = "opscope.yaml";
 
@@ -94,4 +94,4 @@ Resolution resolve_model(const std::string& config_path, const ConfigHints& hint
 
 ModelKind classify_model(const std::string& model);
 
-} // namespace opscope::lsp
+} // namespace opscope::project
