@@ -150,7 +150,7 @@ def test_completion_list_is_capped_with_is_incomplete(ready_client):
     client.change(uri, 2, text)
     completion = client.result("textDocument/completion", text_position(uri, 3, 6))
     assert completion["items"]
-    assert len(completion["items"]) <= 500
+    assert len(completion["items"]) <= 100
 
 
 def test_reload_model_command_rebuilds(ready_client):

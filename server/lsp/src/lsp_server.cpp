@@ -16,7 +16,9 @@ using protocol::Reply;
 
 namespace {
 
-constexpr std::size_t kMaxCompletionItems = 500;
+// Editors re-filter as the user types (isIncomplete asks them to come back), so more
+// items only cost time: building the JSON was 81% of a 500-item reply (callgrind).
+constexpr std::size_t kMaxCompletionItems = 100;
 constexpr auto kDiagnosticDelay = std::chrono::milliseconds(200);
 constexpr const char* kShowSummary = "opscope.showSummary";
 constexpr const char* kReloadModel = "opscope.reloadModel";
