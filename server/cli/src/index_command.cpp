@@ -3,9 +3,30 @@
 #include "opscope/cli/model_options.h"
 #include "opscope/index/serialize.h"
 
+#include <filesystem>
 #include <iostream>
+#include <stdexcept>
+#include <unistd.h>
 
 namespace opscope::cli {
+namespace {
+
+// Copies `from` to `to` through a temporary file and a rename, so a reader (the language
+// server) never sees half a file.
+void copy_into_place(const std::string& from, const std::string& to) {
+  namespace fs = std::filesystem;
+  const std::string temporary = to + ".tmp" + std::to_string(::getpid());
+  std::error_code ec;
+  fs::copy_file(from, temporary, fs::copy_options::overwrite_existing, ec);
+  if (!ec)
+    fs::rename(temporary, to, ec);
+  if (ec) {
+    fs::remove(temporary);
+    throw std::runtime_error(to + ": cannot write the index file (" + ec.message() + ")");
+  }
+}
+
+} // namespace
 
 int run_index(const std::vector<std::string>& args) {
   return guarded("index", [&] {
@@ -26,8 +47,19 @@ int run_index(const std::vector<std::string>& args) {
     if (!parsed.has("--output"))
       throw UsageError("missing -o FILE (where to write the index)");
     model::Settings settings = model_settings(parsed);
-    index::Index index = model::load_index(parsed.positionals[0], settings);
+    const std::string& model = parsed.positionals[0];
     const std::string output = parsed.value("--output");
+    if (model::classify(model) != model::SourceKind::IndexFile) {
+      // The worker's cached file is already the index: copy it rather than parse and
+      // re-serialise it (that was most of a cache hit on a 384-layer model). The language
+      // server runs this on every start, so it is its warm-start path too.
+      copy_into_place(model::index_path(model, settings), output);
+      if (!settings.quiet)
+        std::cerr << "opscope: wrote " << output << " (" << index::to_string(settings.mode)
+                  << " mode)\n";
+      return kExitOk;
+    }
+    index::Index index = model::load_index(model, settings);
     try {
       index::save_index(index, output);
     } catch (const index::IndexFormatError& e) {
