@@ -59,9 +59,14 @@ json op_json(const Op& op) {
   json source = json::array();
   for (const auto& f : op.source)
     source.push_back({f.file, f.line, f.function, f.code});
-  return {{"name", op.name},         {"type", op.type},     {"kind", kind_name(op.kind)},
-          {"stack", module_stack_json(op.module_stack)},  {"source", source},
-          {"inputs", inputs},        {"outputs", outputs}, {"compressors", op.compressors}};
+  return {{"name", op.name},
+          {"type", op.type},
+          {"kind", kind_name(op.kind)},
+          {"stack", module_stack_json(op.module_stack)},
+          {"source", source},
+          {"inputs", inputs},
+          {"outputs", outputs},
+          {"compressors", op.compressors}};
 }
 
 json module_json(const Module& m) {
@@ -75,9 +80,8 @@ json module_json(const Module& m) {
   json outputs = json::array();
   for (const auto& [spec, e] : m.outputs)
     outputs.push_back({spec, {e.op, e.slot}});
-  return {{"name", m.name},       {"type", m.type},         {"parent", m.parent},
-          {"children", m.children}, {"ops", m.ops},         {"inputs", inputs},
-          {"outputs", outputs}};
+  return {{"name", m.name}, {"type", m.type},   {"parent", m.parent}, {"children", m.children},
+          {"ops", m.ops},   {"inputs", inputs}, {"outputs", outputs}};
 }
 
 Op op_from_json(const json& j) {
@@ -88,8 +92,8 @@ Op op_from_json(const json& j) {
   for (const auto& ctx : j.at("stack"))
     op.module_stack.push_back({ctx.at(0).get<std::string>(), ctx.at(1).get<std::string>()});
   for (const auto& f : j.at("source"))
-    op.source.push_back({f.at(0).get<std::string>(), f.at(1).get<int>(),
-                         f.at(2).get<std::string>(), f.at(3).get<std::string>()});
+    op.source.push_back({f.at(0).get<std::string>(), f.at(1).get<int>(), f.at(2).get<std::string>(),
+                         f.at(3).get<std::string>()});
   for (const auto& e : j.at("inputs")) {
     InputEdge edge;
     edge.producer = e.at("producer").get<std::string>();
@@ -161,8 +165,8 @@ Index from_json_text(const std::string& text, const std::string& origin) {
   int version = doc.value("version", 0);
   if (version != kIndexFormatVersion)
     throw IndexFormatError(origin + ": index format version " + std::to_string(version) +
-                           ", this opscope reads version " +
-                           std::to_string(kIndexFormatVersion) + "; re-run `opscope index`");
+                           ", this opscope reads version " + std::to_string(kIndexFormatVersion) +
+                           "; re-run `opscope index`");
   try {
     Index index;
     index.mode = parse_mode(doc.at("mode").get<std::string>()).value_or(Mode::Graph);
@@ -170,8 +174,7 @@ Index from_json_text(const std::string& text, const std::string& origin) {
     index.provenance.archive = prov.value("archive", "");
     index.provenance.archive_hash = prov.value("archive_hash", "");
     index.provenance.torch_version = prov.value("torch_version", "");
-    index.provenance.source_files =
-        prov.value("source_files", std::vector<std::string>{});
+    index.provenance.source_files = prov.value("source_files", std::vector<std::string>{});
     for (const auto& m : doc.at("modules"))
       index.modules.push_back(module_from_json(m));
     for (const auto& op : doc.at("ops"))

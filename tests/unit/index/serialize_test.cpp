@@ -9,7 +9,8 @@ Index tiny_index() {
   Index index;
   index.mode = Mode::Eager;
   index.provenance.archive = "my.pt2";
-  index.modules.push_back({"", "m.MyModel", -1, {1}, {}, {{0, {{"linear", 0}}}}, {{0, {"linear", 0}}}});
+  index.modules.push_back(
+      {"", "m.MyModel", -1, {1}, {}, {{0, {{"linear", 0}}}}, {{0, {"linear", 0}}}});
   index.modules.push_back({"linear1", "torch.nn.modules.linear.Linear", 0, {}, {1}, {}, {}});
   Op x{"x", "", OpKind::Input, {}, {}, {}, {{0, {"linear"}}}, 0};
   Op linear{"linear",
