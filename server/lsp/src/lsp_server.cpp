@@ -512,49 +512,49 @@ void LspServer::model_load_finished(const LoadedModel& model) {
 
 // ---------------------------------------------------------------- features
 
-void LspServer::on_completion(const protocol::TextDocumentPositionParams& params, Reply reply) {
-  const Document* doc = document_or_error(params.text_document.uri, reply);
+template <typename Answer>
+void LspServer::answer_feature_request(const std::string& uri, const Reply& reply,
+                                       Answer&& answer) {
+  const Document* doc = document_or_error(uri, reply);
   if (!doc)
     return;
   Analysis analysis = analyse(*doc);
   PositionMapper positions(doc->text, encoding_);
-  FeatureInput input = feature_input(analysis, positions, doc->uri);
-  protocol::CompletionList list = complete(input, params.position, kMaxCompletionItems);
-  // While the first load runs, the names are not known yet: ask the client to come back.
-  if (analysis.model && !input.index)
-    list.is_incomplete = true;
-  reply.result(list);
+  answer(analysis, feature_input(analysis, positions, doc->uri));
+}
+
+void LspServer::on_completion(const protocol::TextDocumentPositionParams& params, Reply reply) {
+  answer_feature_request(
+      params.text_document.uri, reply, [&](const Analysis& analysis, const FeatureInput& input) {
+        protocol::CompletionList list = complete(input, params.position, kMaxCompletionItems);
+        // While the first load runs, the names are not known yet: ask the
+        // client to come back.
+        if (analysis.model && !input.index)
+          list.is_incomplete = true;
+        reply.result(list);
+      });
 }
 
 void LspServer::on_hover(const protocol::TextDocumentPositionParams& params, Reply reply) {
-  const Document* doc = document_or_error(params.text_document.uri, reply);
-  if (!doc)
-    return;
-  Analysis analysis = analyse(*doc);
-  PositionMapper positions(doc->text, encoding_);
-  FeatureInput input = feature_input(analysis, positions, doc->uri);
-  auto result = hover(input, params.position);
-  reply.result(result ? Json(*result) : Json(nullptr));
+  answer_feature_request(params.text_document.uri, reply,
+                         [&](const Analysis&, const FeatureInput& input) {
+                           auto result = hover(input, params.position);
+                           reply.result(result ? Json(*result) : Json(nullptr));
+                         });
 }
 
 void LspServer::on_definition(const protocol::TextDocumentPositionParams& params, Reply reply) {
-  const Document* doc = document_or_error(params.text_document.uri, reply);
-  if (!doc)
-    return;
-  Analysis analysis = analyse(*doc);
-  PositionMapper positions(doc->text, encoding_);
-  FeatureInput input = feature_input(analysis, positions, doc->uri);
-  reply.result(definition(input, params.position));
+  answer_feature_request(params.text_document.uri, reply,
+                         [&](const Analysis&, const FeatureInput& input) {
+                           reply.result(definition(input, params.position));
+                         });
 }
 
 void LspServer::on_code_action(const protocol::CodeActionParams& params, Reply reply) {
-  const Document* doc = document_or_error(params.text_document.uri, reply);
-  if (!doc)
-    return;
-  Analysis analysis = analyse(*doc);
-  PositionMapper positions(doc->text, encoding_);
-  FeatureInput input = feature_input(analysis, positions, doc->uri);
-  reply.result(code_actions(input, params.range));
+  answer_feature_request(params.text_document.uri, reply,
+                         [&](const Analysis&, const FeatureInput& input) {
+                           reply.result(code_actions(input, params.range));
+                         });
 }
 
 void LspServer::on_execute_command(const protocol::ExecuteCommandParams& params, Reply reply) {

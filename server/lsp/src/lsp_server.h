@@ -75,6 +75,11 @@ private:
   Analysis analyse(const Document& doc);
   void schedule_diagnostics(const std::string& uri, std::chrono::milliseconds delay);
   void publish_diagnostics(const std::string& uri);
+  // Runs `answer(analysis, input)` for a request on an open document (or replies with the
+  // document error): the shared start of every feature request.
+  template <typename Answer>
+  void answer_feature_request(const std::string& uri, const protocol::Reply& reply,
+                              Answer&& answer);
   FeatureInput feature_input(const Analysis& analysis, const PositionMapper& positions,
                              const std::string& uri) const;
   void refresh_all_documents();
