@@ -89,6 +89,12 @@ private:
     return line.begin + static_cast<std::size_t>(line.indent);
   }
 
+  // Where a node starts on `line`: at `first_col` when it follows a "- " or "key: " on
+  // the same line (first_col >= 0), else at the line's content.
+  std::size_t node_start(const Line& line, int first_col) const {
+    return first_col >= 0 ? line.begin + static_cast<std::size_t>(first_col) : content(line);
+  }
+
   bool is_seq_item(std::size_t at, std::size_t end) const {
     return at < end && text_[at] == '-' &&
            (at + 1 == end || text_[at + 1] == ' ' || text_[at + 1] == '\t');
@@ -132,8 +138,7 @@ private:
   // (or the line's indent when -1), indented at `indent`.
   std::unique_ptr<Node> block_node(int indent, int first_col, bool prefer_scalar) {
     const Line& line = lines_[li_];
-    std::size_t at =
-        first_col >= 0 ? line.begin + static_cast<std::size_t>(first_col) : content(line);
+    std::size_t at = node_start(line, first_col);
     if (is_seq_item(at, line.end))
       return block_seq(indent, first_col);
     char c = text_[at];
@@ -148,8 +153,7 @@ private:
   std::unique_ptr<Node> block_seq(int indent, int first_col) {
     auto node = std::make_unique<Node>();
     node->kind = Node::Kind::Seq;
-    std::size_t begin = first_col >= 0 ? lines_[li_].begin + static_cast<std::size_t>(first_col)
-                                       : content(lines_[li_]);
+    std::size_t begin = node_start(lines_[li_], first_col);
     std::size_t last_end = begin;
     bool first = true;
     while (true) {
@@ -157,8 +161,7 @@ private:
       if (li_ >= lines_.size())
         break;
       const Line& line = lines_[li_];
-      std::size_t at = first && first_col >= 0 ? line.begin + static_cast<std::size_t>(first_col)
-                                               : content(line);
+      std::size_t at = node_start(line, first ? first_col : -1);
       if (!first && (line.indent != indent || !is_seq_item(at, line.end)))
         break;
       first = false;
@@ -188,8 +191,7 @@ private:
   std::unique_ptr<Node> block_map(int indent, int first_col) {
     auto node = std::make_unique<Node>();
     node->kind = Node::Kind::Map;
-    std::size_t begin = first_col >= 0 ? lines_[li_].begin + static_cast<std::size_t>(first_col)
-                                       : content(lines_[li_]);
+    std::size_t begin = node_start(lines_[li_], first_col);
     std::size_t last_end = begin;
     bool first = true;
     while (true) {
