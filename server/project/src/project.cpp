@@ -341,10 +341,15 @@ Resolution resolve_model(const std::string& config_path, const ConfigHints& hint
   } else {
     spec.path = absolute_in(model_base, *settings.model);
   }
-  // Mode: editor setting, else the config's execution_mode, else the project file.
-  std::string mode =
-      editor.mode.value_or(hints.execution_mode.value_or(project_settings.mode.value_or("graph")));
-  spec.mode = index::parse_mode(mode).value_or(index::Mode::Graph);
+  // Mode: editor setting, else the config's execution_mode, else the project file, else
+  // the mode the compressor runs in (coreai-opt's palettizer and pruner are eager-only).
+  index::Mode default_mode = index::mode_supports(index::Mode::Graph, out.compressor)
+                                 ? index::Mode::Graph
+                                 : index::Mode::Eager;
+  std::optional<std::string> mode = editor.mode            ? editor.mode
+                                    : hints.execution_mode ? hints.execution_mode
+                                                           : project_settings.mode;
+  spec.mode = mode ? index::parse_mode(*mode).value_or(index::Mode::Graph) : default_mode;
   out.model = std::move(spec);
   return out;
 }

@@ -89,6 +89,18 @@ TEST_F(ProjectTest, ConfigRootAndExecutionModeBeatTheProjectFileButNotTheEditor)
   EXPECT_EQ(r.model->origin, "editor settings");
 }
 
+TEST_F(ProjectTest, PalettizerAndPrunerConfigsDefaultToEagerMode) {
+  // coreai-opt's KMeansPalettizer and MagnitudePruner have no graph mode: with no mode set
+  // anywhere, a palettization config must not be checked against graph-mode names.
+  write(root_ / "opscope.yaml", "model: model.pt2\n");
+  std::string config = (root_ / "configs" / "palettize.yaml").string();
+  Resolution r = resolve_model(config, {"kmeans_palettizer", std::nullopt}, {}, "");
+  ASSERT_TRUE(r.model.has_value());
+  EXPECT_EQ(r.model->mode, index::Mode::Eager);
+  r = resolve_model(config, {"quantizer", std::nullopt}, {}, "");
+  EXPECT_EQ(r.model->mode, index::Mode::Graph);
+}
+
 TEST_F(ProjectTest, PythonTargetsKeepInputsAndFindTheirSourceFile) {
   fs::create_directories(root_ / "pkg");
   write(root_ / "pkg" / "models.py", "def make(): ...\n");
