@@ -1,4 +1,5 @@
-// Cheap, stable hashing for cache keys (not for security).
+// Cheap, stable hashing of cache-key text (not for security). Archive contents are hashed
+// by opscope::inspect::content_hash_of_file, the value the worker records in the index.
 #pragma once
 
 #include <cstdint>
@@ -9,7 +10,5 @@ namespace opscope::model {
 
 // 64-bit FNV-1a, as 16 hex digits.
 std::string hash_text(std::string_view text);
-// Hash of a file's bytes; throws std::runtime_error if it cannot be read.
-std::string hash_file(const std::string& path);
 
 } // namespace opscope::model

@@ -2,6 +2,7 @@
 
 #include "file_hash.h"
 #include "opscope/index/serialize.h"
+#include "opscope/inspect/content_hash.h"
 #include "opscope/model/process.h"
 
 #include <cerrno>
@@ -172,7 +173,7 @@ std::string cached_index_for_archive(const std::string& archive, const Settings&
   }
   std::string content_hash;
   try {
-    content_hash = hash_file(archive);
+    content_hash = inspect::content_hash_of_file(archive);
   } catch (const std::exception& e) {
     throw ModelError(e.what());
   }

@@ -1,6 +1,6 @@
-// A 64-bit content hash of a file, as 16 lowercase hex digits: the same value
-// the front end caches indexes by (server/model/src/file_hash.cpp), so the
-// index's provenance.archive_hash names the cache entry. Keep them in step.
+// A 64-bit content hash of a file, as 16 lowercase hex digits: the worker records
+// it as the index's provenance.archive_hash and the front end (server/model) caches
+// indexes by it, both through this one function.
 // No LibTorch (target opscope_content_hash).
 #pragma once
 
