@@ -1,8 +1,6 @@
 #include "opscope/format/op_view.h"
 
-#include <array>
 #include <filesystem>
-#include <string_view>
 #include <vector>
 
 namespace opscope::format {
