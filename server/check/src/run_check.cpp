@@ -82,25 +82,6 @@ int char_column(const std::string& text, config::Position p) {
   return chars + 1;
 }
 
-bool is_python_target(const std::string& model) {
-  auto colon = model.rfind(':');
-  return colon != std::string::npos && colon > 1 && !fs::exists(model);
-}
-
-// A project path made absolute against the project's folder (Python targets: their file part).
-std::string from_project(const std::string& value, const std::string& dir) {
-  if (is_python_target(value)) {
-    auto colon = value.rfind(':');
-    std::string file = value.substr(0, colon);
-    if (file.size() > 3 && file.compare(file.size() - 3, 3, ".py") == 0 &&
-        fs::path(file).is_relative())
-      return (fs::path(dir) / file).lexically_normal().string() + value.substr(colon);
-    return value;
-  }
-  return fs::path(value).is_relative() ? (fs::path(dir) / value).lexically_normal().string()
-                                       : value;
-}
-
 struct Loaded {
   std::unique_ptr<index::Index> index;
   std::string error;
@@ -123,67 +104,39 @@ public:
     std::string text = buffer.str();
     config::ConfigDocument doc = config::read_config(text, config::guess_format(path, text));
 
-    // The same opscope.yaml reader as the language server, so both resolve one model.
-    std::optional<project::ProjectFile> project_file;
-    if (!args_.has("--model")) {
-      std::string dir =
-          fs::path(path).parent_path().empty() ? "." : fs::path(path).parent_path().string();
-      if (auto file = project::find_project_file(dir)) {
-        project_file = project::read_project_file(*file);
-        for (const std::string& problem : project_file->problems)
-          std::cerr << problem << "\n";
-      }
-    }
+    // The language server's resolver, with the command line in the editor settings' place, so
+    // `opscope check` and the editor pick the same model, mode and compressor for a config.
+    std::string cwd = fs::current_path().string();
+    project::ConfigHints hints{config::compressor_name(doc.root), doc.execution_mode};
+    project::Resolution resolved =
+        project::resolve_model(fs::absolute(path).string(), hints, command_line_settings(), cwd);
+    for (const std::string& problem : resolved.project_problems)
+      std::cerr << problem << "\n";
 
     std::optional<features::ModelProblem> problem;
     features::Model model;
-    std::string source;
-    if (args_.has("--model"))
-      source = args_.value("--model");
-    else if (project_file && project_file->settings.model)
-      source = from_project(*project_file->settings.model, project_file->dir);
-
-    // Mode: --mode, else the config's execution_mode, else the project's, else graph.
+    index::Compressor compressor = resolved.compressor;
     model::Settings settings = cli::model_settings(args_);
-    std::optional<index::Mode> mode;
-    if (args_.has("--mode"))
-      mode = settings.mode;
-    else if (doc.execution_mode)
-      mode = index::parse_mode(*doc.execution_mode == "pt2e" ? "graph" : *doc.execution_mode);
-    else if (project_file && project_file->settings.mode)
-      mode = index::parse_mode(*project_file->settings.mode);
-
-    // Compressor: --compressor, else the config's root key, else the project's.
-    index::Compressor compressor = index::Compressor::None;
-    if (args_.has("--compressor"))
-      compressor = cli::compressor_option(args_, mode.value_or(index::Mode::Eager));
-    else
-      compressor = features::compressor_for(
-          doc, project_file && project_file->settings.compressor
-                   ? index::parse_compressor(*project_file->settings.compressor)
-                         .value_or(index::Compressor::None)
-                   : index::Compressor::None);
-    // coreai-opt's palettizer and pruner run in eager mode only.
-    if (!mode)
-      mode = index::mode_supports(index::Mode::Graph, compressor) ? index::Mode::Graph
-                                                                  : index::Mode::Eager;
-    settings.mode = *mode;
-    settings.mode_given = true;
-    if (project_file) {
-      if (!args_.has("--input"))
-        settings.inputs = project_file->settings.inputs.value_or(std::vector<std::string>{});
-      if (!args_.has("--python") && project_file->settings.python)
-        settings.python = from_project(*project_file->settings.python, project_file->dir);
+    std::string source;
+    if (resolved.model) {
+      const project::ModelSpec& spec = *resolved.model;
+      source = spec.kind == project::ModelKind::PythonTarget ? spec.target : spec.path;
+      settings.mode = spec.mode;
+      settings.mode_given = true;
+      settings.inputs = spec.inputs;
+      settings.python = spec.python;
     }
 
     if (source.empty()) {
       problem = features::ModelProblem{
-          "no model to check names against: pass --model MODEL, or create an opscope.yaml "
-          "next to the config with `model: path/to/model.pt2`",
+          resolved.project_file.empty()
+              ? "no model to check names against: pass --model MODEL, or create an opscope.yaml "
+                "next to the config with `model: path/to/model.pt2`"
+              : resolved.problem,
           features::Severity::Error};
-    } else if (!index::mode_supports(*mode, compressor)) {
+    } else if (!index::mode_supports(settings.mode, compressor)) {
       problem = features::ModelProblem{std::string("coreai-opt's ") + index::to_string(compressor) +
-                                           " does not run in " + index::to_string(*mode) +
+                                           " does not run in " + index::to_string(settings.mode) +
                                            " mode: set execution_mode (or --mode) to eager",
                                        features::Severity::Error};
     } else {
@@ -217,6 +170,25 @@ public:
   }
 
 private:
+  // The command line's model flags, as overrides of the project file (editor settings' role).
+  project::ModelSettings command_line_settings() const {
+    project::ModelSettings settings;
+    if (args_.has("--model"))
+      settings.model = args_.value("--model");
+    if (args_.has("--input"))
+      settings.inputs = args_.all("--input");
+    if (args_.has("--python"))
+      settings.python = args_.value("--python");
+    if (args_.has("--mode"))
+      settings.mode = args_.value("--mode");
+    if (args_.has("--compressor")) {
+      // An unknown name is a usage error here, not a silently ignored setting.
+      cli::compressor_option(args_, index::Mode::Eager);
+      settings.compressor = args_.value("--compressor");
+    }
+    return settings;
+  }
+
   const Loaded& load(const std::string& source, const model::Settings& settings) {
     auto key = std::make_pair(source, settings.mode);
     auto it = loaded_.find(key);

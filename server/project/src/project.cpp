@@ -334,8 +334,11 @@ Resolution resolve_model(const std::string& config_path, const ConfigHints& hint
         }
     }
     spec.inputs = settings.inputs.value_or(std::vector<std::string>{});
-    spec.python =
-        settings.python ? absolute_in(model_base, *settings.python) : default_python(spec.work_dir);
+    // Each path is relative to where it was written: the editor's folder or the project's.
+    std::string python_base =
+        editor.python ? base_dir : fs::path(out.project_file).parent_path().string();
+    spec.python = settings.python ? absolute_in(python_base, *settings.python)
+                                  : default_python(spec.work_dir);
     if (settings.python && settings.python->find('/') == std::string::npos)
       spec.python = *settings.python; // a command name such as python3, found on PATH
   } else {

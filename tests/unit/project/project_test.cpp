@@ -115,6 +115,18 @@ TEST_F(ProjectTest, PythonTargetsKeepInputsAndFindTheirSourceFile) {
   EXPECT_EQ(r.model->inputs, (std::vector<std::string>{"1x3x64x64"}));
 }
 
+TEST_F(ProjectTest, EachPathIsRelativeToWhereItWasWritten) {
+  // The editor (or `opscope check --model`) names the model; the project file names the
+  // interpreter: the interpreter stays relative to the project, not to the workspace.
+  write(root_ / "opscope.yaml", "model: m.py:build\npython: env/bin/python\n");
+  ModelSettings editor;
+  editor.model = "src/model.py:build";
+  Resolution r = resolve_model((root_ / "q.yaml").string(), {}, editor, "/workspace");
+  ASSERT_TRUE(r.model.has_value());
+  EXPECT_EQ(r.model->target, "/workspace/src/model.py:build");
+  EXPECT_EQ(r.model->python, (root_ / "env" / "bin" / "python").string());
+}
+
 TEST_F(ProjectTest, NoModelSaysWhatToDo) {
   Resolution r = resolve_model((root_ / "configs" / "q.yaml").string(), {}, {}, "");
   // (A stray opscope.yaml above the temp dir would make this test meaningless.)
