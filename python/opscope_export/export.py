@@ -13,6 +13,7 @@ import tempfile
 from dataclasses import dataclass, field
 
 from opscope_export.errors import ExportError, describe, shorten
+from opscope_export.save import save_program
 from opscope_export.specs import InputSpec, make_inputs
 from opscope_export.target import forward_signature, load_target, split_target
 from opscope_export.torch_check import require_torch
@@ -110,7 +111,7 @@ def export_archive(request: ExportRequest) -> ExportResult:
     scratch = tempfile.mkdtemp(prefix=".opscope-export-", dir=directory)
     partial = os.path.join(scratch, os.path.basename(output))
     try:
-        torch.export.save(program, partial, extra_files=extra_files)
+        save_program(program, partial, extra_files)
         os.chmod(partial, 0o666 & ~_umask())
         os.replace(partial, output)
     except Exception as exc:
