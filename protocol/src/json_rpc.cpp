@@ -106,4 +106,16 @@ std::string dump_message(const Json& message) {
   return message.dump(-1, ' ', false, Json::error_handler_t::replace);
 }
 
+std::string dump_result(const RequestId& id, std::string_view result_text) {
+  std::string out;
+  out.reserve(result_text.size() + 48);
+  {
+    JsonObjectWriter message(out);
+    message.key("id") += dump_message(to_json_id(id));
+    message.field("jsonrpc", "2.0");
+    message.key("result") += result_text;
+  }
+  return out;
+}
+
 } // namespace opscope::protocol

@@ -124,6 +124,63 @@ void to_json(Json& j, const CompletionList& c) {
   j = {{"isIncomplete", c.is_incomplete}, {"items", c.items}};
 }
 
+namespace {
+
+// Keys in sorted order, as nlohmann's std::map-backed objects dump them.
+void write_position(std::string& out, const Position& p) {
+  JsonObjectWriter object(out);
+  object.field("character", static_cast<std::int64_t>(p.character));
+  object.field("line", static_cast<std::int64_t>(p.line));
+}
+
+void write_range(std::string& out, const Range& r) {
+  JsonObjectWriter object(out);
+  write_position(object.key("end"), r.end);
+  write_position(object.key("start"), r.start);
+}
+
+void write_completion_item(std::string& out, const CompletionItem& c) {
+  JsonObjectWriter object(out);
+  if (!c.detail.empty())
+    object.field("detail", c.detail);
+  if (!c.documentation.empty()) {
+    JsonObjectWriter documentation(object.key("documentation"));
+    documentation.field("kind", "markdown");
+    documentation.field("value", c.documentation);
+  }
+  if (!c.filter_text.empty())
+    object.field("filterText", c.filter_text);
+  object.field("kind", static_cast<std::int64_t>(c.kind));
+  object.field("label", c.label);
+  if (!c.sort_text.empty())
+    object.field("sortText", c.sort_text);
+  if (c.text_edit) {
+    JsonObjectWriter edit(object.key("textEdit"));
+    edit.field("newText", c.text_edit->new_text);
+    write_range(edit.key("range"), c.text_edit->range);
+  }
+}
+
+} // namespace
+
+JsonText to_json_text(const CompletionList& c) {
+  JsonText json;
+  json.text.reserve(64 + c.items.size() * 256);
+  {
+    JsonObjectWriter list(json.text);
+    list.field("isIncomplete", c.is_incomplete);
+    std::string& items = list.key("items");
+    items += '[';
+    for (std::size_t i = 0; i < c.items.size(); ++i) {
+      if (i)
+        items += ',';
+      write_completion_item(items, c.items[i]);
+    }
+    items += ']';
+  }
+  return json;
+}
+
 void to_json(Json& j, const Hover& h) {
   j = {{"contents", {{"kind", "markdown"}, {"value", h.markdown}}}};
   if (h.range)

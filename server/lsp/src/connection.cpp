@@ -214,10 +214,11 @@ void Connection::call(std::string_view method, Json params, ReplyCallback on_rep
   send(protocol::make_request(id, method, std::move(params)));
 }
 
-void Connection::reply(const protocol::RequestId& id,
-                       std::variant<Json, protocol::RpcError> outcome) {
+void Connection::reply(const protocol::RequestId& id, protocol::Outcome outcome) {
   if (auto* result = std::get_if<Json>(&outcome))
     send(protocol::make_result(id, std::move(*result)));
+  else if (auto* text = std::get_if<protocol::JsonText>(&outcome))
+    channel_->write(protocol::frame_message(protocol::dump_result(id, text->text)));
   else
     send(protocol::make_error(id, std::get<protocol::RpcError>(outcome)));
 }

@@ -41,8 +41,7 @@ public:
 
   void notify(std::string_view method, Json params) override;
   void call(std::string_view method, Json params, ReplyCallback on_reply) override;
-  void reply(const protocol::RequestId& id,
-             std::variant<Json, protocol::RpcError> outcome) override;
+  void reply(const protocol::RequestId& id, protocol::Outcome outcome) override;
 
 private:
   void on_bytes(std::string_view bytes);

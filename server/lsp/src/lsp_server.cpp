@@ -152,7 +152,7 @@ void LspServer::on_messages(std::vector<protocol::Message> batch) {
 }
 
 void LspServer::handle_request(const protocol::Request& request, bool cancelled, bool modified) {
-  Reply reply([this, id = request.id](std::variant<Json, protocol::RpcError> outcome) {
+  Reply reply([this, id = request.id](protocol::Outcome outcome) {
     transport_.reply(id, std::move(outcome));
   });
   if (lifecycle_ == Lifecycle::Uninitialized && request.method != "initialize")
@@ -531,7 +531,7 @@ void LspServer::on_completion(const protocol::TextDocumentPositionParams& params
         // client to come back.
         if (analysis.model && !input.index)
           list.is_incomplete = true;
-        reply.result(list);
+        reply.result(protocol::to_json_text(list));
       });
 }
 

@@ -21,8 +21,7 @@ public:
   virtual void notify(std::string_view method, Json params) = 0;
   // A server-to-client request; `on_reply` runs when the client answers.
   virtual void call(std::string_view method, Json params, ReplyCallback on_reply) = 0;
-  virtual void reply(const protocol::RequestId& id,
-                     std::variant<Json, protocol::RpcError> outcome) = 0;
+  virtual void reply(const protocol::RequestId& id, protocol::Outcome outcome) = 0;
 };
 
 class MessageHandler {

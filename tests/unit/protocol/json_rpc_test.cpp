@@ -79,5 +79,11 @@ TEST(MakeMessages, CarryVersionAndErrorCode) {
   EXPECT_EQ(make_result(RequestId{std::int64_t{4}}, nullptr)["id"], 4);
 }
 
+TEST(DumpResult, WritesTheBytesOfAResultMessage) {
+  Json result = {{"isIncomplete", false}, {"items", Json::array()}};
+  for (RequestId id : {RequestId{std::int64_t{7}}, RequestId{std::string("a\"b")}, RequestId{}})
+    EXPECT_EQ(dump_result(id, result.dump()), dump_message(make_result(id, result)));
+}
+
 } // namespace
 } // namespace opscope::protocol

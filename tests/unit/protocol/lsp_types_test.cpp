@@ -65,6 +65,19 @@ TEST(LspTypes, CompletionAndDiagnosticsSerialiseAsLspExpects) {
   EXPECT_EQ(dj.get<Diagnostic>().message, "no match");
 }
 
+// The typing path writes completion replies without a DOM; editors must see the same JSON.
+TEST(LspTypes, CompletionTextIsTheSameJsonAsTheDom) {
+  CompletionList list{
+      false,
+      {{"layer1.0.conv1", CompletionItemKind::Module, "Conv2d", "", "000000", "'layer1.0.conv1",
+        TextEdit{{{1, 2}, {1, 4}}, "'layer1\\.0\\.conv1'"}},
+       {"caf\xC3\xA9 \"x\"", CompletionItemKind::Field, "", "*doc*\n", "", "", std::nullopt},
+       {"linear", CompletionItemKind::Enum, "3 ops", "", "000002", "linear",
+        TextEdit{{{0, 0}, {12, 40}}, "linear"}}}};
+  EXPECT_EQ(to_json_text(list).text, Json(list).dump());
+  EXPECT_EQ(to_json_text(CompletionList{true, {}}).text, Json(CompletionList{true, {}}).dump());
+}
+
 TEST(LspTypes, FileUrisRoundTripWithPercentEncoding) {
   std::string path = "/tmp/my project/quant #1.yaml";
   std::string uri = uri_from_path(path);

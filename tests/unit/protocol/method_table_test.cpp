@@ -6,15 +6,17 @@
 namespace opscope::protocol {
 namespace {
 
-struct Outcome {
+struct Captured {
   std::optional<Json> result;
   std::optional<RpcError> error;
 };
 
-Reply capture(Outcome& out) {
-  return Reply([&out](std::variant<Json, RpcError> v) {
+Reply capture(Captured& out) {
+  return Reply([&out](protocol::Outcome v) {
     if (auto* j = std::get_if<Json>(&v))
       out.result = *j;
+    else if (auto* text = std::get_if<JsonText>(&v))
+      out.result = Json::parse(text->text);
     else
       out.error = std::get<RpcError>(v);
   });
@@ -25,7 +27,7 @@ TEST(MethodTable, DispatchesTypedParams) {
   table.request<TextDocumentPositionParams>("textDocument/hover", [](const auto& p, Reply r) {
     r.result(p.text_document.uri + ":" + std::to_string(p.position.line));
   });
-  Outcome out;
+  Captured out;
   table.call("textDocument/hover",
              Json::parse(R"({"textDocument":{"uri":"u"},"position":{"line":3,"character":0}})"),
              capture(out));
@@ -36,12 +38,12 @@ TEST(MethodTable, UnknownMethodAndBadParamsAreStandardErrors) {
   MethodTable table;
   table.request<TextDocumentPositionParams>("textDocument/hover",
                                             [](const auto&, Reply r) { r.result(nullptr); });
-  Outcome missing;
+  Captured missing;
   table.call("textDocument/nope", Json::object(), capture(missing));
   ASSERT_TRUE(missing.error);
   EXPECT_EQ(missing.error->code, ErrorCode::MethodNotFound);
 
-  Outcome bad;
+  Captured bad;
   table.call("textDocument/hover", Json::parse(R"({"textDocument":{"uri":1}})"), capture(bad));
   ASSERT_TRUE(bad.error);
   EXPECT_EQ(bad.error->code, ErrorCode::InvalidParams);
@@ -63,7 +65,7 @@ TEST(MethodTable, NotificationsReportProblemsForTheLog) {
 
 TEST(MethodTable, ReplyIsSentOnlyOnce) {
   int sent = 0;
-  Reply reply([&](std::variant<Json, RpcError>) { ++sent; });
+  Reply reply([&](protocol::Outcome) { ++sent; });
   Reply copy = reply;
   reply.result(1);
   copy.error(ErrorCode::RequestCancelled, "late");

@@ -2,6 +2,8 @@
 // and the standard error codes.
 #pragma once
 
+#include "opscope/protocol/json_text.h"
+
 #include <nlohmann/json.hpp>
 
 #include <optional>
@@ -75,5 +77,11 @@ Json make_error(const RequestId& id, const RpcError& error);
 
 // Serialises a message; invalid UTF-8 in strings is replaced, never thrown on.
 std::string dump_message(const Json& message);
+
+// What a request ends with: a result (a DOM, or JSON text already written) or an error.
+using Outcome = std::variant<Json, JsonText, RpcError>;
+// The response message for a result already written as JSON text: the bytes
+// dump_message(make_result(id, result)) would give.
+std::string dump_result(const RequestId& id, std::string_view result_text);
 
 } // namespace opscope::protocol

@@ -5,6 +5,7 @@
 #pragma once
 
 #include "opscope/protocol/json_rpc.h"
+#include "opscope/protocol/json_text.h"
 #include "opscope/protocol/position.h"
 
 #include <optional>
@@ -124,6 +125,8 @@ struct CompletionList {
   std::vector<CompletionItem> items;
 };
 void to_json(Json& j, const CompletionList& c);
+// The same JSON as to_json + dump, written without a DOM (the typing path).
+JsonText to_json_text(const CompletionList& c);
 
 struct Hover {
   std::string markdown;

@@ -22,10 +22,12 @@ namespace opscope::protocol {
 // so a handler may keep a copy to answer later; a second answer is dropped.
 class Reply {
 public:
-  using Sink = std::function<void(std::variant<Json, RpcError>)>;
+  using Sink = std::function<void(Outcome)>;
   explicit Reply(Sink sink) : state_(std::make_shared<State>(State{std::move(sink), false})) {}
 
   void result(Json value) const { send(std::move(value)); }
+  // A result already written as JSON text (see json_text.h).
+  void result(JsonText value) const { send(std::move(value)); }
   void error(ErrorCode code, std::string message) const {
     send(RpcError{code, std::move(message)});
   }
@@ -36,7 +38,7 @@ private:
     Sink sink;
     bool sent;
   };
-  void send(std::variant<Json, RpcError> outcome) const {
+  void send(Outcome outcome) const {
     if (state_->sent)
       return;
     state_->sent = true;
