@@ -42,6 +42,41 @@ bool contains_module(const index::Op& op,
   return std::any_of(op.module_stack.begin(), op.module_stack.end(), f);
 }
 
+// Whether a selected module is on an op's stack. Ops in graph order mostly share
+// their stack with the op before, so each depth's answer is kept for the next op
+// while the module there stays the same: looking every name up again was most
+// of a hover on a large model.
+class SelectedOnStack {
+public:
+  SelectedOnStack(const index::Index& index, const std::vector<char>& selected)
+      : index_(index), selected_(selected) {}
+
+  bool operator()(const index::Op& op) {
+    if (memo_.size() < op.module_stack.size())
+      memo_.resize(op.module_stack.size());
+    for (std::size_t depth = 0; depth < op.module_stack.size(); ++depth) {
+      const std::string& name = op.module_stack[depth].name;
+      Seen& seen = memo_[depth];
+      if (!seen.name || *seen.name != name) {
+        const index::Module* mod = index_.find_module(name);
+        seen = {&name, mod && selected_[static_cast<std::size_t>(mod - index_.modules.data())]};
+      }
+      if (seen.selected)
+        return true;
+    }
+    return false;
+  }
+
+private:
+  struct Seen {
+    const std::string* name = nullptr; // the module at this depth for the op before
+    bool selected = false;
+  };
+  const index::Index& index_;
+  const std::vector<char>& selected_;
+  std::vector<Seen> memo_;
+};
+
 } // namespace
 
 CompiledPattern compile_pattern(const std::string& pattern) {
@@ -126,15 +161,12 @@ Matches match_key(const index::Index& index, const config::PatternKey& key,
         m.modules.push_back(static_cast<int>(i));
       }
     }
+    if (m.modules.empty())
+      return m; // no module selected: no op inside one
+    SelectedOnStack inside(index, selected);
     for (std::size_t i = 0; i < index.ops.size(); ++i) {
       const index::Op& op = index.ops[i];
-      if (op.kind != index::OpKind::Call)
-        continue;
-      bool inside = contains_module(op, [&](const index::ModuleContext& ctx) {
-        const index::Module* mod = index.find_module(ctx.name);
-        return mod && selected[static_cast<std::size_t>(mod - index.modules.data())];
-      });
-      if (inside)
+      if (op.kind == index::OpKind::Call && inside(op))
         m.ops.push_back(static_cast<int>(i));
     }
     return m;

@@ -34,6 +34,21 @@ TEST(Hover, PatternShowsCountsMatchesAndPrecedence) {
   EXPECT_EQ(h->range, (config::Range{{2, 4}, {2, 14}}));
 }
 
+// Ops are scanned in graph order: an op whose stack changes at some depth must be
+// judged by its own modules, not those of the op before.
+TEST(Hover, OpsCountWhereverTheirSelectedModuleSitsInTheStack) {
+  Model model{&model_index(), index::Compressor::None};
+  Annotations a(R"(quantization_config:
+  module_name_configs:
+    'lay^er1\.1|conv1': null
+)");
+  auto h = hover(config::read_config(a.code(), config::Format::Yaml), a.point(), &model);
+  ASSERT_TRUE(h);
+  EXPECT_NE(h->markdown.find("Matches 2 modules and 3 ops"), std::string::npos) << h->markdown;
+  EXPECT_NE(h->markdown.find("`conv2d_2`"), std::string::npos) << h->markdown;
+  EXPECT_EQ(h->markdown.find("`conv2d_1`"), std::string::npos) << h->markdown;
+}
+
 TEST(Hover, ExactModuleNameShowsTypeChildrenAndFeeders) {
   Model model{&model_index(), index::Compressor::None};
   Annotations a("quantization_config:\n  module_name_configs:\n    layer1.^1: null\n");
