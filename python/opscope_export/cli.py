@@ -25,6 +25,7 @@ from opscope_export.specs import SPEC_SYNTAX, parse_input_spec
 from opscope_export.target import TARGET_SYNTAX
 
 PROG = "opscope-export"
+MODES = ("graph", "eager")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -42,6 +43,11 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--input", "-i", action="append", default=[], metavar="SPEC",
                         help="one example input per forward() argument, in order")
     parser.add_argument("-o", "--output", metavar="MODEL.pt2", help="archive to write")
+    parser.add_argument("--mode", choices=MODES, default="graph",
+                        help="graph (default): the torch.export archive only; eager: also run "
+                             "the model once and store what coreai-opt's eager mode sees "
+                             "(extra/opscope_eager.json), needed for `--mode eager`; such an "
+                             "archive serves both modes")
     parser.add_argument("--seed", type=int, default=0, help="torch seed (default 0)")
     parser.add_argument("--eval", action="store_true",
                         help="call model.eval() before exporting (default: keep the factory's mode,"
@@ -74,6 +80,7 @@ def _run(argv: list[str]) -> int:
         inputs=[parse_input_spec(text) for text in args.input],
         seed=args.seed,
         eval_mode=args.eval,
+        record_eager=args.mode == "eager",
     )
     from opscope_export.quiet import captured_output
 

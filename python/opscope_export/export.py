@@ -33,6 +33,9 @@ class ExportRequest:
     inputs: list[InputSpec] = field(default_factory=list)
     seed: int = 0
     eval_mode: bool = False
+    # Run the model once more to store eager mode's record (docs/EAGER_MODE.md). Off for
+    # graph mode: on a 96-layer GPT it cost as much as a third of the export.
+    record_eager: bool = False
 
 
 @dataclass
@@ -42,6 +45,7 @@ class ExportResult:
     model_type: str
     training: bool
     inputs: list[dict]
+    modes: list[str]  # the --mode values `opscope index` can use on this archive
 
 
 def build_model_and_inputs(request: ExportRequest):
@@ -98,9 +102,11 @@ def export_archive(request: ExportRequest) -> ExportResult:
 
     # Eager-mode names come from running the model once (docs/EAGER_MODE.md); never fails
     # the export: a model that cannot run records why, and only eager mode reports it.
-    from opscope_export.eager_trace import eager_extra_files
+    extra_files = {}
+    if request.record_eager:
+        from opscope_export.eager_trace import eager_extra_files
 
-    extra_files = eager_extra_files(model, args, kwargs)
+        extra_files = eager_extra_files(model, args, kwargs)
 
     output = os.path.abspath(request.output)
     directory = os.path.dirname(output)
@@ -127,4 +133,5 @@ def export_archive(request: ExportRequest) -> ExportResult:
         training=bool(model.training),
         inputs=[_describe_input(v) for v in args]
         + [dict(_describe_input(v), keyword=k) for k, v in kwargs.items()],
+        modes=["graph", "eager"] if request.record_eager else ["graph"],
     )

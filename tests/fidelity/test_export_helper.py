@@ -79,6 +79,44 @@ def test_exports_a_module_by_dotted_name_and_reports_json(project):
     assert not [p for p in os.listdir(project) if p.startswith(".opscope-export-")]
 
 
+def _archive_records(path) -> list[str]:
+    import zipfile
+
+    with zipfile.ZipFile(path) as archive:
+        return [name.split("/", 1)[1] for name in archive.namelist()]
+
+
+def test_graph_mode_archive_has_no_eager_record_and_loads(project):
+    """The default is the plain torch.export archive (the model is not run a second time)."""
+    import torch
+
+    proc = run_helper(project, "user_models:Tiny", "--input", "2x4", "-o", "tiny.pt2")
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["modes"] == ["graph"]
+    assert "extra/opscope_eager.json" not in _archive_records(project / "tiny.pt2")
+    program = torch.export.load(str(project / "tiny.pt2"))
+    assert [n.target for n in program.graph.nodes if n.op == "call_function"] == [
+        torch.ops.aten.linear.default]
+
+
+def test_eager_mode_archive_keeps_the_eager_record_and_loads(project):
+    import torch
+
+    proc = run_helper(project, "user_models:Tiny", "--input", "2x4", "--mode", "eager",
+                      "-o", "tiny.pt2")
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["modes"] == ["graph", "eager"]
+    assert "extra/opscope_eager.json" in _archive_records(project / "tiny.pt2")
+    assert torch.export.load(str(project / "tiny.pt2")).module()(torch.ones(2, 4)).shape == (2, 2)
+
+
+def test_unknown_mode_is_a_usage_error(project):
+    proc = run_helper(project, "user_models:Tiny", "--input", "2x4", "--mode", "fast",
+                      "-o", "tiny.pt2")
+    assert_user_error(proc, "--mode", "graph", "eager")
+    assert not (project / "tiny.pt2").exists()
+
+
 def test_exports_by_file_path_and_instance(project, tmp_path):
     other = tmp_path / "elsewhere"
     other.mkdir()

@@ -9,13 +9,18 @@ namespace opscope::cli {
 int run_export(const std::vector<std::string>& args) {
   return guarded("export", [&] {
     CommandSpec spec{"export",
-                     "TARGET [--input SPEC]... -o MODEL.pt2 [options]",
+                     "TARGET [--input SPEC]... [--mode eager] -o MODEL.pt2 [options]",
                      "Export a Python model to a torch.export archive with your own Python "
                      "(the only command that runs your code).",
                      "TARGET is package.module:factory or path/to/file.py:factory; the factory "
                      "returns the nn.Module\n(or (module, example_args)).",
                      {},
                      {"TARGET"}};
+    spec.options.push_back(
+        {"--mode", "", "M",
+         "graph (default): the torch.export archive, for --mode graph; eager: also run the "
+         "model once to record what coreai-opt's eager mode sees (extra/opscope_eager.json), "
+         "for --mode eager and graph"});
     for (auto option : model_options(false))
       if (option.name == "--input" || option.name == "--python" || option.name == "--quiet")
         spec.options.push_back(option);

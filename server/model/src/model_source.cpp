@@ -133,20 +133,37 @@ std::string python_source_stamp(const std::string& target) {
   return hash_text(newest);
 }
 
+// The export cache keeps one archive per export mode: a graph-mode archive has no eager
+// record, so an eager request never gets one. An eager archive serves graph mode too.
 std::string cached_export(const std::string& target, const Settings& settings) {
   std::string dir = ensure_cache_subdir("exports");
   std::string key_text = fs::current_path().string() + "\n" + target + "\n" +
                          python_interpreter(settings) + "\n" + python_source_stamp(target);
   for (const auto& spec : settings.inputs)
     key_text += "\n--input " + spec;
-  std::string archive = dir + "/" + hash_text(key_text) + ".pt2";
+  auto archive_for = [&](index::Mode mode) {
+    return dir + "/" + hash_text(key_text + "\n--mode " + index::to_string(mode)) + ".pt2";
+  };
+  std::string archive = archive_for(settings.mode);
   if (settings.use_cache && fs::exists(archive))
     return archive;
+  if (settings.use_cache && settings.mode == index::Mode::Graph &&
+      fs::exists(archive_for(index::Mode::Eager)))
+    return archive_for(index::Mode::Eager);
   progress(settings, "exporting " + target + " with " + python_interpreter(settings) + " ...");
   std::string temporary = temporary_name(archive);
   export_archive(target, settings, temporary);
   publish(temporary, archive);
   return archive;
+}
+
+// What to do about an archive written without the eager record (`opscope export` without
+// --mode eager, or plain torch.export.save).
+std::string no_eager_record_message(const std::string& archive) {
+  return archive +
+         ": has no eager-mode record (extra/opscope_eager.json): it was exported for graph "
+         "mode; export it again with `opscope export TARGET --input ... --mode eager -o " +
+         archive + "` (this runs the model once to record eager mode), or use --mode graph";
 }
 
 std::string cached_index_for_archive(const std::string& archive, const Settings& settings) {
@@ -199,6 +216,9 @@ std::string cached_index_for_archive(const std::string& archive, const Settings&
       std::error_code ec;
       fs::remove(temporary, ec);
       std::string said = last_line(run.stderr_text);
+      if (settings.mode == index::Mode::Eager &&
+          said.find(": has no eager-mode record") != std::string::npos)
+        throw ModelError(no_eager_record_message(archive));
       throw ModelError(said.empty() ? archive + ": the inspection worker failed (exit code " +
                                           std::to_string(run.exit_code) + ") without a message"
                                     : said);
@@ -330,6 +350,8 @@ std::string export_archive(const std::string& target, const Settings& settings,
     argv.push_back("--input");
     argv.push_back(spec);
   }
+  if (settings.mode == index::Mode::Eager) // graph mode needs no second run of the model
+    argv.insert(argv.end(), {"--mode", "eager"});
   argv.push_back("-o");
   argv.push_back(output);
   ProcessResult run = run_process(argv);

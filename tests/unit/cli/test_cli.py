@@ -282,3 +282,29 @@ def test_demo_command_on_the_example_matches_coreai_opt(env, tmp_path):
     again = opscope(env, *args, cwd=SOURCE_DIR, extra_env=cache_env)
     assert ok(again) == text
     assert "exporting" not in again.stderr  # the export is cached by target, inputs, sources
+
+
+@needs_worker
+def test_graph_export_refuses_eager_mode_and_the_cache_keeps_modes_apart(env, archives, tmp_path):
+    """`opscope export` writes a graph-mode archive unless --mode eager: eager mode then says
+    how to re-export; a Python target asked for in eager mode after graph mode is exported
+    again with the eager record instead of reusing the graph-mode archive."""
+    graph_only = opscope(env, "summary", archives["my_model"], "--mode", "eager")
+    assert graph_only.returncode == 1
+    message = graph_only.stderr.strip().splitlines()[-1]
+    assert message.startswith(f"opscope: {archives['my_model']}: has no eager-mode record"), message
+    assert "--mode eager -o" in message and "or use --mode graph" in message
+
+    eager_archive = tmp_path / "eager.pt2"
+    ok(opscope(env, "export", "fixtures.reference:MyModel", "--input", "1x10", "--mode", "eager",
+               "-o", eager_archive, "--quiet"))
+    assert "linear1.linear" in ok(opscope(env, "summary", eager_archive, "--mode", "eager"))
+
+    cache_env = {"XDG_CACHE_HOME": str(tmp_path / "cache")}
+    target = ["fixtures.reference:MyModel", "--input", "1x10"]
+    graph = opscope(env, "summary", *target, "--mode", "graph", extra_env=cache_env)
+    assert "exporting" in graph.stderr and "linear1" in ok(graph)
+    eager = opscope(env, "summary", *target, "--mode", "eager", extra_env=cache_env)
+    assert "exporting" in eager.stderr and "linear1.linear" in ok(eager)
+    graph_again = opscope(env, "summary", *target, "--mode", "graph", extra_env=cache_env)
+    assert "exporting" not in graph_again.stderr and ok(graph_again) == ok(graph)

@@ -40,6 +40,8 @@ index::Index load_index(const std::string& model, const Settings& settings);
 std::string index_path(const std::string& model, const Settings& settings);
 
 // Runs the export helper: TARGET -> archive at `output`. Returns the helper's JSON line.
+// settings.mode Eager also records eager mode (the model runs once more); Graph writes the
+// plain torch.export archive, which `--mode eager` refuses.
 std::string export_archive(const std::string& target, const Settings& settings,
                            const std::string& output);
 
