@@ -218,7 +218,8 @@ void ModelStore::start_load(LoadedModel& model) {
       argv.push_back("--input");
       argv.push_back(input);
     }
-    argv.insert(argv.end(), {"-o", archive, "--python", spec.python});
+    argv.insert(argv.end(),
+                {"-o", archive, "--python", spec.python, "--mode", index::to_string(spec.mode)});
     log_.info("exporting " + spec.written + " with " + spec.python);
     model.worker = ChildProcess::start(
         io_, argv, spec.work_dir, settings_.timeout,
