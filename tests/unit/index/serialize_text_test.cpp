@@ -259,3 +259,18 @@ TEST(IndexFileText, UnreadableAndUnwritablePathsAreNamed) {
   }
   EXPECT_THROW(save_index(odd_names_index(), "/nonexistent/dir/idx.json"), IndexFormatError);
 }
+
+TEST(IndexFileText, EverySpecialCharacterSurvivesAtEveryPositionOfALongName) {
+  // The reader skips plain text in 8-byte steps: a quote, backslash, control byte or UTF-8
+  // sequence must be found wherever it falls within (or across) a step.
+  const std::string specials[] = {
+      "\"", "\\", "\n", std::string("\0", 1), "\x1f", "\xC3\xA9", "\xF0\x9F\x98\x80", "\x7f", "/"};
+  Index index = odd_names_index();
+  for (const auto& special : specials)
+    for (size_t position = 0; position <= 24; ++position) {
+      std::string name = std::string(position, 'a') + special + std::string(30 - position, 'b');
+      index.ops[3].name = name;
+      Index copy = from_json_text(to_json_text(index), "test");
+      EXPECT_EQ(copy.ops[3].name, name) << "position " << position;
+    }
+}
