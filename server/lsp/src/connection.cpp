@@ -1,11 +1,14 @@
 #include "connection.h"
 
 #include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/posix/stream_descriptor.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/read.hpp>
 #include <boost/asio/write.hpp>
 
 #include <cerrno>
+#include <poll.h>
+#include <sys/stat.h>
 #include <thread>
 #include <unistd.h>
 
@@ -15,10 +18,82 @@ using protocol::Message;
 
 namespace {
 
-class StdioChannel : public ByteChannel {
+// Writes all of `bytes` to stdout: one write() for a whole message as a rule.
+void write_stdout(const std::string& bytes) {
+  std::size_t done = 0;
+  while (done < bytes.size()) {
+    ssize_t n = ::write(STDOUT_FILENO, bytes.data() + done, bytes.size() - done);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+      pollfd out{STDOUT_FILENO, POLLOUT, 0}; // a non-blocking stdout: wait until it drains
+      ::poll(&out, 1, -1);
+      continue;
+    }
+    if (n <= 0)
+      return; // the client is gone; the reader sees EOF and ends the session
+    done += static_cast<std::size_t>(n);
+  }
+}
+
+// Reads stdin on the io_context itself when it is a pipe or a socket (what
+// editors give a language server): a request then wakes one thread, not a
+// reader thread and then the loop, which showed in tail latency on a busy
+// machine. It waits for readiness and then reads, so stdin's flags (shared
+// with whoever else holds it) are never changed.
+class PipeStdioChannel : public ByteChannel {
 public:
-  explicit StdioChannel(asio::io_context& io) : io_(io) {}
-  ~StdioChannel() override {
+  explicit PipeStdioChannel(asio::io_context& io) : stdin_(io, ::dup(STDIN_FILENO)) {}
+
+  void start(std::function<void(std::string_view)> on_bytes,
+             std::function<void()> on_eof) override {
+    on_bytes_ = std::move(on_bytes);
+    on_eof_ = std::move(on_eof);
+    wait_for_input();
+  }
+
+  void write(std::string bytes) override { write_stdout(bytes); }
+
+  void close() override {
+    boost::system::error_code ec;
+    stdin_.close(ec);
+  }
+
+private:
+  void wait_for_input() {
+    stdin_.async_wait(asio::posix::stream_descriptor::wait_read,
+                      [this](boost::system::error_code ec) {
+                        if (ec == asio::error::operation_aborted)
+                          return;
+                        ssize_t n = ec ? 0 : read_available();
+                        if (n <= 0)
+                          return on_eof_();
+                        on_bytes_(std::string_view(buffer_.data(), static_cast<std::size_t>(n)));
+                        wait_for_input();
+                      });
+  }
+
+  ssize_t read_available() {
+    while (true) {
+      ssize_t n = ::read(stdin_.native_handle(), buffer_.data(), buffer_.size());
+      if (n < 0 && errno == EINTR)
+        continue;
+      return n;
+    }
+  }
+
+  asio::posix::stream_descriptor stdin_;
+  std::vector<char> buffer_ = std::vector<char>(256 * 1024);
+  std::function<void(std::string_view)> on_bytes_;
+  std::function<void()> on_eof_;
+};
+
+// Any other stdin (a file, a terminal): a reader thread does blocking reads
+// (epoll accepts neither) and posts bytes to the loop.
+class ThreadStdioChannel : public ByteChannel {
+public:
+  explicit ThreadStdioChannel(asio::io_context& io) : io_(io) {}
+  ~ThreadStdioChannel() override {
     // The reader may be blocked in read(); it only touches the io_context,
     // which outlives it, so it is left to end with the process.
     if (reader_.joinable())
@@ -46,17 +121,7 @@ public:
     });
   }
 
-  void write(std::string bytes) override {
-    std::size_t done = 0;
-    while (done < bytes.size()) {
-      ssize_t n = ::write(STDOUT_FILENO, bytes.data() + done, bytes.size() - done);
-      if (n < 0 && errno == EINTR)
-        continue;
-      if (n <= 0)
-        return; // the client is gone; the reader sees EOF and ends the session
-      done += static_cast<std::size_t>(n);
-    }
-  }
+  void write(std::string bytes) override { write_stdout(bytes); }
 
   void close() override {}
 
@@ -64,6 +129,11 @@ private:
   asio::io_context& io_;
   std::thread reader_;
 };
+
+bool stdin_is_pipe_or_socket() {
+  struct stat st {};
+  return ::fstat(STDIN_FILENO, &st) == 0 && (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode));
+}
 
 class TcpChannel : public ByteChannel {
 public:
@@ -134,7 +204,9 @@ private:
 } // namespace
 
 std::unique_ptr<ByteChannel> make_stdio_channel(asio::io_context& io) {
-  return std::make_unique<StdioChannel>(io);
+  if (stdin_is_pipe_or_socket())
+    return std::make_unique<PipeStdioChannel>(io);
+  return std::make_unique<ThreadStdioChannel>(io);
 }
 
 std::unique_ptr<ByteChannel> make_tcp_channel(asio::io_context& io, int port, Logger& log) {

@@ -27,8 +27,8 @@ public:
   virtual void close() = 0;
 };
 
-// stdin/stdout. A reader thread does blocking reads (stdin may be a pipe, a
-// file or a tty; epoll accepts only some of those) and posts bytes to the loop.
+// stdin/stdout: read on the loop when stdin is a pipe or socket, else by a
+// reader thread (a file or a tty).
 std::unique_ptr<ByteChannel> make_stdio_channel(boost::asio::io_context& io);
 // Listens on 127.0.0.1:port and serves the first client that connects.
 std::unique_ptr<ByteChannel> make_tcp_channel(boost::asio::io_context& io, int port, Logger& log);
