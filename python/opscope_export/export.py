@@ -7,6 +7,8 @@ archive are the names coreai-opt's graph mode gives the same model.
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import os
 import shutil
 import tempfile
@@ -85,9 +87,28 @@ def _umask() -> int:
     return mask
 
 
+@contextlib.contextmanager
+def _rare_full_collections():
+    """Young-generation collections only, while building, exporting and saving: the
+    export makes millions of long-lived objects, and Python's full collections walk all of
+    them again and again (on a 96-layer GPT about a tenth of the export and half the save).
+    Short-lived cycles are still collected; peak memory grew by about 1%."""
+    previous = gc.get_threshold()
+    gc.set_threshold(100_000, 50, 1000)
+    try:
+        yield
+    finally:
+        gc.set_threshold(*previous)
+
+
 def export_archive(request: ExportRequest) -> ExportResult:
     split_target(request.target)  # a malformed TARGET is reported before torch loads
     torch_version = require_torch()
+    with _rare_full_collections():
+        return _export_archive(request, torch_version)
+
+
+def _export_archive(request: ExportRequest, torch_version: str) -> ExportResult:
     import torch
 
     model, args, kwargs = build_model_and_inputs(request)
