@@ -70,8 +70,9 @@ std::string& JsonObjectWriter::key(std::string_view name) {
   if (!first_)
     out_ += ',';
   first_ = false;
-  append_json_string(out_, name);
-  out_ += ':';
+  out_ += '"'; // keys are the writer's own literals: nothing to escape
+  out_ += name;
+  out_ += "\":";
   return out_;
 }
 

@@ -1,5 +1,6 @@
 #include "classify.h"
 
+#include <algorithm>
 #include <map>
 
 namespace opscope::config::detail {
@@ -16,6 +17,21 @@ constexpr RootName kRoots[] = {
     {"kmeans_palettization_config", Root::KMeansPalettization},
     {"magnitude_pruning_config", Root::MagnitudePruning},
 };
+
+// field_names, built once: every field entry of every read is checked against them.
+const std::vector<std::string>& known_fields(FieldLevel level, Root root) {
+  constexpr int kLevels = static_cast<int>(FieldLevel::OpConfig) + 1;
+  constexpr int kRoots = static_cast<int>(Root::MagnitudePruning) + 1;
+  static const auto table = [] {
+    std::vector<std::vector<std::string>> t(kLevels * kRoots);
+    for (int l = 0; l < kLevels; ++l)
+      for (int r = 0; r < kRoots; ++r)
+        t[static_cast<std::size_t>(l * kRoots + r)] =
+            field_names(static_cast<FieldLevel>(l), static_cast<Root>(r));
+    return t;
+  }();
+  return table[static_cast<std::size_t>(static_cast<int>(level) * kRoots + static_cast<int>(root))];
+}
 
 // A mapping's entries as coreai-opt sees them: its own plus those merged in
 // with `<<: *anchor` (or `<<: [*a, *b]`), each marked when it came through an alias.
@@ -104,22 +120,23 @@ private:
       return; // aliased: reported where written; no colon or the cursor marker: being typed
     if (level == FieldLevel::Document && doc_.root == Root::None)
       return; // not a coreai-opt config (yet): nothing to hold it to
-    std::vector<std::string> valid = field_names(level, root);
-    std::vector<std::string> any = field_names(level, Root::None);
+    auto known = [&](Root r) {
+      const std::vector<std::string>& names = known_fields(level, r);
+      return std::find(names.begin(), names.end(), e.key) != names.end();
+    };
     if (level == FieldLevel::Document) {
-      any = valid = field_names(level, doc_.root);
-    } else {
-      for (Root other : {Root::Quantization, Root::KMeansPalettization, Root::MagnitudePruning})
-        for (std::string& f : field_names(level, other))
-          any.push_back(std::move(f));
-    }
-    for (const std::string& f : any)
-      if (f == e.key)
+      if (known(doc_.root))
         return;
+    } else if (known(Root::None) || known(Root::Quantization) || known(Root::KMeansPalettization) ||
+               known(Root::MagnitudePruning)) {
+      return;
+    }
     static const char* const kWhere[] = {"the top level", "", "a module config", "an op config"};
     std::string where =
         level == FieldLevel::TopConfig ? to_string(root) : kWhere[static_cast<int>(level)];
-    doc_.unknown_fields.push_back({e.key, e.key_range, where, valid});
+    doc_.unknown_fields.push_back(
+        {e.key, e.key_range, where,
+         known_fields(level, level == FieldLevel::Document ? doc_.root : root)});
   }
 
   void pattern(const Entry& e, Table table, const Scope& scope, bool via_alias) {

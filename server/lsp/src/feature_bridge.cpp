@@ -44,14 +44,19 @@ protocol::CompletionList complete(const FeatureInput& in, protocol::Position cur
                                                       in.index ? &model : nullptr, options);
   protocol::CompletionList out;
   out.is_incomplete = found.is_incomplete;
+  out.items.reserve(found.items.size());
+  // Items usually share the range being typed: convert it once.
+  std::optional<std::pair<config::Range, protocol::Range>> converted;
   for (auto& item : found.items) {
+    if (!converted || !(converted->first == item.edit.range))
+      converted.emplace(item.edit.range, in.positions.to_lsp(item.edit.range));
     protocol::CompletionItem lsp;
     lsp.label = std::move(item.label);
     lsp.kind = item_kind(item.kind);
     lsp.detail = std::move(item.detail);
     lsp.sort_text = std::move(item.sort_text);
     lsp.filter_text = std::move(item.filter_text);
-    lsp.text_edit = protocol::TextEdit{in.positions.to_lsp(item.edit.range), item.edit.new_text};
+    lsp.text_edit = protocol::TextEdit{converted->second, std::move(item.edit.new_text)};
     out.items.push_back(std::move(lsp));
   }
   return out;

@@ -27,7 +27,8 @@ public:
   JsonObjectWriter& operator=(const JsonObjectWriter&) = delete;
   ~JsonObjectWriter() { out_ += '}'; }
 
-  // Writes `"key":` and leaves the value to the caller.
+  // Writes `"key":` and leaves the value to the caller. Keys are written as
+  // they are: pass literals that need no escaping.
   std::string& key(std::string_view name);
   void field(std::string_view name, std::string_view value) {
     append_json_string(key(name), value);
