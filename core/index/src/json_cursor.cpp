@@ -1,11 +1,10 @@
 #include "json_cursor.h"
 
+#include "json_plain_text.h"
 #include "utf8.h"
 
 #include <charconv>
 #include <cmath>
-#include <cstdint>
-#include <cstring>
 #include <limits>
 
 namespace opscope::index {
@@ -44,26 +43,6 @@ void append_utf8(std::string& out, unsigned code_point) {
     out.push_back(static_cast<char>(0x80 | ((code_point >> 6) & 0x3F)));
     out.push_back(static_cast<char>(0x80 | (code_point & 0x3F)));
   }
-}
-
-// Skips 8 bytes at a time while none of them is '"', '\\', a control character or non-ASCII
-// (names are long and plain; this is most of the reading). Stops at or before the first such
-// byte, leaving the exact position to the byte loop.
-const char* skip_plain_ascii(const char* p, const char* end) {
-  constexpr std::uint64_t kOnes = 0x0101010101010101ULL;
-  constexpr std::uint64_t kHighBits = 0x8080808080808080ULL;
-  auto has_zero_byte = [](std::uint64_t v) { return (v - kOnes) & ~v & kHighBits; };
-  while (end - p >= 8) {
-    std::uint64_t word;
-    std::memcpy(&word, p, sizeof word);
-    std::uint64_t special = has_zero_byte(word ^ (kOnes * '"')) |
-                            has_zero_byte(word ^ (kOnes * '\\')) |
-                            ((word - kOnes * 0x20) & ~word & kHighBits) | (word & kHighBits);
-    if (special)
-      break;
-    p += 8;
-  }
-  return p;
 }
 
 } // namespace

@@ -1,5 +1,6 @@
 #include "json_writer.h"
 
+#include "json_plain_text.h"
 #include "utf8.h"
 
 #include <charconv>
@@ -19,6 +20,10 @@ void JsonWriter::string(std::string_view text) {
   auto take_run = [&] { buffer_.append(reinterpret_cast<const char*>(run), p - run); };
   buffer_.push_back('"');
   while (p < end) {
+    p = reinterpret_cast<const unsigned char*>(
+        skip_plain_ascii(reinterpret_cast<const char*>(p), reinterpret_cast<const char*>(end)));
+    if (p == end)
+      break;
     unsigned char c = *p;
     if (c >= 0x20 && c < 0x80 && c != '"' && c != '\\') {
       ++p;
