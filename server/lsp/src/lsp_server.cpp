@@ -20,6 +20,9 @@ namespace {
 // items only cost time: building the JSON was 81% of a 500-item reply (callgrind).
 constexpr std::size_t kMaxCompletionItems = 100;
 constexpr auto kDiagnosticDelay = std::chrono::milliseconds(200);
+// A config closed and opened again (switching files, reverting) keeps its
+// model loaded rather than reading the index again.
+constexpr auto kModelReleaseDelay = std::chrono::seconds(30);
 constexpr const char* kShowSummary = "opscope.showSummary";
 constexpr const char* kReloadModel = "opscope.reloadModel";
 
@@ -59,7 +62,7 @@ protocol::MessageType message_type(LogLevel level) {
 LspServer::LspServer(boost::asio::io_context& io, Transport& transport, Logger& log,
                      WorkerSettings workers)
     : io_(io), transport_(transport), log_(log), worker_settings_(std::move(workers)),
-      project_poll_(io) {
+      project_poll_(io), release_models_(io) {
   bind_methods();
 }
 
@@ -208,6 +211,7 @@ void LspServer::finish() {
   for (auto& [uri, timer] : diagnostic_timers_)
     timer->cancel();
   project_poll_.cancel();
+  release_models_.cancel();
   models_.reset(); // kills running workers
   log_.set_client_sink(nullptr);
   if (on_finished)
@@ -344,14 +348,22 @@ void LspServer::on_did_close(const protocol::DidCloseTextDocumentParams& params)
   parsed_.erase(uri);
   transport_.notify("textDocument/publishDiagnostics",
                     protocol::PublishDiagnosticsParams{uri, std::nullopt, {}});
-  // Models no open config uses stop being polled and rebuilt.
-  if (models_) {
-    std::set<std::string> in_use;
-    for (const auto& [open_uri, doc] : documents_.all())
-      if (auto analysis = analyse(doc); analysis.model)
-        in_use.insert(analysis.model->spec.key());
-    models_->retain_only(in_use);
-  }
+  release_models_.expires_after(kModelReleaseDelay);
+  release_models_.async_wait([this](boost::system::error_code ec) {
+    if (!ec && !finished_)
+      release_unused_models();
+  });
+}
+
+// Models no open config uses stop being polled and rebuilt.
+void LspServer::release_unused_models() {
+  if (!models_)
+    return;
+  std::set<std::string> in_use;
+  for (const auto& [open_uri, doc] : documents_.all())
+    if (auto analysis = analyse(doc); analysis.model)
+      in_use.insert(analysis.model->spec.key());
+  models_->retain_only(in_use);
 }
 
 const Document* LspServer::document_or_error(const std::string& uri, const Reply& reply) {

@@ -59,6 +59,7 @@ private:
   void on_did_open(const protocol::DidOpenTextDocumentParams& params);
   void on_did_change(const protocol::DidChangeTextDocumentParams& params);
   void on_did_close(const protocol::DidCloseTextDocumentParams& params);
+  void release_unused_models();
   // Features.
   void on_completion(const protocol::TextDocumentPositionParams& params, protocol::Reply reply);
   void on_hover(const protocol::TextDocumentPositionParams& params, protocol::Reply reply);
@@ -112,6 +113,7 @@ private:
   std::map<std::string, std::pair<std::uint64_t, std::shared_ptr<const config::ConfigDocument>>>
       parsed_;
   boost::asio::steady_timer project_poll_;
+  boost::asio::steady_timer release_models_; // drops models no open config uses
   void poll_project_files();
 
   // $/progress for each model's load: token, and whether the client accepted it.
