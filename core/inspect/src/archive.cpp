@@ -1,9 +1,7 @@
 #include "opscope/inspect/archive.h"
 
 #include "opscope/inspect/content_hash.h"
-
-#include <c10/util/Exception.h>
-#include <caffe2/serialize/inline_container.h>
+#include "opscope/inspect/zip_records.h"
 
 #include <algorithm>
 #include <array>
@@ -22,16 +20,7 @@ namespace fs = std::filesystem;
   throw ArchiveError(path + ": " + what);
 }
 
-// The first sentence of a LibTorch message (they go on with advice that does not apply).
-std::string first_line(const std::string& text) {
-  auto end = std::min(text.find('\n'), text.find(". "));
-  std::string line = text.substr(0, end);
-  while (!line.empty() && (line.back() == '\r' || line.back() == ' ' || line.back() == '.'))
-    line.pop_back();
-  return line;
-}
-
-// What the first bytes say the file is, before LibTorch looks at it.
+// What the first bytes say the file is, before the zip reader looks at it.
 enum class Magic { Zip, Pickle, Other };
 
 Magic sniff(const std::string& path) {
@@ -126,45 +115,40 @@ Archive read_archive(const std::string& path) {
 
   std::string text;
   try {
-    caffe2::serialize::PyTorchStreamReader reader(path);
-    std::vector<std::string> records = reader.getAllRecords();
-    auto record = find_model_record(records);
+    ZipRecords zip(path);
+    auto record = find_model_record(zip.names());
     if (!record)
-      fail(path, not_an_export_archive(records));
-    auto [data, size] = reader.getRecord(*record);
-    text.assign(static_cast<const char*>(data.get()), size);
+      fail(path, not_an_export_archive(zip.names()));
+    text = zip.read(*record);
     archive.model_record = *record;
-  } catch (const ArchiveError&) {
-    throw;
-  } catch (const c10::Error& e) {
-    fail(path, "truncated or corrupt archive (" + first_line(e.what_without_backtrace()) +
-                   "); export it again with `" + std::string(kExportHint) + "`");
+  } catch (const ZipRecordsError& e) {
+    fail(path, std::string("truncated or corrupt archive (") + e.what() +
+                   "); export it again with `" + kExportHint + "`");
   }
 
-  // tensor_values (shapes and strides of every tensor) is a sixth of a big graph
-  // and nothing here reads it: drop it while parsing.
-  nlohmann::json::parser_callback_t skip_tensor_values =
-      [](int depth, nlohmann::json::parse_event_t event, nlohmann::json& parsed) {
-        return !(depth == 3 && event == nlohmann::json::parse_event_t::key &&
-                 parsed == "tensor_values");
-      };
-  archive.program = nlohmann::json::parse(text, skip_tensor_values, /*allow_exceptions=*/false);
-  if (archive.program.is_discarded() || !archive.program.is_object())
+  archive.json_parser = std::make_unique<simdjson::dom::parser>();
+  simdjson::dom::object program;
+  if (archive.json_parser->parse(text).get(archive.program) || archive.program.get(program))
     fail(path, archive.model_record +
                    " is not valid JSON (corrupt archive); export it again with `" +
                    std::string(kExportHint) + "`");
 
-  const auto& program = archive.program;
-  auto version = program.find("schema_version");
-  if (version == program.end() || !version->is_object() || !version->contains("major") ||
-      !program.contains("graph_module") || !program["graph_module"].is_object())
+  simdjson::dom::object version, graph_module;
+  if (program["schema_version"].get(version) || program["graph_module"].get(graph_module) ||
+      program["schema_version"]["major"].error())
     fail(path, archive.model_record +
                    " is not a serialized ExportedProgram (no schema_version or graph_module); "
                    "export it again with `" +
                    std::string(kExportHint) + "`");
-  archive.schema_major = version->value("major", 0);
-  archive.schema_minor = version->value("minor", 0);
-  archive.torch_version = program.value("torch_version", "");
+  auto number_or_zero = [](simdjson::dom::element e) {
+    int64_t n = 0;
+    return e.get(n) ? 0 : static_cast<int>(n);
+  };
+  archive.schema_major = number_or_zero(version["major"].value());
+  archive.schema_minor = version["minor"].error() ? 0 : number_or_zero(version["minor"].value());
+  std::string_view torch_version;
+  if (!program["torch_version"].get(torch_version))
+    archive.torch_version = torch_version;
   if (archive.schema_major != kKnownSchemaMajor)
     fail(path, "ExportedProgram schema version " + std::to_string(archive.schema_major) + "." +
                    std::to_string(archive.schema_minor) + " (torch " +

@@ -1,8 +1,7 @@
 // Eager mode entry point: the archive's eager record -> the eager Index.
 #include "opscope/inspect/eager.h"
 
-#include <c10/util/Exception.h>
-#include <caffe2/serialize/inline_container.h>
+#include "opscope/inspect/zip_records.h"
 
 namespace opscope::inspect {
 namespace {
@@ -10,18 +9,17 @@ namespace {
 std::string read_eager_record(const std::string& path) {
   const std::string record = "extra/" + std::string(kEagerRecordName);
   try {
-    caffe2::serialize::PyTorchStreamReader reader(path);
-    if (!reader.hasRecord(record))
+    ZipRecords zip(path);
+    if (!zip.has(record))
       throw EagerRecordError(path + ": has no eager-mode record (" + record +
                              "): eager op names come from running the model, which `opscope "
                              "export` does when it writes the archive; export it again with "
                              "`opscope export TARGET --input ... -o " +
                              path + "`, or use --mode graph");
-    auto [data, size] = reader.getRecord(record);
-    return std::string(static_cast<const char*>(data.get()), size);
-  } catch (const c10::Error& e) {
-    throw EagerRecordError(path + ": cannot read the eager-mode record (" +
-                           e.what_without_backtrace() + "); export the model again");
+    return zip.read(record);
+  } catch (const ZipRecordsError& e) {
+    throw EagerRecordError(path + ": cannot read the eager-mode record (" + std::string(e.what()) +
+                           "); export the model again");
   }
 }
 

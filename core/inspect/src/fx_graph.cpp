@@ -9,8 +9,6 @@
 namespace opscope::inspect {
 namespace {
 
-using nlohmann::json;
-
 // torch.fx.graph._illegal_names (Python keywords, builtins and FX's custom
 // builtins, Python 3.11): a node may not be named like these, sorted.
 constexpr std::string_view kIllegalNames[] = {
@@ -324,26 +322,79 @@ bool is_impure(const std::string& target) {
   return !op.empty() && op.back() == '_';
 }
 
+using simdjson::dom::array;
+using simdjson::dom::element;
+using simdjson::dom::object;
+
+// Lenient reads of the serialized graph: an absent member or one of another
+// type reads as nothing, an empty string, or an empty list.
+std::optional<element> member(element e, std::string_view key) {
+  element value;
+  if (e[key].get(value))
+    return std::nullopt;
+  return value;
+}
+
+bool has(element e, std::string_view key) {
+  return !e[key].error();
+}
+
+std::string_view text_of(element e, std::string_view key) {
+  std::string_view text;
+  if (e[key].get(text))
+    return {};
+  return text;
+}
+
+std::string_view text_of(const std::optional<element>& e, std::string_view key) {
+  return e ? text_of(*e, key) : std::string_view();
+}
+
+std::vector<element> elements_of(element list) {
+  std::vector<element> out;
+  array items;
+  if (list.get(items))
+    return out;
+  out.reserve(items.size());
+  for (element item : items)
+    out.push_back(item);
+  return out;
+}
+
+std::vector<element> elements_of(const std::optional<element>& list) {
+  return list ? elements_of(*list) : std::vector<element>();
+}
+
+// Heterogeneous lookup, so value names read from the document need no copy.
+struct StringHash {
+  using is_transparent = void;
+  std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+};
+
 class Builder {
 public:
   explicit Builder(const Archive& archive) : archive_(archive) {}
 
   FxGraph build() {
-    const json& gm = archive_.graph_module();
-    const json& graph = field(gm, "graph");
-    const json& signature = field(gm, "signature");
-    const json& input_specs = field(signature, "input_specs");
-    const json& graph_inputs = field(graph, "inputs");
+    training_ = training_dialect();
+    element gm = archive_.graph_module();
+    element graph = field(gm, "graph");
+    element signature = field(gm, "signature");
+    element input_specs = field(signature, "input_specs");
+    element graph_inputs = field(graph, "inputs");
     if (!graph_inputs.is_array() || !input_specs.is_array() ||
-        graph_inputs.size() != input_specs.size())
+        elements_of(graph_inputs).size() != elements_of(input_specs).size())
       malformed("graph inputs and signature input_specs differ in length");
 
-    add_placeholders(graph_inputs, input_specs);
-    for (const auto& node : field(graph, "nodes"))
+    add_placeholders(elements_of(graph_inputs), elements_of(input_specs));
+    array nodes;
+    if (field(graph, "nodes").get(nodes))
+      malformed("graph nodes is not a list");
+    for (element node : nodes)
       add_call(node);
     add_output(field(graph, "outputs"), field(signature, "output_specs"));
     rename_like_deepcopy();
-    if (!training_dialect())
+    if (!training_)
       eliminate_dead_code();
     unlift();
     return finish();
@@ -364,23 +415,24 @@ private:
                        "); export the model again with `" + kExportHint + "`");
   }
 
-  const json& field(const json& object, const char* key) const {
+  element field(element object, const char* key) const {
     if (!object.is_object())
       malformed(std::string("expected an object holding '") + key + "'");
-    auto it = object.find(key);
-    if (it == object.end())
+    auto value = member(object, key);
+    if (!value)
       malformed(std::string("missing '") + key + "'");
-    return *it;
+    return *value;
   }
 
   bool training_dialect() const {
-    const json& program = archive_.program;
-    auto v = program.find("verifiers");
-    if (v != program.end() && v->is_array() && !v->empty() && (*v)[0].is_string())
-      return (*v)[0].get<std::string>() == "TRAINING";
-    auto d = program.find("dialect");
-    if (d != program.end() && d->is_string())
-      return d->get<std::string>() == "TRAINING";
+    element program = archive_.program;
+    array verifiers;
+    std::string_view first;
+    if (!program["verifiers"].get(verifiers) && verifiers.size() > 0 && !verifiers.at(0).get(first))
+      return first == "TRAINING";
+    std::string_view dialect;
+    if (!program["dialect"].get(dialect))
+      return dialect == "TRAINING";
     return true;
   }
 
@@ -393,81 +445,85 @@ private:
   void bind(const std::string& value_name, int node) { by_value_[value_name] = node; }
 
   // Collects the graph values an argument refers to, in argument order.
-  void collect_refs(const json& arg, std::vector<int>& out) {
-    if (!arg.is_object())
+  void collect_refs(element arg, std::vector<int>& out) {
+    object kinds;
+    if (arg.get(kinds))
       return;
-    for (const auto& [kind, value] : arg.items()) {
+    for (auto [kind, value] : kinds) {
       if (kind == "as_tensor" || kind == "as_custom_obj") {
         ref(value, "name", out);
       } else if (kind == "as_sym_int" || kind == "as_sym_bool" || kind == "as_sym_float") {
         ref(value, "as_name", out);
       } else if (kind == "as_tensors") {
-        for (const auto& t : value)
+        for (element t : elements_of(value))
           ref(t, "name", out);
       } else if (kind == "as_sym_ints" || kind == "as_sym_bools" || kind == "as_sym_floats") {
-        for (const auto& t : value)
+        for (element t : elements_of(value))
           ref(t, "as_name", out);
       } else if (kind == "as_optional_tensors") {
-        for (const auto& t : value)
+        for (element t : elements_of(value))
           collect_refs(t, out);
       } else if (kind == "as_optional_tensor") {
         collect_refs(value, out);
       } else if (kind == "as_nested_tensors") {
-        for (const auto& list : value)
-          for (const auto& t : list)
+        for (element list : elements_of(value))
+          for (element t : elements_of(list))
             ref(t, "name", out);
       } else if (kind == "as_graph") {
         // A higher-order op's subgraph (torch.cond branches): the deserializer
         // registers it as a submodule and reads it through a get_attr node.
-        std::string name = value.is_object() ? value.value("name", "") : std::string();
+        std::string name(text_of(value, "name"));
         FxNode node;
         node.name = names_.create(name);
         node.op = FxOp::GetAttr;
         node.target = name;
         out.push_back(add_node(std::move(node)));
       } else if (kind == "as_string_to_argument") {
-        if (value.is_object())
-          for (const auto& [k, v] : value.items())
-            collect_refs(v, out);
+        object arguments;
+        if (!value.get(arguments))
+          for (auto [key, argument] : arguments)
+            collect_refs(argument, out);
       }
     }
   }
 
-  void ref(const json& value, const char* key, std::vector<int>& out) const {
-    if (!value.is_object())
+  void ref(element value, const char* key, std::vector<int>& out) const {
+    std::string_view name;
+    if (value[key].get(name))
       return;
-    auto it = value.find(key);
-    if (it == value.end() || !it->is_string())
-      return;
-    auto found = by_value_.find(it->get<std::string>());
+    auto found = by_value_.find(name);
     if (found == by_value_.end())
-      malformed("unknown value '" + it->get<std::string>() + "'");
+      malformed("unknown value '" + std::string(name) + "'");
     out.push_back(found->second);
   }
 
-  static std::string spec_kind(const json& spec) {
-    return spec.is_object() && !spec.empty() ? spec.begin().key() : std::string();
+  // The member an input or output spec (a one-member union) holds.
+  static std::string spec_kind(element spec) {
+    object kinds;
+    if (spec.get(kinds) || kinds.size() == 0)
+      return {};
+    return std::string(kinds.begin().key());
   }
 
-  void add_placeholders(const json& inputs, const json& specs) {
+  void add_placeholders(const std::vector<element>& inputs, const std::vector<element>& specs) {
     for (std::size_t i = 0; i < inputs.size(); ++i) {
-      const json& input = inputs[i];
-      const json& spec = specs[i];
+      element input = inputs[i];
+      element spec = specs[i];
       std::string kind = spec_kind(spec);
       std::string name;
-      if (input.contains("as_tensor"))
-        name = input["as_tensor"].value("name", "");
-      else if (input.contains("as_custom_obj"))
-        name = input["as_custom_obj"].value("name", "");
-      else if (input.contains("as_sym_int") && input["as_sym_int"].contains("as_name"))
-        name = input["as_sym_int"]["as_name"].get<std::string>();
-      else if (input.contains("as_token"))
-        name = input["as_token"].value("name", "");
+      if (auto tensor = member(input, "as_tensor"))
+        name = text_of(*tensor, "name");
+      else if (auto obj = member(input, "as_custom_obj"))
+        name = text_of(*obj, "name");
+      else if (auto sym = member(input, "as_sym_int"); sym && has(*sym, "as_name"))
+        name = text_of(*sym, "as_name");
+      else if (auto token = member(input, "as_token"))
+        name = text_of(*token, "name");
       if (name.empty()) {
         // A constant input: placeholder named by the signature, else arg{i}.
         std::string given;
         if (kind == "constant_input")
-          given = spec["constant_input"].value("name", "");
+          given = text_of(member(spec, "constant_input"), "name");
         name = names_.create(given.empty() ? "arg" + std::to_string(i) : given);
       } else {
         names_.create(name);
@@ -483,64 +539,64 @@ private:
     }
   }
 
-  static std::string lifted_target(const std::string& kind, const json& spec) {
-    const json& body = spec.at(kind);
+  static std::string lifted_target(const std::string& kind, element spec) {
+    auto body = member(spec, kind);
     if (kind == "parameter")
-      return body.value("parameter_name", "");
+      return std::string(text_of(body, "parameter_name"));
     if (kind == "buffer")
-      return body.value("buffer_name", "");
+      return std::string(text_of(body, "buffer_name"));
     if (kind == "tensor_constant")
-      return body.value("tensor_constant_name", "");
+      return std::string(text_of(body, "tensor_constant_name"));
     if (kind == "custom_obj")
-      return body.value("custom_obj_name", "");
+      return std::string(text_of(body, "custom_obj_name"));
     return {};
   }
 
-  std::vector<int> args_of(const json& node) {
+  std::vector<int> args_of(element node) {
     std::vector<int> positional, keyword;
-    auto it = node.find("inputs");
-    if (it == node.end() || !it->is_array())
+    array inputs;
+    if (node["inputs"].get(inputs))
       return positional;
-    for (const auto& input : *it) {
-      if (!input.is_object() || !input.contains("arg"))
+    for (element input : inputs) {
+      element arg;
+      if (input["arg"].get(arg))
         continue;
-      bool is_keyword = input.contains("kind") && input["kind"].is_number_integer() &&
-                        input["kind"].get<int>() == 2;
-      collect_refs(input["arg"], is_keyword ? keyword : positional);
+      int64_t kind = 0;
+      bool is_keyword = !input["kind"].get(kind) && kind == 2;
+      collect_refs(arg, is_keyword ? keyword : positional);
     }
     positional.insert(positional.end(), keyword.begin(), keyword.end());
     return positional;
   }
 
-  void add_call(const json& serialized) {
+  void add_call(element serialized) {
     if (!serialized.is_object())
       malformed("a graph node is not an object");
-    std::string target = serialized.value("target", "");
-    std::string given = serialized.contains("name") && serialized["name"].is_string()
-                            ? serialized["name"].get<std::string>()
-                            : std::string();
-    const json* metadata = serialized.contains("metadata") ? &serialized["metadata"] : nullptr;
+    std::string target(text_of(serialized, "target"));
+    std::string given(text_of(serialized, "name"));
+    std::optional<element> metadata = member(serialized, "metadata");
     std::vector<int> args = args_of(serialized);
-    const json empty = json::array();
-    const json& outputs = serialized.contains("outputs") ? serialized["outputs"] : empty;
+    const std::vector<element> outputs = elements_of(member(serialized, "outputs"));
 
     FxNode node;
     node.op = FxOp::CallFunction;
     node.target = target;
     node.metadata = metadata;
 
-    auto single_name = [&](const json& out) -> std::optional<std::string> {
-      if (out.contains("as_tensor"))
-        return out["as_tensor"].value("name", "");
+    auto single_name = [&](element out) -> std::optional<std::string> {
+      if (auto tensor = member(out, "as_tensor"))
+        return std::string(text_of(*tensor, "name"));
       for (const char* sym : {"as_sym_int", "as_sym_bool", "as_sym_float"})
-        if (out.contains(sym) && out[sym].contains("as_name"))
-          return out[sym]["as_name"].get<std::string>();
+        if (auto value = member(out, sym); value && has(*value, "as_name"))
+          return std::string(text_of(*value, "as_name"));
       return std::nullopt;
     };
 
+    bool single_tensor_return = false;
     bool hop_multi = target.find("torch.ops.higher_order") != std::string::npos &&
-                     outputs.size() == 1 && !outputs[0].contains("as_none") &&
-                     !serialized.value("is_hop_single_tensor_return", false);
+                     outputs.size() == 1 && !has(outputs[0], "as_none") &&
+                     !(!serialized["is_hop_single_tensor_return"].get(single_tensor_return) &&
+                       single_tensor_return);
 
     if (outputs.size() == 1 && !hop_multi && single_name(outputs[0])) {
       std::string name = *single_name(outputs[0]);
@@ -551,7 +607,7 @@ private:
       bind(name, id);
       return;
     }
-    if (outputs.size() == 1 && outputs[0].contains("as_none")) {
+    if (outputs.size() == 1 && has(outputs[0], "as_none")) {
       names_.create(given.empty() ? target_to_str(target) : given);
       node.name = names_.create(target_to_str(target) + "_unused");
       int id = add_node(std::move(node));
@@ -565,50 +621,51 @@ private:
     nodes_[id].args = std::move(args);
     if (outputs.empty())
       return;
-    if (outputs.size() == 1 && outputs[0].contains("as_tensors") && !hop_multi)
-      add_getitems(id, outputs[0]["as_tensors"], metadata, true);
+    if (auto tensors = member(outputs[0], "as_tensors");
+        outputs.size() == 1 && tensors && !hop_multi)
+      add_getitems(id, elements_of(*tensors), metadata, true);
     else
       add_getitems(id, outputs, metadata, false);
   }
 
   // deserialize_multiple_outputs / generate_getitems.
-  void add_getitems(int parent, const json& values, const json* metadata, bool bare_tensors) {
-    for (std::size_t idx = 0; idx < values.size(); ++idx) {
-      const json& v = values[idx];
+  void add_getitems(int parent, const std::vector<element>& values,
+                    const std::optional<element>& metadata, bool bare_tensors) {
+    for (element v : values) {
       std::optional<std::string> name;
       if (bare_tensors) {
-        if (v.contains("name"))
-          name = v["name"].get<std::string>();
-        else if (v.contains("as_name"))
-          name = v["as_name"].get<std::string>();
-      } else if (v.contains("as_tensor")) {
-        name = v["as_tensor"].value("name", "");
+        if (has(v, "name"))
+          name = text_of(v, "name");
+        else if (has(v, "as_name"))
+          name = text_of(v, "as_name");
+      } else if (auto tensor = member(v, "as_tensor")) {
+        name = text_of(*tensor, "name");
       } else {
         for (const char* sym : {"as_sym_int", "as_sym_float"})
-          if (v.contains(sym) && v[sym].contains("as_name"))
-            name = v[sym]["as_name"].get<std::string>();
+          if (auto value = member(v, sym); value && has(*value, "as_name"))
+            name = text_of(*value, "as_name");
       }
       if (name) {
         names_.create(*name);
         bind(*name, add_getitem(*name, parent, metadata));
         continue;
       }
-      if (v.contains("as_none")) {
+      if (has(v, "as_none")) {
         add_getitem(names_.create("as_none"), parent, metadata);
         continue;
       }
       for (const char* list : {"as_tensors", "as_sym_ints", "as_sym_floats", "as_ints", "as_floats",
                                "as_strings", "as_bools", "as_sym_bools"}) {
-        if (v.contains(list)) {
+        if (auto items = member(v, list)) {
           int holder = add_getitem(names_.create("getitem"), parent, metadata);
-          add_getitems(holder, v[list], metadata, true);
+          add_getitems(holder, elements_of(*items), metadata, true);
           break;
         }
       }
     }
   }
 
-  int add_getitem(const std::string& name, int parent, const json* metadata) {
+  int add_getitem(const std::string& name, int parent, const std::optional<element>& metadata) {
     FxNode node;
     node.name = name;
     node.op = FxOp::CallFunction;
@@ -619,24 +676,26 @@ private:
     return id;
   }
 
-  void add_output(const json& outputs, const json& specs) {
-    if (!outputs.is_array())
+  void add_output(element outputs, element specs) {
+    array outs;
+    if (outputs.get(outs))
       malformed("graph outputs is not a list");
     output_values_.clear();
-    for (const auto& out : outputs) {
+    for (element out : outs) {
       std::vector<int> refs;
       collect_refs(out, refs);
       output_values_.push_back(refs.empty() ? -1 : refs.front());
     }
-    for (std::size_t i = 0; i < outputs.size(); ++i) {
-      std::string kind = i < specs.size() ? spec_kind(specs[i]) : std::string();
+    const std::vector<element> spec_list = elements_of(specs);
+    for (std::size_t i = 0; i < output_values_.size(); ++i) {
+      std::string kind = i < spec_list.size() ? spec_kind(spec_list[i]) : std::string();
       std::string mutated;
       if (kind == "buffer_mutation")
-        mutated = specs[i][kind].value("buffer_name", "");
+        mutated = text_of(member(spec_list[i], kind), "buffer_name");
       else if (kind == "user_input_mutation")
-        mutated = specs[i][kind].value("user_input_name", "");
+        mutated = text_of(member(spec_list[i], kind), "user_input_name");
       else if (kind == "parameter_mutation")
-        mutated = specs[i][kind].value("parameter_name", "");
+        mutated = text_of(member(spec_list[i], kind), "parameter_name");
       mutated_.push_back(mutated);
       output_is_token_.push_back(kind == "token");
     }
@@ -646,7 +705,7 @@ private:
     node.target = "output";
     output_ = add_node(std::move(node));
     for (std::size_t i = 0; i < output_values_.size(); ++i)
-      if (output_values_[i] >= 0 && !(output_is_token_[i] && !training_dialect()))
+      if (output_values_[i] >= 0 && !(output_is_token_[i] && !training_))
         nodes_[output_].args.push_back(output_values_[i]);
   }
 
@@ -714,7 +773,7 @@ private:
     std::vector<Pending> copies;
     for (std::size_t i = 0; i < output_values_.size(); ++i) {
       if (mutated_[i].empty()) {
-        if (output_values_[i] >= 0 && !(output_is_token_[i] && !training_dialect()))
+        if (output_values_[i] >= 0 && !(output_is_token_[i] && !training_))
           user_outputs.push_back(output_values_[i]);
         continue;
       }
@@ -833,24 +892,23 @@ private:
   const Archive& archive_;
   FxNamespace names_;
   std::vector<Pending> nodes_;
-  std::unordered_map<std::string, int> by_value_;
+  std::unordered_map<std::string, int, StringHash, std::equal_to<>> by_value_;
   std::vector<std::string> lifted_;       // per placeholder: state FQN, or "" for user inputs
   std::vector<int> output_values_;        // per graph output: producing node or -1
   std::vector<int> original_output_args_; // the output's arguments before unlifting
   std::vector<std::string> mutated_;
   std::vector<bool> output_is_token_;
   int output_ = -1;
+  bool training_ = true; // the program's dialect is TRAINING (no dead-code elimination)
 };
 
 } // namespace
 
 std::string_view FxNode::meta(const char* key) const {
-  if (!metadata || !metadata->is_object())
+  std::string_view text;
+  if (!metadata || (*metadata)[key].get(text))
     return {};
-  auto it = metadata->find(key);
-  if (it == metadata->end() || !it->is_string())
-    return {};
-  return it->get_ref<const std::string&>();
+  return text;
 }
 
 FxGraph unlifted_graph(const Archive& archive) {

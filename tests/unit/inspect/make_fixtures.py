@@ -63,6 +63,12 @@ def main(out):
     with zipfile.ZipFile(p("plain.zip"), "w") as z:
         z.writestr("plain/readme.txt", "hello")
         z.writestr("plain/.data/version", "3\n")
+    # Containers LibTorch refuses: entries outside a `<name>/` folder.
+    with zipfile.ZipFile(p("flat.zip"), "w") as z:
+        z.writestr("readme.txt", "hello")
+    with zipfile.ZipFile(p("two_folders.zip"), "w") as z:
+        z.writestr("a/.data/version", "3\n")
+        z.writestr("b/readme.txt", "hello")
 
 
 if __name__ == "__main__":

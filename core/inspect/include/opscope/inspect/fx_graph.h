@@ -8,8 +8,9 @@
 
 #include "opscope/inspect/archive.h"
 
-#include <nlohmann/json.hpp>
+#include <simdjson.h>
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -23,9 +24,10 @@ struct FxNode {
   FxOp op = FxOp::CallFunction;
   std::string target; // call_function: "torch.ops.aten.linear.default", "getitem";
                       // get_attr: the state FQN "linear1.weight"; else the name
-  const nlohmann::json* metadata = nullptr; // serialized metadata (a getitem shares its op's)
-  std::vector<int> inputs;                  // all_input_nodes: distinct producers in argument order
-  std::vector<int> users;                   // consumers in graph order
+  // Serialized metadata, read from the Archive's document (a getitem shares its op's).
+  std::optional<simdjson::dom::element> metadata;
+  std::vector<int> inputs; // all_input_nodes: distinct producers in argument order
+  std::vector<int> users;  // consumers in graph order
 
   // A metadata string ("torch_fn", "nn_module_stack", "stack_trace"), or "".
   std::string_view meta(const char* key) const;
