@@ -28,13 +28,20 @@ class Hasher {
 public:
   void update_chunk(const unsigned char* data, std::size_t size) {
     total_ += size;
+    // Lanes in locals: `data` may alias the members, which would make the
+    // compiler store and reload every lane on every byte.
+    std::uint64_t a = lanes_[0], b = lanes_[1], c = lanes_[2], d = lanes_[3];
     std::size_t i = 0;
-    for (; i + 4 <= size; i += 4)
-      for (int lane = 0; lane < 4; ++lane) {
-        lanes_[lane] ^= data[i + lane];
-        lanes_[lane] *= kPrime;
-      }
-    lanes_[0] = fnv(lanes_[0], data + i, size - i);
+    for (; i + 4 <= size; i += 4) {
+      a = (a ^ data[i]) * kPrime;
+      b = (b ^ data[i + 1]) * kPrime;
+      c = (c ^ data[i + 2]) * kPrime;
+      d = (d ^ data[i + 3]) * kPrime;
+    }
+    lanes_[0] = fnv(a, data + i, size - i);
+    lanes_[1] = b;
+    lanes_[2] = c;
+    lanes_[3] = d;
   }
 
   std::string hex() const {

@@ -54,8 +54,10 @@ OpKind kind_of(FxOp op) {
 
 // Phase 1 + 2 of parse_ops_for_graph: one op per node, edges from the graph.
 void add_ops(const FxGraph& graph, Index& index) {
-  // Many nodes share one nn_module_stack string: parse each string once.
+  // Many nodes share one nn_module_stack or stack_trace string (every layer of a
+  // deep model runs the same lines): parse each string once.
   std::unordered_map<std::string_view, std::vector<ModuleContext>> stacks;
+  std::unordered_map<std::string_view, std::vector<index::SourceFrame>> traces;
   index.ops.reserve(graph.nodes.size());
   for (const auto& node : graph.nodes) {
     Op op;
@@ -67,7 +69,11 @@ void add_ops(const FxGraph& graph, Index& index) {
     if (cached == stacks.end())
       cached = stacks.emplace(stack_text, module_stack_of(stack_text)).first;
     op.module_stack = cached->second;
-    op.source = parse_stack_trace(node.meta("stack_trace"));
+    std::string_view trace_text = node.meta("stack_trace");
+    auto trace = traces.find(trace_text);
+    if (trace == traces.end())
+      trace = traces.emplace(trace_text, parse_stack_trace(trace_text)).first;
+    op.source = trace->second;
     if (node.op == FxOp::CallFunction)
       op.compressors = graph_compressors(node.target, op.type);
     index.ops.push_back(std::move(op));
