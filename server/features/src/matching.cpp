@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <optional>
 
 namespace opscope::features::detail {
 namespace {
@@ -37,31 +38,26 @@ std::size_t unmatched_paren(const std::string& p, bool open) {
   return 0;
 }
 
-bool contains_module(const index::Op& op,
-                     const std::function<bool(const index::ModuleContext&)>& f) {
-  return std::any_of(op.module_stack.begin(), op.module_stack.end(), f);
-}
-
-// Whether a selected module is on an op's stack. Ops in graph order mostly share
-// their stack with the op before, so each depth's answer is kept for the next op
-// while the module there stays the same: looking every name up again was most
-// of a hover on a large model.
-class SelectedOnStack {
+// Whether a module on an op's stack satisfies a test. Ops in graph order mostly
+// share their stack with the op before, so each depth's answer is kept for the
+// next op while the module there stays the same: testing every stack entry of
+// every op again (a hash lookup or a regex each) was most of a hover or a check.
+class StackTest {
 public:
-  SelectedOnStack(const index::Index& index, const std::vector<char>& selected)
-      : index_(index), selected_(selected) {}
+  using Field = const std::string index::ModuleContext::*;
+  // `test` reads only `field` of the module (its name or its type).
+  StackTest(Field field, std::function<bool(const std::string&)> test)
+      : field_(field), test_(std::move(test)) {}
 
   bool operator()(const index::Op& op) {
     if (memo_.size() < op.module_stack.size())
       memo_.resize(op.module_stack.size());
     for (std::size_t depth = 0; depth < op.module_stack.size(); ++depth) {
-      const std::string& name = op.module_stack[depth].name;
+      const std::string& value = op.module_stack[depth].*field_;
       Seen& seen = memo_[depth];
-      if (!seen.name || *seen.name != name) {
-        const index::Module* mod = index_.find_module(name);
-        seen = {&name, mod && selected_[static_cast<std::size_t>(mod - index_.modules.data())]};
-      }
-      if (seen.selected)
+      if (!seen.value || *seen.value != value)
+        seen = {&value, test_(value)};
+      if (seen.passed)
         return true;
     }
     return false;
@@ -69,11 +65,11 @@ public:
 
 private:
   struct Seen {
-    const std::string* name = nullptr; // the module at this depth for the op before
-    bool selected = false;
+    const std::string* value = nullptr; // at this depth, for the op before
+    bool passed = false;
   };
-  const index::Index& index_;
-  const std::vector<char>& selected_;
+  Field field_;
+  std::function<bool(const std::string&)> test_;
   std::vector<Seen> memo_;
 };
 
@@ -121,18 +117,16 @@ std::vector<int> ops_in_scope(const index::Index& index, const config::Scope& sc
     CompiledPattern c = compile_pattern(scope.key);
     scope_re = std::move(c.re); // an invalid scope pattern limits nothing (it is reported itself)
   }
+  std::optional<StackTest> in_scope;
+  if (scope.kind == config::Scope::Kind::ModuleType)
+    in_scope.emplace(&index::ModuleContext::type,
+                     [&](const std::string& type) { return type == scope.key; });
+  else if (scope.kind == config::Scope::Kind::ModuleName && scope_re)
+    in_scope.emplace(&index::ModuleContext::name,
+                     [&](const std::string& name) { return full_match(*scope_re, name); });
   for (std::size_t i = 0; i < index.ops.size(); ++i) {
     const index::Op& op = index.ops[i];
-    if (op.kind != index::OpKind::Call)
-      continue;
-    bool inside = true;
-    if (scope.kind == config::Scope::Kind::ModuleType)
-      inside =
-          contains_module(op, [&](const index::ModuleContext& m) { return m.type == scope.key; });
-    else if (scope.kind == config::Scope::Kind::ModuleName && scope_re)
-      inside = contains_module(
-          op, [&](const index::ModuleContext& m) { return full_match(*scope_re, m.name); });
-    if (inside)
+    if (op.kind == index::OpKind::Call && (!in_scope || (*in_scope)(op)))
       out.push_back(static_cast<int>(i));
   }
   return out;
@@ -163,7 +157,10 @@ Matches match_key(const index::Index& index, const config::PatternKey& key,
     }
     if (m.modules.empty())
       return m; // no module selected: no op inside one
-    SelectedOnStack inside(index, selected);
+    StackTest inside(&index::ModuleContext::name, [&](const std::string& name) {
+      const index::Module* mod = index.find_module(name);
+      return mod && selected[static_cast<std::size_t>(mod - index.modules.data())];
+    });
     for (std::size_t i = 0; i < index.ops.size(); ++i) {
       const index::Op& op = index.ops[i];
       if (op.kind == index::OpKind::Call && inside(op))
