@@ -31,6 +31,13 @@ TEST(ReadArchive, ReadsTheSerializedProgram) {
   EXPECT_EQ(archive.content_hash, content_hash_of_file(fixture("mymodel.pt2")));
 }
 
+TEST(ReadArchive, ReadsADeflateCompressedArchive) {
+  Archive archive = read_archive(fixture("deflated.pt2"));
+  EXPECT_EQ(archive.model_record, "models/model.json");
+  EXPECT_EQ(archive.schema_major, 8);
+  EXPECT_TRUE(archive.graph_module()["graph"].is_object());
+}
+
 TEST(ReadArchive, MissingFile) {
   std::string message = error_of(fixture("absent.pt2"));
   EXPECT_THAT(message, StartsWith(fixture("absent.pt2") + ": no such file"));
@@ -71,6 +78,15 @@ TEST(ReadArchive, TruncatedArchive) {
   EXPECT_THAT(message, StartsWith(fixture("truncated.pt2") + ": truncated or corrupt archive ("));
   EXPECT_THAT(message, HasSubstr("export it again"));
   EXPECT_EQ(message.find('\n'), std::string::npos) << "one line, no LibTorch backtrace";
+}
+
+// LibTorch's reader skips CRC checks and would hand over the damaged bytes.
+TEST(ReadArchive, DamagedRecordFailsItsCrc) {
+  std::string message = error_of(fixture("crc_mismatch.pt2"));
+  EXPECT_THAT(message,
+              StartsWith(fixture("crc_mismatch.pt2") + ": truncated or corrupt archive ("));
+  EXPECT_THAT(message, HasSubstr("models/model.json: CRC error"));
+  EXPECT_THAT(message, HasSubstr("export it again"));
 }
 
 TEST(ReadArchive, CorruptGraphJson) {

@@ -20,13 +20,16 @@ def export(model, inputs, path, decompose=False):
     torch.export.save(ep, path)
 
 
-def rewrite_model_json(src, dst, edit):
-    """Copies a zip, passing models/model.json through `edit`."""
+def rewrite_model_json(src, dst, edit, compression=None):
+    """Copies a zip, passing models/model.json through `edit` (and recompressing every
+    record when `compression` is given)."""
     with zipfile.ZipFile(src) as zin, zipfile.ZipFile(dst, "w") as zout:
         for info in zin.infolist():
             data = zin.read(info.filename)
             if info.filename.endswith("models/model.json"):
                 data = edit(data)
+            if compression is not None:
+                info.compress_type = compression
             zout.writestr(info, data)
 
 
@@ -60,6 +63,13 @@ def main(out):
     rewrite_model_json(p("mymodel.pt2"), p("schema9.pt2"),
                        lambda d: d.replace(b'"major": 8', b'"major": 9'))
     rewrite_model_json(p("mymodel.pt2"), p("bad_json.pt2"), lambda d: d[: len(d) // 2])
+    # A flipped byte inside the stored model.json: only its CRC tells.
+    assert data.count(b'"schema_version"') == 1
+    with open(p("crc_mismatch.pt2"), "wb") as f:
+        f.write(data.replace(b'"schema_version"', b'"schema_versioN"'))
+    # An archive someone re-zipped with deflate: still a valid container.
+    rewrite_model_json(p("mymodel.pt2"), p("deflated.pt2"), lambda d: d,
+                       compression=zipfile.ZIP_DEFLATED)
     with zipfile.ZipFile(p("plain.zip"), "w") as z:
         z.writestr("plain/readme.txt", "hello")
         z.writestr("plain/.data/version", "3\n")

@@ -36,13 +36,13 @@ TEST_P(ZipRecordsAgreeWithLibTorch, SameRecordNamesAndBytes) {
   EXPECT_THROW(ours.read("models/absent.json"), ZipRecordsError);
 }
 
-// Every kind of zip the worker meets: export archives (incl. a rewritten one
-// and one whose model.json is cut), torch.save files and TorchScript.
+// Every kind of zip the worker meets: export archives (incl. rewritten ones: a
+// cut model.json, deflate-compressed records), torch.save files and TorchScript.
 INSTANTIATE_TEST_SUITE_P(Fixtures, ZipRecordsAgreeWithLibTorch,
                          ::testing::Values("mymodel.pt2", "resnet_like.pt2", "multi_output.pt2",
                                            "buffer_update_decomposed.pt2", "schema9.pt2",
-                                           "bad_json.pt2", "state_dict.pt", "pickled_module.pt",
-                                           "torchscript.pt", "plain.zip"));
+                                           "bad_json.pt2", "deflated.pt2", "state_dict.pt",
+                                           "pickled_module.pt", "torchscript.pt", "plain.zip"));
 
 TEST(ZipRecordsAgreeWithLibTorch, ModelJsonIsByteIdentical) {
   const std::string path = fixture("mymodel.pt2");
