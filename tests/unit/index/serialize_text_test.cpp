@@ -246,6 +246,9 @@ TEST(IndexFileText, NamesWhatIsWrongWithABadFile) {
   std::string bad_bytes = good;
   bad_bytes.replace(bad_bytes.find("m.My"), 1, "\xFF");
   EXPECT_TRUE(contains(error_of(bad_bytes), "invalid UTF-8")) << error_of(bad_bytes);
+  // Hostile nesting in an unknown member: an error, not a stack overflow.
+  std::string deep = R"({"format":"opscope-index","version":1,"x":)" + std::string(100000, '[');
+  EXPECT_TRUE(contains(error_of(deep), "nested too deeply")) << error_of(deep);
   // Trailing garbage after the document.
   EXPECT_TRUE(contains(error_of(good + "}"), "corrupt index file"));
 }
