@@ -585,7 +585,18 @@ bool looks_like_index_file(const std::string& path) {
   char head[64] = {};
   in.read(head, sizeof head);
   std::string prefix(head, static_cast<size_t>(in.gcount()));
-  return prefix.find(kMagic) != std::string::npos;
+  if (prefix.find(kMagic) != std::string::npos)
+    return true;
+  // Files from the earlier (nlohmann, sorted-keys) writer put an eager index's
+  // compressor_types before "format": look further, within a bound.
+  if (prefix.rfind("{\"compressor_types\":", 0) != 0)
+    return false;
+  constexpr std::size_t kSniffLimit = 1 << 20;
+  std::string text = prefix;
+  text.resize(kSniffLimit);
+  in.read(text.data() + prefix.size(), static_cast<std::streamsize>(kSniffLimit - prefix.size()));
+  text.resize(prefix.size() + static_cast<std::size_t>(in.gcount()));
+  return text.find("\"format\":\"" + std::string(kMagic) + "\"") != std::string::npos;
 }
 
 } // namespace opscope::index

@@ -277,3 +277,20 @@ TEST(IndexFileText, EverySpecialCharacterSurvivesAtEveryPositionOfALongName) {
       EXPECT_EQ(copy.ops[3].name, name) << "position " << position;
     }
 }
+
+TEST(IndexFileText, IsRecognisedAsAnIndexFileWhicheverWriterMadeIt) {
+  // `opscope summary FILE` treats FILE as an index only if this says so.
+  std::string current = temp_path("sniff-current.json");
+  save_index(odd_names_index(), current);
+  EXPECT_TRUE(looks_like_index_file(current));
+  // The earlier writer sorted keys: an eager index's compressor_types came before "format".
+  std::string earlier = temp_path("sniff-earlier.json");
+  std::ofstream(earlier) << R"({"compressor_types":{"layers.0.attention.very_long_op_name_add_":)"
+                         << R"({"quantizer":"add"}},"format":"opscope-index","mode":"eager"})";
+  EXPECT_TRUE(looks_like_index_file(earlier));
+  std::string other = temp_path("sniff-other.json");
+  std::ofstream(other) << R"({"compressor_types":{"x":{}},"format":"something-else"})";
+  EXPECT_FALSE(looks_like_index_file(other));
+  for (const auto& path : {current, earlier, other})
+    std::filesystem::remove(path);
+}
