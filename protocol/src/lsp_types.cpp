@@ -106,6 +106,14 @@ void to_json(Json& j, const TextEdit& e) {
   j = {{"range", e.range}, {"newText", e.new_text}};
 }
 
+namespace {
+
+bool uses_default_range(const CompletionItem& c, const std::optional<Range>& default_range) {
+  return c.text_edit && default_range && c.text_edit->range == *default_range;
+}
+
+} // namespace
+
 void to_json(Json& j, const CompletionItem& c) {
   j = {{"label", c.label}, {"kind", static_cast<int>(c.kind)}};
   if (!c.detail.empty())
@@ -122,6 +130,14 @@ void to_json(Json& j, const CompletionItem& c) {
 
 void to_json(Json& j, const CompletionList& c) {
   j = {{"isIncomplete", c.is_incomplete}, {"items", c.items}};
+  if (!c.default_edit_range)
+    return;
+  j["itemDefaults"] = {{"editRange", *c.default_edit_range}};
+  for (std::size_t i = 0; i < c.items.size(); ++i)
+    if (uses_default_range(c.items[i], c.default_edit_range)) {
+      j["items"][i].erase("textEdit");
+      j["items"][i]["textEditText"] = c.items[i].text_edit->new_text;
+    }
 }
 
 namespace {
@@ -139,7 +155,8 @@ void write_range(std::string& out, const Range& r) {
   write_position(object.key("start"), r.start);
 }
 
-void write_completion_item(std::string& out, const CompletionItem& c) {
+void write_completion_item(std::string& out, const CompletionItem& c,
+                           const std::optional<Range>& default_range) {
   JsonObjectWriter object(out);
   if (!c.detail.empty())
     object.field("detail", c.detail);
@@ -154,7 +171,9 @@ void write_completion_item(std::string& out, const CompletionItem& c) {
   object.field("label", c.label);
   if (!c.sort_text.empty())
     object.field("sortText", c.sort_text);
-  if (c.text_edit) {
+  if (uses_default_range(c, default_range)) {
+    object.field("textEditText", c.text_edit->new_text);
+  } else if (c.text_edit) {
     JsonObjectWriter edit(object.key("textEdit"));
     edit.field("newText", c.text_edit->new_text);
     write_range(edit.key("range"), c.text_edit->range);
@@ -169,12 +188,16 @@ JsonText to_json_text(const CompletionList& c) {
   {
     JsonObjectWriter list(json.text);
     list.field("isIncomplete", c.is_incomplete);
+    if (c.default_edit_range) {
+      JsonObjectWriter defaults(list.key("itemDefaults"));
+      write_range(defaults.key("editRange"), *c.default_edit_range);
+    }
     std::string& items = list.key("items");
     items += '[';
     for (std::size_t i = 0; i < c.items.size(); ++i) {
       if (i)
         items += ',';
-      write_completion_item(items, c.items[i]);
+      write_completion_item(items, c.items[i], c.default_edit_range);
     }
     items += ']';
   }
@@ -270,6 +293,12 @@ void from_json(const Json& j, InitializeParams& p) {
   p.supports_configuration = flag_at(caps, {"workspace", "configuration"});
   p.supports_watcher_registration =
       flag_at(caps, {"workspace", "didChangeWatchedFiles", "dynamicRegistration"});
+  if (const Json* defaults =
+          path_in(caps, {"textDocument", "completion", "completionList", "itemDefaults"});
+      defaults && defaults->is_array())
+    for (const auto& name : *defaults)
+      if (name == "editRange")
+        p.supports_completion_edit_range_default = true;
 }
 
 Json progress_begin(const std::string& title, const std::string& message) {

@@ -45,6 +45,24 @@ def test_completion_of_a_new_module_name_key(ready_client):
     assert edit["newText"].replace("\\", "") == "layer1.0.conv1"
 
 
+def test_completion_sends_the_shared_range_once_to_clients_that_support_it(
+        make_client, archive_project):
+    # LSP 3.17 itemDefaults.editRange: what VS Code and Neovim advertise.
+    client = make_client()
+    client.initialize(archive_project.parent.parent, capabilities={"textDocument": {
+        "completion": {"completionList": {"itemDefaults": ["commitCharacters", "editRange"]}}}})
+    text = QUANT_CONFIG + "    lay"
+    uri = client.open(archive_project, text)
+    client.wait_notification(lambda n: n["method"] == "opscope/status"
+                             and n["params"]["state"] in ("ready", "failed"), timeout=120)
+    last = len(text.splitlines()) - 1
+    completion = client.result("textDocument/completion", text_position(uri, last, 7))
+    assert completion["itemDefaults"]["editRange"] == {"start": pos(last, 4), "end": pos(last, 7)}
+    item = labels(completion)["layer1.0.conv1"]
+    assert "textEdit" not in item
+    assert item["textEditText"].replace("\\", "") == "layer1.0.conv1"
+
+
 def test_op_type_completion_offers_compressible_types_only(ready_client):
     client, uri = ready_client
     text = "quantization_config:\n  global_config:\n    op_type_config:\n      \n"

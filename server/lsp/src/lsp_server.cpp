@@ -57,6 +57,18 @@ protocol::MessageType message_type(LogLevel level) {
   return protocol::MessageType::Log;
 }
 
+// Items that all replace the same range (the key being typed) send it once,
+// as itemDefaults.editRange: a third of a completion reply's bytes.
+void use_shared_edit_range(protocol::CompletionList& list) {
+  if (list.items.empty() || !list.items.front().text_edit)
+    return;
+  const protocol::Range& range = list.items.front().text_edit->range;
+  for (const auto& item : list.items)
+    if (!item.text_edit || !(item.text_edit->range == range))
+      return;
+  list.default_edit_range = range;
+}
+
 } // namespace
 
 LspServer::LspServer(boost::asio::io_context& io, Transport& transport, Logger& log,
@@ -543,6 +555,8 @@ void LspServer::on_completion(const protocol::TextDocumentPositionParams& params
         // client to come back.
         if (analysis.model && !input.index)
           list.is_incomplete = true;
+        if (client_.supports_completion_edit_range_default)
+          use_shared_edit_range(list);
         reply.result(protocol::to_json_text(list));
       });
 }

@@ -50,7 +50,8 @@ TEST(LspTypes, MissingFieldThrowsForInvalidParams) {
 TEST(LspTypes, CompletionAndDiagnosticsSerialiseAsLspExpects) {
   CompletionList list{true,
                       {{"layer1.0.conv1", CompletionItemKind::Module, "Conv2d", "", "", "",
-                        TextEdit{{{1, 2}, {1, 4}}, "layer1\\.0\\.conv1"}}}};
+                        TextEdit{{{1, 2}, {1, 4}}, "layer1\\.0\\.conv1"}}},
+                      std::nullopt};
   Json j = list;
   EXPECT_EQ(j["isIncomplete"], true);
   EXPECT_EQ(j["items"][0]["textEdit"]["newText"], "layer1\\.0\\.conv1");
@@ -73,9 +74,33 @@ TEST(LspTypes, CompletionTextIsTheSameJsonAsTheDom) {
         TextEdit{{{1, 2}, {1, 4}}, "'layer1\\.0\\.conv1'"}},
        {"caf\xC3\xA9 \"x\"", CompletionItemKind::Field, "", "*doc*\n", "", "", std::nullopt},
        {"linear", CompletionItemKind::Enum, "3 ops", "", "000002", "linear",
-        TextEdit{{{0, 0}, {12, 40}}, "linear"}}}};
+        TextEdit{{{0, 0}, {12, 40}}, "linear"}}},
+      std::nullopt};
   EXPECT_EQ(to_json_text(list).text, Json(list).dump());
-  EXPECT_EQ(to_json_text(CompletionList{true, {}}).text, Json(CompletionList{true, {}}).dump());
+  CompletionList empty{true, {}, std::nullopt};
+  EXPECT_EQ(to_json_text(empty).text, Json(empty).dump());
+
+  // With itemDefaults.editRange, items on that range carry only their new text.
+  list.default_edit_range = Range{{1, 2}, {1, 4}};
+  Json with_defaults = Json::parse(to_json_text(list).text);
+  EXPECT_EQ(to_json_text(list).text, Json(list).dump());
+  EXPECT_EQ(with_defaults["itemDefaults"]["editRange"]["end"]["character"], 4);
+  EXPECT_FALSE(with_defaults["items"][0].contains("textEdit"));
+  EXPECT_EQ(with_defaults["items"][0]["textEditText"], "'layer1\\.0\\.conv1'");
+  EXPECT_EQ(with_defaults["items"][2]["textEdit"]["newText"], "linear"); // another range
+}
+
+TEST(LspTypes, ItemDefaultsEditRangeIsUsedOnlyWhenTheClientListsIt) {
+  auto caps = [](const char* completion) {
+    return Json::parse(std::string(R"({"capabilities": {"textDocument": {"completion": )") +
+                       completion + "}}}")
+        .get<InitializeParams>();
+  };
+  EXPECT_TRUE(caps(R"({"completionList": {"itemDefaults": ["commitCharacters", "editRange"]}})")
+                  .supports_completion_edit_range_default);
+  EXPECT_FALSE(caps(R"({"completionList": {"itemDefaults": ["commitCharacters"]}})")
+                   .supports_completion_edit_range_default);
+  EXPECT_FALSE(caps("{}").supports_completion_edit_range_default);
 }
 
 TEST(LspTypes, FileUrisRoundTripWithPercentEncoding) {

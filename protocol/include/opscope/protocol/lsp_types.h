@@ -123,6 +123,9 @@ void to_json(Json& j, const CompletionItem& c);
 struct CompletionList {
   bool is_incomplete = false;
   std::vector<CompletionItem> items;
+  // Sent as itemDefaults.editRange (only to clients that support it): an item
+  // whose edit has this range carries just its textEditText.
+  std::optional<Range> default_edit_range;
 };
 void to_json(Json& j, const CompletionList& c);
 // The same JSON as to_json + dump, written without a DOM (the typing path).
@@ -212,6 +215,8 @@ struct InitializeParams {
   bool supports_work_done_progress = false;    // window.workDoneProgress
   bool supports_configuration = false;         // workspace.configuration
   bool supports_watcher_registration = false; // workspace.didChangeWatchedFiles.dynamicRegistration
+  // textDocument.completion.completionList.itemDefaults lists "editRange" (LSP 3.17).
+  bool supports_completion_edit_range_default = false;
 };
 void from_json(const Json& j, InitializeParams& p);
 
