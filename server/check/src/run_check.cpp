@@ -7,6 +7,7 @@
 #include "opscope/cli/model_options.h"
 #include "opscope/config/document.h"
 #include "opscope/features/diagnostics.h"
+#include "opscope/index/query.h"
 #include "opscope/model/model_source.h"
 
 #include <filesystem>
@@ -84,6 +85,7 @@ int char_column(const std::string& text, config::Position p) {
 
 struct Loaded {
   std::unique_ptr<index::Index> index;
+  std::unique_ptr<index::QueryEngine> queries; // over `index`: built once, shared by all configs
   std::string error;
 };
 
@@ -143,6 +145,7 @@ public:
       const Loaded& loaded = load(source, settings);
       if (loaded.index) {
         model.index = loaded.index.get();
+        model.queries = loaded.queries.get();
         model.compressor = compressor;
       } else {
         problem = features::ModelProblem{"cannot load the model: " + loaded.error,
@@ -197,6 +200,7 @@ private:
     Loaded result;
     try {
       result.index = std::make_unique<index::Index>(model::load_index(source, settings));
+      result.queries = std::make_unique<index::QueryEngine>(*result.index);
     } catch (const std::exception& e) {
       result.error = e.what();
     }

@@ -96,8 +96,8 @@ void pattern_candidates(const CursorContext& ctx, const Model& model, TypeCounts
       out.push_back({CompletionItem::Kind::ModuleType, type, -1, types.counts[type]});
     return;
   case Table::OpName: {
-    std::vector<int> ops =
-        detail::compressible(index, detail::ops_in_scope(index, ctx.scope), model.compressor);
+    std::vector<int> ops = detail::compressible(
+        index, detail::ops_in_scope(*detail::ModelQueries(model), ctx.scope), model.compressor);
     out.reserve(ops.size());
     for (int i : ops)
       out.push_back({CompletionItem::Kind::Op, index.ops[static_cast<std::size_t>(i)].name, i});
@@ -105,7 +105,8 @@ void pattern_candidates(const CursorContext& ctx, const Model& model, TypeCounts
   }
   case Table::OpType:
     for (int i :
-         detail::compressible(index, detail::ops_in_scope(index, ctx.scope), model.compressor)) {
+         detail::compressible(index, detail::ops_in_scope(*detail::ModelQueries(model), ctx.scope),
+                              model.compressor)) {
       const std::string& type =
           index.type_for(index.ops[static_cast<std::size_t>(i)], model.compressor);
       if (!type.empty())

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <set>
 
 namespace opscope::features {
@@ -28,7 +29,10 @@ class Checker {
 public:
   Checker(const config::ConfigDocument& doc, const Model* model)
       : doc_(doc), index_(model && model->index ? model->index : nullptr),
-        compressor_(model ? model->compressor : index::Compressor::None) {}
+        compressor_(model ? model->compressor : index::Compressor::None) {
+    if (index_)
+      queries_.emplace(*model);
+  }
 
   std::vector<Diagnostic> run(const std::optional<ModelProblem>& model_problem) {
     if (model_problem) {
@@ -164,7 +168,8 @@ private:
       return;
     bool matched = false;
     for (const PatternKey* instance : instances) {
-      detail::Matches m = detail::match_key(*index_, *instance, compressor_);
+      detail::Matches m =
+          detail::match_key(**queries_, *instance, compressor_, detail::ModuleList::IfNoOps);
       matched = matched || !m.modules.empty() || !m.ops.empty();
     }
     if (matched)
@@ -197,7 +202,7 @@ private:
         if (!m.name.empty())
           names.push_back(m.name);
     } else {
-      for (int i : detail::ops_in_scope(*index_, key.scope))
+      for (int i : detail::ops_in_scope(**queries_, key.scope))
         names.push_back(index_->ops[static_cast<std::size_t>(i)].name);
     }
     return names;
@@ -252,17 +257,7 @@ private:
     const PatternKey& key = *instances.front();
     if (!index_)
       return;
-    // Op types in the model, and those the compressor registers.
-    std::vector<std::string> valid;
-    std::set<std::string> present, registered;
-    for (const index::Op& op : index_->ops) {
-      const std::string& type = index_->type_for(op, compressor_);
-      if (op.kind != index::OpKind::Call || type.empty())
-        continue;
-      present.insert(type);
-      if (op.compressible_by(compressor_) && registered.insert(type).second)
-        valid.push_back(type);
-    }
+    const auto& [valid, present, registered] = op_types();
     std::string who = compressor_ == index::Compressor::None
                           ? std::string("the model")
                           : std::string("the ") + index::to_string(compressor_);
@@ -286,7 +281,9 @@ private:
     }
     bool in_scope = false;
     for (const PatternKey* instance : instances)
-      in_scope = in_scope || !detail::match_key(*index_, *instance, compressor_).ops.empty();
+      in_scope = in_scope ||
+                 !detail::match_key(**queries_, *instance, compressor_, detail::ModuleList::IfNoOps)
+                      .ops.empty();
     if (!in_scope)
       add(key, Severity::Warning, "no-match",
           "no `" + key.text + "` op inside " +
@@ -295,9 +292,32 @@ private:
               key.scope.key + "`");
   }
 
+  // Op types in the model, and those the compressor registers (in model order): the same
+  // for every op-type key, so gathered once per check.
+  struct OpTypes {
+    std::vector<std::string> valid;
+    std::set<std::string> present, registered;
+  };
+  const OpTypes& op_types() {
+    if (op_types_)
+      return *op_types_;
+    OpTypes& types = op_types_.emplace();
+    for (const index::Op& op : index_->ops) {
+      const std::string& type = index_->type_for(op, compressor_);
+      if (op.kind != index::OpKind::Call || type.empty())
+        continue;
+      types.present.insert(type);
+      if (op.compressible_by(compressor_) && types.registered.insert(type).second)
+        types.valid.push_back(type);
+    }
+    return types;
+  }
+
   const config::ConfigDocument& doc_;
   const index::Index* index_;
   index::Compressor compressor_;
+  std::optional<detail::ModelQueries> queries_; // set when there is a model
+  std::optional<OpTypes> op_types_;
   std::vector<Diagnostic> out_;
 };
 

@@ -1,8 +1,7 @@
 #include "matching.h"
 
 #include <algorithm>
-#include <functional>
-#include <optional>
+#include <iterator>
 
 namespace opscope::features::detail {
 namespace {
@@ -38,40 +37,28 @@ std::size_t unmatched_paren(const std::string& p, bool open) {
   return 0;
 }
 
-// Whether a module on an op's stack satisfies a test. Ops in graph order mostly
-// share their stack with the op before, so each depth's answer is kept for the
-// next op while the module there stays the same: testing every stack entry of
-// every op again (a hash lookup or a regex each) was most of a hover or a check.
-class StackTest {
-public:
-  using Field = const std::string index::ModuleContext::*;
-  // `test` reads only `field` of the module (its name or its type).
-  StackTest(Field field, std::function<bool(const std::string&)> test)
-      : field_(field), test_(std::move(test)) {}
+// Every call op, in graph order.
+std::vector<int> all_call_ops(const index::Index& index) {
+  std::vector<int> out;
+  for (std::size_t i = 0; i < index.ops.size(); ++i)
+    if (index.ops[i].kind == index::OpKind::Call)
+      out.push_back(static_cast<int>(i));
+  return out;
+}
 
-  bool operator()(const index::Op& op) {
-    if (memo_.size() < op.module_stack.size())
-      memo_.resize(op.module_stack.size());
-    for (std::size_t depth = 0; depth < op.module_stack.size(); ++depth) {
-      const std::string& value = op.module_stack[depth].*field_;
-      Seen& seen = memo_[depth];
-      if (!seen.value || *seen.value != value)
-        seen = {&value, test_(value)};
-      if (seen.passed)
-        return true;
-    }
-    return false;
-  }
+// The engine lists ops in coreai-opt's order (module by module); the features list them
+// in graph order, as the model file and the summary do.
+std::vector<int> in_graph_order(std::vector<int> ops) {
+  std::sort(ops.begin(), ops.end());
+  return ops;
+}
 
-private:
-  struct Seen {
-    const std::string* value = nullptr; // at this depth, for the op before
-    bool passed = false;
-  };
-  Field field_;
-  std::function<bool(const std::string&)> test_;
-  std::vector<Seen> memo_;
-};
+// Ops that are in both sorted lists.
+std::vector<int> intersect(const std::vector<int>& a, const std::vector<int>& b) {
+  std::vector<int> out;
+  std::set_intersection(a.begin(), a.end(), b.begin(), b.end(), std::back_inserter(out));
+  return out;
+}
 
 } // namespace
 
@@ -110,80 +97,66 @@ std::string escape_regex(const std::string& name) {
   return out;
 }
 
-std::vector<int> ops_in_scope(const index::Index& index, const config::Scope& scope) {
-  std::vector<int> out;
-  std::unique_ptr<index::Query> scope_re;
-  if (scope.kind == config::Scope::Kind::ModuleName) {
-    CompiledPattern c = compile_pattern(scope.key);
-    scope_re = std::move(c.re); // an invalid scope pattern limits nothing (it is reported itself)
+std::vector<int> ops_in_scope(const index::QueryEngine& engine, const config::Scope& scope) {
+  switch (scope.kind) {
+  case config::Scope::Kind::Global:
+    break;
+  case config::Scope::Kind::ModuleType:
+    return in_graph_order(engine.match(index::Query(index::QueryKind::ModuleType, scope.key)));
+  case config::Scope::Kind::ModuleName: {
+    index::Query query(index::QueryKind::ModuleName, scope.key);
+    if (query.usable()) // an invalid scope pattern limits nothing (it is reported itself)
+      return in_graph_order(engine.match(query));
+    break;
   }
-  std::optional<StackTest> in_scope;
-  if (scope.kind == config::Scope::Kind::ModuleType)
-    in_scope.emplace(&index::ModuleContext::type,
-                     [&](const std::string& type) { return type == scope.key; });
-  else if (scope.kind == config::Scope::Kind::ModuleName && scope_re)
-    in_scope.emplace(&index::ModuleContext::name,
-                     [&](const std::string& name) { return full_match(*scope_re, name); });
-  for (std::size_t i = 0; i < index.ops.size(); ++i) {
-    const index::Op& op = index.ops[i];
-    if (op.kind == index::OpKind::Call && (!in_scope || (*in_scope)(op)))
-      out.push_back(static_cast<int>(i));
   }
-  return out;
+  return all_call_ops(engine.index());
 }
 
-Matches match_key(const index::Index& index, const config::PatternKey& key,
-                  index::Compressor compressor) {
+Matches match_key(const index::QueryEngine& engine, const config::PatternKey& key,
+                  index::Compressor compressor, ModuleList list_modules) {
   Matches m;
+  const index::Index& index = engine.index();
   using config::Table;
   if (key.table == Table::ModuleName || key.table == Table::ModuleType) {
-    std::unique_ptr<index::Query> re;
-    if (key.table == Table::ModuleName) {
-      CompiledPattern c = compile_pattern(key.text);
-      if (!c.re) {
-        m.evaluated = false;
-        return m;
-      }
-      re = std::move(c.re);
-    }
-    std::vector<char> selected(index.modules.size(), 0);
-    for (std::size_t i = 0; i < index.modules.size(); ++i) {
-      const index::Module& mod = index.modules[i];
-      bool hit = re ? full_match(*re, mod.name) : mod.type == key.text;
-      if (hit) {
-        selected[i] = 1;
-        m.modules.push_back(static_cast<int>(i));
-      }
-    }
-    if (m.modules.empty())
-      return m; // no module selected: no op inside one
-    StackTest inside(&index::ModuleContext::name, [&](const std::string& name) {
-      const index::Module* mod = index.find_module(name);
-      return mod && selected[static_cast<std::size_t>(mod - index.modules.data())];
-    });
-    for (std::size_t i = 0; i < index.ops.size(); ++i) {
-      const index::Op& op = index.ops[i];
-      if (op.kind == index::OpKind::Call && inside(op))
-        m.ops.push_back(static_cast<int>(i));
-    }
-    return m;
-  }
-  std::unique_ptr<index::Query> re;
-  if (key.table == Table::OpName) {
-    CompiledPattern c = compile_pattern(key.text);
-    if (!c.re) {
+    index::Query query(key.table == Table::ModuleName ? index::QueryKind::ModuleName
+                                                      : index::QueryKind::ModuleType,
+                       key.text);
+    if (!query.usable()) {
       m.evaluated = false;
       return m;
     }
-    re = std::move(c.re);
+    // Every call op, whatever the compressor: callers filter with `compressible`.
+    m.ops = in_graph_order(engine.match(query));
+    if (list_modules == ModuleList::IfNoOps && !m.ops.empty())
+      return m;
+    for (std::size_t i = 0; i < index.modules.size(); ++i) {
+      const index::Module& module = index.modules[i];
+      if (key.table == Table::ModuleName ? query.matches(module.name) : module.type == key.text)
+        m.modules.push_back(static_cast<int>(i));
+    }
+    return m;
   }
-  for (int i : ops_in_scope(index, key.scope)) {
-    const index::Op& op = index.ops[static_cast<std::size_t>(i)];
-    if (re ? full_match(*re, op.name) : index.type_for(op, compressor) == key.text)
-      m.ops.push_back(i);
+  std::vector<int> scope = ops_in_scope(engine, key.scope);
+  if (key.table == Table::OpType) {
+    // Every call op in scope with the type the compressor registers it under (registered
+    // or not: callers filter with `compressible`).
+    for (int i : scope)
+      if (index.type_for(index.ops[static_cast<std::size_t>(i)], compressor) == key.text)
+        m.ops.push_back(i);
+    return m;
   }
+  index::Query query(index::QueryKind::OpName, key.text);
+  if (!query.usable()) {
+    m.evaluated = false;
+    return m;
+  }
+  m.ops = intersect(in_graph_order(engine.match(query)), scope);
   return m;
 }
+
+ModelQueries::ModelQueries(const Model& model)
+    : engine_(model.queries ? model.queries : &owned_.emplace(*model.index)) {}
 
 std::vector<int> compressible(const index::Index& index, const std::vector<int>& ops,
                               index::Compressor compressor) {

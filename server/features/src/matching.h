@@ -4,11 +4,12 @@
 #pragma once
 
 #include "opscope/config/document.h"
+#include "opscope/features/model.h"
 #include "opscope/index/index.h"
-
 #include "opscope/index/query.h"
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -34,14 +35,33 @@ struct Matches {
   bool evaluated = true;    // false when the pattern could not be evaluated
 };
 
-// Call ops inside `scope` (every call op for a global scope).
-std::vector<int> ops_in_scope(const index::Index& index, const config::Scope& scope);
+// Call ops inside `scope` (every call op for a global scope), in graph order. Ops inside
+// a module are the engine's: those in the module's subtree, as coreai-opt selects them.
+std::vector<int> ops_in_scope(const index::QueryEngine& engine, const config::Scope& scope);
 
-// What `key` selects. For module tables: the modules and every call op inside
-// them; for op tables: the call ops in the key's scope. Op types are compared as
-// `compressor` registers them (eager Quantizer files `x.add_()` under `add`).
-Matches match_key(const index::Index& index, const config::PatternKey& key,
-                  index::Compressor compressor);
+// Whether match_key lists the matched modules always, or only when no op matched (all a
+// caller asking "does it match anything" needs; listing costs a test of every module).
+enum class ModuleList { Always, IfNoOps };
+
+// What `key` selects, through the model's engine. For module tables: the modules and
+// every call op inside them; for op tables: the call ops in the key's scope. Op types
+// are compared as `compressor` registers them (eager Quantizer files `x.add_()` under
+// `add`). Ops are listed whatever the compressor (see `compressible`).
+Matches match_key(const index::QueryEngine& engine, const config::PatternKey& key,
+                  index::Compressor compressor, ModuleList list_modules = ModuleList::Always);
+
+// The model's query engine, or one built for this call when the caller has none.
+class ModelQueries {
+public:
+  explicit ModelQueries(const Model& model);
+  ModelQueries(const ModelQueries&) = delete; // would point into the other's engine
+  ModelQueries& operator=(const ModelQueries&) = delete;
+  const index::QueryEngine& operator*() const { return *engine_; }
+
+private:
+  std::optional<index::QueryEngine> owned_;
+  const index::QueryEngine* engine_;
+};
 
 // Which compressors count: ops filtered to those `compressor` registers.
 std::vector<int> compressible(const index::Index& index, const std::vector<int>& ops,

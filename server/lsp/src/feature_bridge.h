@@ -7,6 +7,7 @@
 
 #include "opscope/config/document.h"
 #include "opscope/index/index.h"
+#include "opscope/index/query.h"
 #include "opscope/protocol/lsp_types.h"
 
 #include <optional>
@@ -25,6 +26,7 @@ struct FeatureInput {
   // Why there is no (current) model: one diagnostic at the top of the config.
   std::string model_problem;
   bool model_problem_is_error = false;
+  const index::QueryEngine* queries = nullptr; // over `index`, built when it loaded
 };
 
 // At most `max_items` items; more sets isIncomplete.

@@ -450,14 +450,16 @@ void LspServer::publish_diagnostics(const std::string& uri) {
 FeatureInput LspServer::feature_input(const Analysis& analysis, const PositionMapper& positions,
                                       const std::string& uri) const {
   const LoadedModel* model = analysis.model;
-  return FeatureInput{*analysis.config,
-                      model ? model->index.get() : nullptr,
-                      analysis.resolution.compressor,
-                      positions,
-                      uri,
-                      model ? model->spec.work_dir : "",
-                      "",
-                      false};
+  FeatureInput input{*analysis.config,
+                     model ? model->index.get() : nullptr,
+                     analysis.resolution.compressor,
+                     positions,
+                     uri,
+                     model ? model->spec.work_dir : "",
+                     "",
+                     false};
+  input.queries = model ? model->queries.get() : nullptr;
+  return input;
 }
 
 void LspServer::refresh_all_documents() {

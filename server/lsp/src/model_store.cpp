@@ -272,7 +272,9 @@ void ModelStore::finish(LoadedModel& model, int generation, const std::string& i
   if (problem.empty()) {
     try {
       auto loaded = std::make_shared<index::Index>(index::load_index(index_path));
+      auto queries = std::make_shared<const index::QueryEngine>(*loaded);
       model.call_ops = count_call_ops(*loaded);
+      model.queries = std::move(queries); // frees the old engine before the index it reads
       model.index = std::move(loaded);
     } catch (const std::exception& e) {
       problem = e.what();

@@ -11,6 +11,7 @@
 #include "opscope/project/project.h"
 
 #include "opscope/index/index.h"
+#include "opscope/index/query.h"
 
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/steady_timer.hpp>
@@ -42,6 +43,8 @@ struct LoadedModel {
   std::string step;                          // what is running now ("exporting", "indexing")
   std::map<std::string, FileStamp> watched;  // the files it is built from
   int call_ops = 0;                          // ops shown in the tree (Call kind)
+  // The features' lookups over `index`, built once per load and replaced with it.
+  std::shared_ptr<const index::QueryEngine> queries;
 
   // Internal to the store.
   std::shared_ptr<ChildProcess> worker;

@@ -1,5 +1,6 @@
 #include "annotations.h"
 #include "opscope/features/diagnostics.h"
+#include "opscope/index/query.h"
 #include "small_model.h"
 
 #include <gtest/gtest.h>
@@ -148,6 +149,32 @@ TEST(Diagnostics, OpNameScopedUnderAModuleOnlySeesItsOps) {
   EXPECT_NE(c.diagnostics[0].message.find("inside modules matching `layer1\\.0`"),
             std::string::npos)
       << c.diagnostics[0].message;
+}
+
+// `opscope check` and the language server pass the lookups built when the model loaded:
+// a scoped op name still sees the ops of the scope's submodules, and only those.
+TEST(Diagnostics, ScopedOpNamesThroughTheLoadedModelsLookups) {
+  static const index::Index index = opscope::testing::small_resnet();
+  static const index::QueryEngine queries(index);
+  Model model{&index, index::Compressor::Quantizer, &queries};
+  auto doc = config::read_config(R"(quantization_config:
+  module_name_configs:
+    layer1\.0:
+      op_name_config:
+        conv2d_1: null
+        conv2d_2: null
+  module_type_configs:
+    models.resnet.BasicBlock:
+      op_type_config:
+        conv2d: null
+)",
+                                 config::Format::Yaml);
+  auto ds = diagnose(doc, &model);
+  ASSERT_EQ(ds.size(), 1u);
+  EXPECT_EQ(ds[0].range.start.line, 5);
+  EXPECT_EQ(ds[0].message, "`conv2d_2` matches no op inside modules matching `layer1\\.0`; "
+                           "did you mean `conv2d_1`?")
+      << ds[0].message;
 }
 
 TEST(Diagnostics, AliasedKeysAreCheckedAcrossEveryPlaceTheyAreMerged) {

@@ -5,6 +5,7 @@
 
 #include "opscope/config/document.h"
 #include "opscope/index/index.h"
+#include "opscope/index/query.h"
 
 #include <string>
 
@@ -15,6 +16,8 @@ struct Model {
   // Which compressor's registered ops count (None: every op). Callers usually
   // take it from the project settings or the config's root key.
   index::Compressor compressor = index::Compressor::None;
+  // Lookups over `index`, built once when it was loaded (null: each call builds its own).
+  const index::QueryEngine* queries = nullptr;
 };
 
 // A replacement of `range` by `new_text` in the config document.
