@@ -1,17 +1,21 @@
-// The index file: written by a streaming writer and read by a pull reader straight into the
-// structs (the nlohmann DOM in between cost a fifth of the worker and most of a warm start).
+// The index file: written by a streaming writer straight from the structs (the nlohmann DOM in
+// between cost a fifth of the worker) and read with simdjson's DOM parser.
 // Format: docs/INDEX_FORMAT.md.
 #include "opscope/index/serialize.h"
 
-#include "json_cursor.h"
 #include "json_writer.h"
 
+#include <simdjson.h>
+
 #include <array>
+#include <climits>
+#include <cstdint>
 #include <cstdio>
 #include <fstream>
 #include <map>
 #include <memory>
 #include <optional>
+#include <string_view>
 #include <utility>
 
 namespace opscope::index {
@@ -33,7 +37,7 @@ const char* kind_name(OpKind kind) {
   return "call";
 }
 
-OpKind parse_kind(const std::string& text) {
+OpKind parse_kind(std::string_view text) {
   if (text == "input")
     return OpKind::Input;
   if (text == "output")
@@ -223,6 +227,53 @@ void write_index(JsonWriter& w, const Index& index) {
 
 // ---- reading ---------------------------------------------------------------------------------
 
+namespace dom = simdjson::dom;
+
+// Valid JSON, but not the value the format puts there.
+struct ShapeError {
+  std::string what;
+};
+
+[[noreturn]] void shape_error(std::string what) {
+  throw ShapeError{std::move(what)};
+}
+
+// `what` names the value for the message, e.g. "a module's \"parent\"".
+std::string_view string_of(dom::element e, const char* what) {
+  std::string_view text;
+  if (e.get_string().get(text))
+    shape_error(std::string(what) + " is not a string");
+  return text;
+}
+
+long long integer_of(dom::element e, const char* what) {
+  std::int64_t value = 0;
+  if (e.get_int64().get(value))
+    shape_error(std::string(what) + " is not an integer");
+  return value;
+}
+
+int int32_of(dom::element e, const char* what) {
+  long long value = integer_of(e, what);
+  if (value < INT32_MIN || value > INT32_MAX)
+    shape_error(std::string(what) + " is out of range");
+  return static_cast<int>(value);
+}
+
+dom::array array_of(dom::element e, const char* what) {
+  dom::array array;
+  if (e.get_array().get(array))
+    shape_error(std::string(what) + " is not an array");
+  return array;
+}
+
+dom::object object_of(dom::element e, const char* what) {
+  dom::object object;
+  if (e.get_object().get(object))
+    shape_error(std::string(what) + " is not an object");
+  return object;
+}
+
 // Required members of a record, checked once the record is read.
 class RequiredKeys {
 public:
@@ -231,10 +282,10 @@ public:
       names_[count_++] = name;
   }
   void saw(std::size_t i) { seen_ |= 1u << i; }
-  void check(const JsonCursor& cursor, const char* record) const {
+  void check(const char* record) const {
     for (std::size_t i = 0; i < count_; ++i)
       if (!(seen_ & (1u << i)))
-        cursor.shape_error(std::string(record) + " without \"" + names_[i] + "\"");
+        shape_error(std::string(record) + " without \"" + names_[i] + "\"");
   }
 
 private:
@@ -243,210 +294,281 @@ private:
   unsigned seen_ = 0;
 };
 
-// Reads a fixed-length array ([a, b, ...]) calling read_element(i) for the first `count`
-// elements; extra elements are skipped, as the DOM reader ignored them.
+// Reads a fixed-length array ([a, b, ...]) calling read_element(i, element) for the first
+// `count` elements; extra elements are ignored, as earlier readers did.
 template <class ReadElement>
-void read_tuple(JsonCursor& in, std::size_t count, const char* what, ReadElement&& read_element) {
+void read_tuple(dom::element e, std::size_t count, const char* what, ReadElement&& read_element) {
   std::size_t seen = 0;
-  in.array([&](std::size_t i) {
-    if (i < count)
-      read_element(i);
-    else
-      in.skip_value();
-    seen = i + 1;
-  });
+  for (dom::element element : array_of(e, what)) {
+    if (seen < count)
+      read_element(seen, element);
+    ++seen;
+  }
   if (seen < count)
-    in.shape_error(std::string(what) + " with too few elements");
+    shape_error(std::string(what) + " with too few elements");
 }
 
-void read_int_array(JsonCursor& in, std::vector<int>& out) {
-  in.array([&](std::size_t) { out.push_back(in.int32()); });
+void read_int_array(dom::element e, const char* what, std::vector<int>& out) {
+  for (dom::element element : array_of(e, what))
+    out.push_back(int32_of(element, what));
 }
 
-void read_string_array(JsonCursor& in, std::vector<std::string>& out) {
-  in.array([&](std::size_t) { out.push_back(in.string()); });
+void read_string_array(dom::element e, const char* what, std::vector<std::string>& out) {
+  for (dom::element element : array_of(e, what))
+    out.emplace_back(string_of(element, what));
 }
 
-BoundaryEdge read_edge(JsonCursor& in) {
+BoundaryEdge read_edge(dom::element e) {
   BoundaryEdge edge;
-  read_tuple(in, 2, "a boundary edge", [&](std::size_t i) {
+  read_tuple(e, 2, "a boundary edge", [&](std::size_t i, dom::element element) {
     if (i == 0)
-      in.string(edge.op);
+      edge.op = string_of(element, "a boundary edge's op");
     else
-      edge.slot = in.int32();
+      edge.slot = int32_of(element, "a boundary edge's slot");
   });
   return edge;
 }
 
-InputEdge read_input_edge(JsonCursor& in) {
+InputEdge read_input_edge(dom::element e) {
   InputEdge edge;
   RequiredKeys required{"producer"};
-  in.object([&](std::string_view key) {
+  for (auto [key, value] : object_of(e, "an op input")) {
     if (key == "producer") {
-      in.string(edge.producer);
+      edge.producer = string_of(value, "an op input's \"producer\"");
       required.saw(0);
     } else if (key == "slot") {
-      edge.slot = in.int32();
+      edge.slot = int32_of(value, "an op input's \"slot\"");
     } else if (key == "state") {
-      edge.is_state = in.boolean();
-    } else {
-      in.skip_value();
+      bool is_state = false;
+      if (value.get_bool().get(is_state))
+        shape_error("an op input's \"state\" is not true or false");
+      edge.is_state = is_state;
     }
-  });
-  required.check(in, "an op input");
+  }
+  required.check("an op input");
   return edge;
 }
 
-void read_op(JsonCursor& in, Op& op, std::string& scratch) {
+void read_op(dom::element e, Op& op) {
   RequiredKeys required{"name",   "type",   "kind",    "stack",
                         "source", "inputs", "outputs", "compressors"};
-  in.object([&](std::string_view key) {
+  for (auto [key, value] : object_of(e, "an op")) {
     if (key == "name") {
-      in.string(op.name);
+      op.name = string_of(value, "an op's \"name\"");
       required.saw(0);
     } else if (key == "type") {
-      in.string(op.type);
+      op.type = string_of(value, "an op's \"type\"");
       required.saw(1);
     } else if (key == "kind") {
-      in.string(scratch);
-      op.kind = parse_kind(scratch);
+      op.kind = parse_kind(string_of(value, "an op's \"kind\""));
       required.saw(2);
     } else if (key == "stack") {
-      in.array([&](std::size_t) {
+      for (dom::element entry : array_of(value, "an op's \"stack\"")) {
         ModuleContext& ctx = op.module_stack.emplace_back();
-        read_tuple(in, 2, "a module stack entry",
-                   [&](std::size_t i) { in.string(i == 0 ? ctx.name : ctx.type); });
-      });
+        read_tuple(entry, 2, "a module stack entry", [&](std::size_t i, dom::element element) {
+          (i == 0 ? ctx.name : ctx.type) = string_of(element, "a module stack entry");
+        });
+      }
       required.saw(3);
     } else if (key == "source") {
-      in.array([&](std::size_t) {
+      for (dom::element frame : array_of(value, "an op's \"source\"")) {
         SourceFrame& f = op.source.emplace_back();
-        read_tuple(in, 4, "a source frame", [&](std::size_t i) {
-          if (i == 0)
-            in.string(f.file);
-          else if (i == 1)
-            f.line = in.int32();
+        read_tuple(frame, 4, "a source frame", [&](std::size_t i, dom::element element) {
+          if (i == 1)
+            f.line = int32_of(element, "a source frame's line");
           else
-            in.string(i == 2 ? f.function : f.code);
+            (i == 0 ? f.file : i == 2 ? f.function : f.code) = string_of(element, "a source frame");
         });
-      });
+      }
       required.saw(4);
     } else if (key == "inputs") {
-      in.array([&](std::size_t) { op.inputs.push_back(read_input_edge(in)); });
+      for (dom::element input : array_of(value, "an op's \"inputs\""))
+        op.inputs.push_back(read_input_edge(input));
       required.saw(5);
     } else if (key == "outputs") {
-      in.array([&](std::size_t) {
+      for (dom::element entry : array_of(value, "an op's \"outputs\"")) {
         auto& output = op.outputs.emplace_back();
-        read_tuple(in, 2, "an op output", [&](std::size_t i) {
+        read_tuple(entry, 2, "an op output", [&](std::size_t i, dom::element element) {
           if (i == 0)
-            output.first = in.int32();
+            output.first = int32_of(element, "an op output's slot");
           else
-            read_string_array(in, output.second);
+            read_string_array(element, "an op output's consumers", output.second);
         });
-      });
+      }
       required.saw(6);
     } else if (key == "compressors") {
-      op.compressors = static_cast<std::uint8_t>(in.integer());
+      op.compressors = static_cast<std::uint8_t>(integer_of(value, "an op's \"compressors\""));
       required.saw(7);
-    } else {
-      in.skip_value();
     }
-  });
-  required.check(in, "an op");
+  }
+  required.check("an op");
 }
 
-void read_module(JsonCursor& in, Module& m) {
+void read_module(dom::element e, Module& m) {
   RequiredKeys required{"name", "type", "parent", "children", "ops", "inputs", "outputs"};
-  in.object([&](std::string_view key) {
+  for (auto [key, value] : object_of(e, "a module")) {
     if (key == "name") {
-      in.string(m.name);
+      m.name = string_of(value, "a module's \"name\"");
       required.saw(0);
     } else if (key == "type") {
-      in.string(m.type);
+      m.type = string_of(value, "a module's \"type\"");
       required.saw(1);
     } else if (key == "parent") {
-      m.parent = in.int32();
+      m.parent = int32_of(value, "a module's \"parent\"");
       required.saw(2);
     } else if (key == "children") {
-      read_int_array(in, m.children);
+      read_int_array(value, "a module's \"children\"", m.children);
       required.saw(3);
     } else if (key == "ops") {
-      read_int_array(in, m.ops);
+      read_int_array(value, "a module's \"ops\"", m.ops);
       required.saw(4);
     } else if (key == "inputs") {
-      in.array([&](std::size_t) {
+      for (dom::element entry : array_of(value, "a module's \"inputs\"")) {
         auto& input = m.inputs.emplace_back();
-        read_tuple(in, 2, "a module input", [&](std::size_t i) {
+        read_tuple(entry, 2, "a module input", [&](std::size_t i, dom::element element) {
           if (i == 0)
-            input.first = in.int32();
+            input.first = int32_of(element, "a module input's slot");
           else
-            in.array([&](std::size_t) { input.second.push_back(read_edge(in)); });
+            for (dom::element edge : array_of(element, "a module input's edges"))
+              input.second.push_back(read_edge(edge));
         });
-      });
+      }
       required.saw(5);
     } else if (key == "outputs") {
-      in.array([&](std::size_t) {
+      for (dom::element entry : array_of(value, "a module's \"outputs\"")) {
         auto& output = m.outputs.emplace_back();
-        read_tuple(in, 2, "a module output", [&](std::size_t i) {
+        read_tuple(entry, 2, "a module output", [&](std::size_t i, dom::element element) {
           if (i == 0)
-            output.first = in.int32();
+            output.first = int32_of(element, "a module output's slot");
           else
-            output.second = read_edge(in);
+            output.second = read_edge(element);
         });
-      });
+      }
       required.saw(6);
-    } else {
-      in.skip_value();
     }
-  });
-  required.check(in, "a module");
+  }
+  required.check("a module");
 }
 
-void read_provenance(JsonCursor& in, Provenance& prov) {
-  in.object([&](std::string_view key) {
+void read_provenance(dom::element e, Provenance& prov) {
+  for (auto [key, value] : object_of(e, "\"provenance\"")) {
     if (key == "archive")
-      in.string(prov.archive);
+      prov.archive = string_of(value, "\"archive\"");
     else if (key == "archive_hash")
-      in.string(prov.archive_hash);
+      prov.archive_hash = string_of(value, "\"archive_hash\"");
     else if (key == "torch_version")
-      in.string(prov.torch_version);
+      prov.torch_version = string_of(value, "\"torch_version\"");
     else if (key == "source_files")
-      read_string_array(in, prov.source_files);
-    else
-      in.skip_value();
-  });
+      read_string_array(value, "\"source_files\"", prov.source_files);
+  }
 }
 
-void read_compressor_types(JsonCursor& in, Index& index) {
-  std::string compressor_name;
-  in.object([&](std::string_view op) {
-    std::string op_name(op); // `op` may point into a buffer the inner object reuses
-    in.object([&](std::string_view name) {
-      compressor_name.assign(name);
-      std::string type = in.string();
-      if (auto compressor = parse_compressor(compressor_name))
-        index.compressor_types[op_name].emplace_back(*compressor, std::move(type));
-    });
-  });
+void read_compressor_types(dom::element e, Index& index) {
+  for (auto [op, types] : object_of(e, "\"compressor_types\""))
+    for (auto [name, type] : object_of(types, "an op's compressor types"))
+      if (auto compressor = parse_compressor(std::string(name)))
+        index.compressor_types[std::string(op)].emplace_back(
+            *compressor, std::string(string_of(type, "a compressor type")));
 }
 
-// What the top level of a file says about itself, read alongside the body so that a file of
-// another version or kind is named as such rather than as corrupt.
-struct Header {
-  std::string format;
-  long long version = 0;
+// The body of a file that says it is a current-version index.
+void read_body(dom::object top, Index& index) {
   bool has_mode = false, has_provenance = false, has_modules = false, has_ops = false;
-};
+  for (auto [key, value] : top) {
+    if (key == "mode") {
+      index.mode = parse_mode(std::string(string_of(value, "\"mode\""))).value_or(Mode::Graph);
+      has_mode = true;
+    } else if (key == "provenance") {
+      read_provenance(value, index.provenance);
+      has_provenance = true;
+    } else if (key == "modules") {
+      dom::array modules = array_of(value, "\"modules\"");
+      index.modules.clear();
+      index.modules.reserve(modules.size());
+      for (dom::element module : modules)
+        read_module(module, index.modules.emplace_back());
+      has_modules = true;
+    } else if (key == "ops") {
+      dom::array ops = array_of(value, "\"ops\"");
+      index.ops.clear();
+      index.ops.reserve(ops.size());
+      for (dom::element op : ops)
+        read_op(op, index.ops.emplace_back());
+      has_ops = true;
+    } else if (key == "compressor_types") {
+      index.compressor_types.clear();
+      read_compressor_types(value, index);
+    }
+  }
+  for (auto [present, key] : {std::pair{has_mode, "mode"},
+                              {has_provenance, "provenance"},
+                              {has_modules, "modules"},
+                              {has_ops, "ops"}})
+    if (!present)
+      shape_error(std::string("no \"") + key + "\" member");
+}
+
+// For text that is not JSON: whether it says it is an index (a "format": "opscope-index"
+// member), so a damaged index is called corrupt and any other file foreign.
+bool says_it_is_an_index(std::string_view text) {
+  constexpr std::string_view kFormatKey = "\"format\"";
+  const std::string magic = '"' + std::string(kMagic) + '"';
+  auto skip_space = [&](std::size_t at) {
+    while (at < text.size() &&
+           (text[at] == ' ' || text[at] == '\n' || text[at] == '\r' || text[at] == '\t'))
+      ++at;
+    return at;
+  };
+  for (std::size_t at = text.find(kFormatKey); at != std::string_view::npos;
+       at = text.find(kFormatKey, at + 1)) {
+    std::size_t colon = skip_space(at + kFormatKey.size());
+    if (colon < text.size() && text[colon] == ':' &&
+        text.substr(skip_space(colon + 1), magic.size()) == magic)
+      return true;
+  }
+  return false;
+}
 
 [[noreturn]] void throw_not_an_index(const std::string& origin) {
   throw IndexFormatError(origin + ": not an opscope index file (make one with `opscope index "
                                   "MODEL.pt2 -o FILE`)");
 }
 
-[[noreturn]] void throw_corrupt(const std::string& origin, std::size_t offset,
-                                const std::string& what) {
-  throw IndexFormatError(origin + ": corrupt index file (at byte " + std::to_string(offset) + ": " +
-                         what + "); re-run `opscope index`");
+[[noreturn]] void throw_corrupt(const std::string& origin, const std::string& what) {
+  throw IndexFormatError(origin + ": corrupt index file (" + what + "); re-run `opscope index`");
+}
+
+// `text` must be followed by simdjson::SIMDJSON_PADDING readable bytes unless `copy` is set.
+Index read_index(std::string_view text, bool copy, const std::string& origin) {
+  dom::parser parser;
+  dom::element root;
+  if (auto error = parser.parse(text.data(), text.size(), copy).get(root)) {
+    if (!says_it_is_an_index(text))
+      throw_not_an_index(origin);
+    throw_corrupt(origin, std::string("not valid JSON: ") + simdjson::error_message(error));
+  }
+  dom::object top;
+  std::string_view format;
+  if (root.get_object().get(top) || top["format"].get_string().get(format) || format != kMagic)
+    throw_not_an_index(origin);
+  // Checked before the body, whose layout another version may have changed.
+  std::int64_t version = 0;
+  if (top["version"].get_int64().get(version))
+    version = 0;
+  if (version != kIndexFormatVersion)
+    throw IndexFormatError(origin + ": index format version " + std::to_string(version) +
+                           ", this opscope reads version " + std::to_string(kIndexFormatVersion) +
+                           "; re-run `opscope index`");
+  Index index;
+  try {
+    read_body(top, index);
+  } catch (const ShapeError& e) {
+    throw_corrupt(origin, e.what);
+  }
+  if (index.modules.empty())
+    throw IndexFormatError(origin + ": index has no root module");
+  index.rebuild_lookups();
+  return index;
 }
 
 } // namespace
@@ -459,93 +581,8 @@ std::string to_json_text(const Index& index) {
 }
 
 Index from_json_text(const std::string& text, const std::string& origin) {
-  JsonCursor in(text);
-  Index index;
-  Header header;
-  // The first error in a member the format defines: reported only if the file turns out to
-  // be a current-version index (otherwise "not an index" or "other version" says more).
-  std::optional<JsonReadError> shape_error;
-  // Reads one top-level member; on a shape error, remembers it and skips the member so the
-  // header keys after it are still read.
-  auto member = [&](auto&& read) {
-    std::size_t start = in.offset();
-    try {
-      read();
-    } catch (const JsonReadError& e) {
-      if (e.kind == JsonReadError::Kind::Syntax)
-        throw;
-      if (!shape_error)
-        shape_error = e;
-      in.rewind(start);
-      in.skip_value();
-    }
-  };
-  try {
-    if (in.peek() != '{')
-      throw_not_an_index(origin);
-    std::string scratch;
-    in.object([&](std::string_view key) {
-      if (key == "format") {
-        member([&] { header.format = in.string(); });
-      } else if (key == "version") {
-        member([&] { header.version = in.integer(); });
-      } else if (key == "mode") {
-        member([&] {
-          in.string(scratch);
-          index.mode = parse_mode(scratch).value_or(Mode::Graph);
-          header.has_mode = true;
-        });
-      } else if (key == "provenance") {
-        member([&] {
-          read_provenance(in, index.provenance);
-          header.has_provenance = true;
-        });
-      } else if (key == "modules") {
-        member([&] {
-          index.modules.clear();
-          in.array([&](std::size_t) { read_module(in, index.modules.emplace_back()); });
-          header.has_modules = true;
-        });
-      } else if (key == "ops") {
-        member([&] {
-          index.ops.clear();
-          in.array([&](std::size_t) { read_op(in, index.ops.emplace_back(), scratch); });
-          header.has_ops = true;
-        });
-      } else if (key == "compressor_types") {
-        member([&] {
-          index.compressor_types.clear();
-          read_compressor_types(in, index);
-        });
-      } else {
-        in.skip_value();
-      }
-    });
-    in.expect_end();
-  } catch (const JsonReadError& e) {
-    // Not JSON at all: a truncated or damaged index if it said it was one, else another file.
-    if (header.format != kMagic)
-      throw_not_an_index(origin);
-    throw_corrupt(origin, e.offset, e.what());
-  }
-  if (header.format != kMagic)
-    throw_not_an_index(origin);
-  if (header.version != kIndexFormatVersion)
-    throw IndexFormatError(origin + ": index format version " + std::to_string(header.version) +
-                           ", this opscope reads version " + std::to_string(kIndexFormatVersion) +
-                           "; re-run `opscope index`");
-  if (shape_error)
-    throw_corrupt(origin, shape_error->offset, shape_error->what());
-  for (auto [present, key] : {std::pair{header.has_mode, "mode"},
-                              {header.has_provenance, "provenance"},
-                              {header.has_modules, "modules"},
-                              {header.has_ops, "ops"}})
-    if (!present)
-      throw_corrupt(origin, 0, std::string("no \"") + key + "\" member");
-  if (index.modules.empty())
-    throw IndexFormatError(origin + ": index has no root module");
-  index.rebuild_lookups();
-  return index;
+  // Copied into a padded buffer: the string's spare capacity may be uninitialised.
+  return read_index(text, /*copy=*/true, origin);
 }
 
 void save_index(const Index& index, const std::string& path) {
@@ -561,23 +598,11 @@ void save_index(const Index& index, const std::string& path) {
 }
 
 Index load_index(const std::string& path) {
-  std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(std::fopen(path.c_str(), "rb"), std::fclose);
-  if (!file)
+  // Read straight into a buffer with simdjson's padding: no copy before the parse.
+  simdjson::padded_string text;
+  if (simdjson::padded_string::load(path).get(text))
     throw IndexFormatError(path + ": cannot read the index file");
-  // One read into a buffer of the file's size: no stringstream copies.
-  std::string text;
-  char chunk[1 << 16];
-  if (std::fseek(file.get(), 0, SEEK_END) == 0) {
-    long size = std::ftell(file.get());
-    if (size > 0)
-      text.reserve(static_cast<std::size_t>(size));
-    std::rewind(file.get());
-  }
-  while (std::size_t n = std::fread(chunk, 1, sizeof chunk, file.get()))
-    text.append(chunk, n);
-  if (std::ferror(file.get()))
-    throw IndexFormatError(path + ": cannot read the index file");
-  return from_json_text(text, path);
+  return read_index(text, /*copy=*/false, path);
 }
 
 bool looks_like_index_file(const std::string& path) {
