@@ -137,11 +137,10 @@ Matches match_key(const index::QueryEngine& engine, const config::PatternKey& ke
     }
     return m;
   }
-  std::vector<int> scope = ops_in_scope(engine, key.scope);
   if (key.table == Table::OpType) {
     // Every call op in scope with the type the compressor registers it under (registered
     // or not: callers filter with `compressible`).
-    for (int i : scope)
+    for (int i : ops_in_scope(engine, key.scope))
       if (index.type_for(index.ops[static_cast<std::size_t>(i)], compressor) == key.text)
         m.ops.push_back(i);
     return m;
@@ -151,7 +150,9 @@ Matches match_key(const index::QueryEngine& engine, const config::PatternKey& ke
     m.evaluated = false;
     return m;
   }
-  m.ops = intersect(in_graph_order(engine.match(query)), scope);
+  m.ops = in_graph_order(engine.match(query)); // call ops only: the global scope's
+  if (key.scope.kind != config::Scope::Kind::Global)
+    m.ops = intersect(m.ops, ops_in_scope(engine, key.scope));
   return m;
 }
 
