@@ -204,10 +204,13 @@ void QueryEngine::scan_names(const std::vector<Name>& sorted, const Query& query
 }
 
 std::vector<int> QueryEngine::ops_under_matching_modules(const Query& query) const {
-  std::vector<bool> picked(order_.size(), false);
+  // Each module's ops are one contiguous run of order_, so a query costs the modules it
+  // matches plus the ops it returns, not a pass over every op of the model.
+  std::vector<std::pair<int, int>> runs;
   auto pick_module = [&](int module) {
     auto [begin, end] = subtree_[module];
-    std::fill(picked.begin() + begin, picked.begin() + end, true);
+    if (begin < end)
+      runs.emplace_back(begin, end);
   };
   const Module& root = index_.root();
   bool root_matches = false;
@@ -220,9 +223,23 @@ std::vector<int> QueryEngine::ops_under_matching_modules(const Query& query) con
       if (index_.modules[m].type == query.text())
         pick_module(static_cast<int>(m));
   }
+  std::sort(runs.begin(), runs.end());
   std::vector<int> positions;
+  if (!root_matches) {
+    int next = 0; // runs nest or overlap: emit each position once, in order
+    for (auto [begin, end] : runs) {
+      for (int i = std::max(begin, next); i < end; ++i)
+        positions.push_back(i);
+      next = std::max(next, end);
+    }
+    return positions;
+  }
+  // The root matches (a pattern such as `.*`): everything under it, plus the runs.
+  std::vector<bool> picked(order_.size(), false);
+  for (auto [begin, end] : runs)
+    std::fill(picked.begin() + begin, picked.begin() + end, true);
   for (size_t i = 0; i < order_.size(); ++i)
-    if (picked[i] || (root_matches && under_root_[i]))
+    if (picked[i] || under_root_[i])
       positions.push_back(static_cast<int>(i));
   return positions;
 }
