@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <mutex>
 
 namespace opscope::index {
 namespace {
@@ -132,8 +133,10 @@ Query::Query(QueryKind kind, std::string text) : kind_(kind), text_(std::move(te
     return;
   }
   status_ = check_pattern(text_);
-  if (status_.ok())
+  if (status_.ok()) {
     regex_ = std::make_unique<RE2>(text_, regex_options());
+    has_range_ = regex_->PossibleMatchRange(&range_min_, &range_max_, 16);
+  }
 }
 
 Query::~Query() = default;
@@ -148,7 +151,14 @@ bool Query::matches(std::string_view name) const {
   return RE2::FullMatch(re2::StringPiece(name.data(), name.size()), *regex_);
 }
 
-QueryEngine::QueryEngine(const Index& index) : index_(index) {
+struct QueryEngine::QueryCache {
+  static constexpr std::size_t kMaxEntries = 4096; // a user typing variants: start over
+  std::mutex mutex;
+  std::unordered_map<std::string, std::shared_ptr<const Query>> by_key;
+};
+
+QueryEngine::QueryEngine(const Index& index)
+    : index_(index), queries_(std::make_unique<QueryCache>()) {
   subtree_.assign(index_.modules.size(), {0, 0});
   if (!index_.modules.empty())
     add_module(0);
@@ -192,10 +202,9 @@ void QueryEngine::scan_names(const std::vector<Name>& sorted, const Query& query
   }
   auto first = sorted.begin();
   auto last = sorted.end();
-  std::string min, max;
-  if (query.regex_ && query.regex_->PossibleMatchRange(&min, &max, 16)) {
-    first = std::lower_bound(sorted.begin(), sorted.end(), min, less);
-    last = std::upper_bound(first, sorted.end(), std::string_view(max),
+  if (query.has_range_) {
+    first = std::lower_bound(sorted.begin(), sorted.end(), query.range_min_, less);
+    last = std::upper_bound(first, sorted.end(), std::string_view(query.range_max_),
                             [](std::string_view a, const Name& b) { return a < b.name; });
   }
   for (auto it = first; it != last; ++it)
@@ -282,6 +291,22 @@ std::vector<int> QueryEngine::match(const Query& query, Compressor compressor) c
     return finish(ops_under_matching_modules(query), compressor);
   }
   return {};
+}
+
+QueryEngine::~QueryEngine() = default;
+QueryEngine::QueryEngine(QueryEngine&&) noexcept = default;
+
+std::shared_ptr<const Query> QueryEngine::query(QueryKind kind, const std::string& text) const {
+  std::string key = std::string(1, static_cast<char>('0' + static_cast<int>(kind))) + text;
+  std::lock_guard<std::mutex> lock(queries_->mutex);
+  auto found = queries_->by_key.find(key);
+  if (found != queries_->by_key.end())
+    return found->second;
+  if (queries_->by_key.size() >= QueryCache::kMaxEntries)
+    queries_->by_key.clear();
+  auto made = std::make_shared<const Query>(kind, text);
+  queries_->by_key.emplace(std::move(key), made);
+  return made;
 }
 
 std::vector<int> QueryEngine::all_ops(Compressor compressor) const {

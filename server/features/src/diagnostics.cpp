@@ -141,7 +141,7 @@ private:
           "empty pattern: write a module or op name (a full-match regular expression)");
       return;
     }
-    detail::CompiledPattern c = detail::compile_pattern(key.text);
+    detail::CompiledPattern c = detail::compile_pattern(key.text, queries_ ? &**queries_ : nullptr);
     if (c.status == detail::CompiledPattern::Status::PythonOnly) {
       add(key, Severity::Warning, "python-only-regex",
           "this pattern uses " + c.error +

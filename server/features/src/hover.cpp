@@ -121,8 +121,9 @@ std::optional<Hover> hover(const config::ConfigDocument& document, config::Posit
     return h;
   }
   const index::Index& index = *model->index;
+  detail::ModelQueries queries(*model);
   if (key->table == Table::ModuleName || key->table == Table::OpName) {
-    detail::CompiledPattern c = detail::compile_pattern(key->text);
+    detail::CompiledPattern c = detail::compile_pattern(key->text, &*queries);
     if (!c.re) {
       md += c.status == detail::CompiledPattern::Status::PythonOnly
                 ? "This pattern uses " + c.error + ", which opscope cannot evaluate."
@@ -130,7 +131,7 @@ std::optional<Hover> hover(const config::ConfigDocument& document, config::Posit
       return h;
     }
   }
-  detail::Matches m = detail::match_key(*detail::ModelQueries(*model), *key, model->compressor);
+  detail::Matches m = detail::match_key(*queries, *key, model->compressor);
   std::vector<int> compressed = detail::compressible(index, m.ops, model->compressor);
 
   if (key->table == Table::ModuleName) {

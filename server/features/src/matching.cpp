@@ -62,9 +62,11 @@ std::vector<int> intersect(const std::vector<int>& a, const std::vector<int>& b)
 
 } // namespace
 
-CompiledPattern compile_pattern(const std::string& pattern) {
+CompiledPattern compile_pattern(const std::string& pattern, const index::QueryEngine* engine) {
   CompiledPattern out;
-  auto query = std::make_unique<index::Query>(index::QueryKind::ModuleName, pattern);
+  std::shared_ptr<const index::Query> query =
+      engine ? engine->query(index::QueryKind::ModuleName, pattern)
+             : std::make_shared<const index::Query>(index::QueryKind::ModuleName, pattern);
   const index::PatternStatus& status = query->status();
   if (status.ok()) {
     out.re = std::move(query);
@@ -102,11 +104,11 @@ std::vector<int> ops_in_scope(const index::QueryEngine& engine, const config::Sc
   case config::Scope::Kind::Global:
     break;
   case config::Scope::Kind::ModuleType:
-    return in_graph_order(engine.match(index::Query(index::QueryKind::ModuleType, scope.key)));
+    return in_graph_order(engine.match(*engine.query(index::QueryKind::ModuleType, scope.key)));
   case config::Scope::Kind::ModuleName: {
-    index::Query query(index::QueryKind::ModuleName, scope.key);
-    if (query.usable()) // an invalid scope pattern limits nothing (it is reported itself)
-      return in_graph_order(engine.match(query));
+    auto query = engine.query(index::QueryKind::ModuleName, scope.key);
+    if (query->usable()) // an invalid scope pattern limits nothing (it is reported itself)
+      return in_graph_order(engine.match(*query));
     break;
   }
   }
@@ -119,9 +121,11 @@ Matches match_key(const index::QueryEngine& engine, const config::PatternKey& ke
   const index::Index& index = engine.index();
   using config::Table;
   if (key.table == Table::ModuleName || key.table == Table::ModuleType) {
-    index::Query query(key.table == Table::ModuleName ? index::QueryKind::ModuleName
-                                                      : index::QueryKind::ModuleType,
-                       key.text);
+    std::shared_ptr<const index::Query> compiled =
+        engine.query(key.table == Table::ModuleName ? index::QueryKind::ModuleName
+                                                    : index::QueryKind::ModuleType,
+                     key.text);
+    const index::Query& query = *compiled;
     if (!query.usable()) {
       m.evaluated = false;
       return m;
@@ -145,7 +149,8 @@ Matches match_key(const index::QueryEngine& engine, const config::PatternKey& ke
         m.ops.push_back(i);
     return m;
   }
-  index::Query query(index::QueryKind::OpName, key.text);
+  std::shared_ptr<const index::Query> compiled = engine.query(index::QueryKind::OpName, key.text);
+  const index::Query& query = *compiled;
   if (!query.usable()) {
     m.evaluated = false;
     return m;

@@ -18,12 +18,14 @@ namespace opscope::features::detail {
 struct CompiledPattern {
   enum class Status { Ok, Invalid, PythonOnly };
   Status status = Status::Ok;
-  std::unique_ptr<index::Query> re; // set when usable
-  std::string error;                // RE2's reason, or which Python-only construct was used
-  std::size_t error_offset = 0;     // offset in the pattern text the error points at
+  std::shared_ptr<const index::Query> re; // set when usable
+  std::string error;                      // RE2's reason, or which Python-only construct was used
+  std::size_t error_offset = 0;           // offset in the pattern text the error points at
 };
 
-CompiledPattern compile_pattern(const std::string& pattern);
+// With `engine`, the pattern comes from the engine's cache (compiled once per loaded model).
+CompiledPattern compile_pattern(const std::string& pattern,
+                                const index::QueryEngine* engine = nullptr);
 bool full_match(const index::Query& re, const std::string& text);
 
 // Escapes `name` so that, as a full-match regex, it matches exactly `name`.

@@ -63,6 +63,9 @@ private:
   std::string text_;
   PatternStatus status_;
   std::unique_ptr<re2::RE2> regex_;
+  // RE2's bounds on every name the regex can match, found once (it builds a DFA to know).
+  std::string range_min_, range_max_;
+  bool has_range_ = false;
   std::string literal_prefix_;
   bool literal_ = false;
   friend class QueryEngine;
@@ -75,12 +78,18 @@ private:
 class QueryEngine {
 public:
   explicit QueryEngine(const Index& index);
+  ~QueryEngine();
+  QueryEngine(QueryEngine&&) noexcept;
 
   // Positions in index.ops of the matched ops, in coreai-opt's order; empty if the
   // query is unusable.
   std::vector<int> match(const Query& query, Compressor compressor = Compressor::None) const;
   // Every op the summary tree shows for the compressor, in coreai-opt's order.
   std::vector<int> all_ops(Compressor compressor = Compressor::None) const;
+
+  // The query for (kind, text), compiled and analysed once per engine: the editor re-checks
+  // a whole config on every edit, and most of its patterns are the ones it saw last time.
+  std::shared_ptr<const Query> query(QueryKind kind, const std::string& text) const;
 
   const Index& index() const { return index_; }
 
@@ -102,6 +111,8 @@ private:
   std::vector<Name> op_names_;               // sorted by name
   std::vector<Name> module_names_;           // sorted by name, root excluded
   std::unordered_map<std::string, std::vector<int>> by_type_; // Op::type -> order positions
+  struct QueryCache;
+  std::unique_ptr<QueryCache> queries_;
 };
 
 } // namespace opscope::index
