@@ -111,6 +111,11 @@ std::vector<std::string> suggest_patterns(const std::string& pattern,
         prefixes.push_back(name.substr(0, i + 1));
     }
   }
+  // A candidate is a real name's prefix, literally, then the tail: only names with that
+  // prefix can match it (unless the tail has a top-level `|`), so test just those.
+  std::vector<std::string_view> sorted(names.begin(), names.end());
+  std::sort(sorted.begin(), sorted.end());
+  const bool prefix_bounds_matches = tail.find('|') == std::string::npos;
   std::vector<std::string> out;
   for (const std::string& prefix : nearest(stem, prefixes, prefixes.size())) {
     if (out.size() >= count)
@@ -119,8 +124,15 @@ std::vector<std::string> suggest_patterns(const std::string& pattern,
     CompiledPattern c = compile_pattern(candidate);
     if (!c.re)
       continue;
-    bool any = std::any_of(names.begin(), names.end(),
-                           [&](const std::string& n) { return full_match(*c.re, n); });
+    auto first = sorted.begin();
+    auto last = sorted.end();
+    if (prefix_bounds_matches) {
+      first = std::lower_bound(sorted.begin(), sorted.end(), std::string_view(prefix));
+      last = std::find_if(first, sorted.end(), [&](std::string_view n) {
+        return n.compare(0, prefix.size(), prefix) != 0;
+      });
+    }
+    bool any = std::any_of(first, last, [&](std::string_view n) { return c.re->matches(n); });
     if (any && candidate != pattern)
       out.push_back(candidate);
   }
