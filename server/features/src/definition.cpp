@@ -16,7 +16,7 @@ std::vector<SourceLocation> definition(const config::ConfigDocument& document,
     return out;
   std::set<std::pair<std::string, int>> seen;
   detail::ModelQueries queries(model);
-  for (int i : detail::match_key(*queries, *key, model.compressor).ops) {
+  for (int i : detail::match_key(queries, *key, model.compressor).ops) {
     auto loc = detail::op_location(model.index->ops[static_cast<std::size_t>(i)]);
     if (loc && seen.insert({loc->file, loc->line}).second) {
       out.push_back(*loc);

@@ -169,7 +169,7 @@ private:
     bool matched = false;
     for (const PatternKey* instance : instances) {
       detail::Matches m =
-          detail::match_key(**queries_, *instance, compressor_, detail::ModuleList::IfNoOps);
+          detail::match_key(*queries_, *instance, compressor_, detail::ModuleList::IfNoOps);
       matched = matched || !m.modules.empty() || !m.ops.empty();
     }
     if (matched)
@@ -202,7 +202,7 @@ private:
         if (!m.name.empty())
           names.push_back(m.name);
     } else {
-      for (int i : detail::ops_in_scope(**queries_, key.scope))
+      for (int i : queries_->scope_ops(key.scope))
         names.push_back(index_->ops[static_cast<std::size_t>(i)].name);
     }
     return names;
@@ -282,7 +282,7 @@ private:
     bool in_scope = false;
     for (const PatternKey* instance : instances)
       in_scope = in_scope ||
-                 !detail::match_key(**queries_, *instance, compressor_, detail::ModuleList::IfNoOps)
+                 !detail::match_key(*queries_, *instance, compressor_, detail::ModuleList::IfNoOps)
                       .ops.empty();
     if (!in_scope)
       add(key, Severity::Warning, "no-match",

@@ -131,7 +131,7 @@ std::optional<Hover> hover(const config::ConfigDocument& document, config::Posit
       return h;
     }
   }
-  detail::Matches m = detail::match_key(*queries, *key, model->compressor);
+  detail::Matches m = detail::match_key(queries, *key, model->compressor);
   std::vector<int> compressed = detail::compressible(index, m.ops, model->compressor);
 
   if (key->table == Table::ModuleName) {

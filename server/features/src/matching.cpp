@@ -115,8 +115,9 @@ std::vector<int> ops_in_scope(const index::QueryEngine& engine, const config::Sc
   return all_call_ops(engine.index());
 }
 
-Matches match_key(const index::QueryEngine& engine, const config::PatternKey& key,
+Matches match_key(const ModelQueries& queries, const config::PatternKey& key,
                   index::Compressor compressor, ModuleList list_modules) {
+  const index::QueryEngine& engine = *queries;
   Matches m;
   const index::Index& index = engine.index();
   using config::Table;
@@ -144,7 +145,7 @@ Matches match_key(const index::QueryEngine& engine, const config::PatternKey& ke
   if (key.table == Table::OpType) {
     // Every call op in scope with the type the compressor registers it under (registered
     // or not: callers filter with `compressible`).
-    for (int i : ops_in_scope(engine, key.scope))
+    for (int i : queries.scope_ops(key.scope))
       if (index.type_for(index.ops[static_cast<std::size_t>(i)], compressor) == key.text)
         m.ops.push_back(i);
     return m;
@@ -157,12 +158,20 @@ Matches match_key(const index::QueryEngine& engine, const config::PatternKey& ke
   }
   m.ops = in_graph_order(engine.match(query)); // call ops only: the global scope's
   if (key.scope.kind != config::Scope::Kind::Global)
-    m.ops = intersect(m.ops, ops_in_scope(engine, key.scope));
+    m.ops = intersect(m.ops, queries.scope_ops(key.scope));
   return m;
 }
 
 ModelQueries::ModelQueries(const Model& model)
     : engine_(model.queries ? model.queries : &owned_.emplace(*model.index)) {}
+
+const std::vector<int>& ModelQueries::scope_ops(const config::Scope& scope) const {
+  auto key = std::make_pair(static_cast<int>(scope.kind), scope.key);
+  auto found = scope_ops_.find(key);
+  if (found == scope_ops_.end())
+    found = scope_ops_.emplace(std::move(key), ops_in_scope(*engine_, scope)).first;
+  return found->second;
+}
 
 std::vector<int> compressible(const index::Index& index, const std::vector<int>& ops,
                               index::Compressor compressor) {

@@ -8,6 +8,7 @@
 #include "opscope/index/index.h"
 #include "opscope/index/query.h"
 
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -49,21 +50,25 @@ enum class ModuleList { Always, IfNoOps };
 // every call op inside them; for op tables: the call ops in the key's scope. Op types
 // are compared as `compressor` registers them (eager Quantizer files `x.add_()` under
 // `add`). Ops are listed whatever the compressor (see `compressible`).
-Matches match_key(const index::QueryEngine& engine, const config::PatternKey& key,
-                  index::Compressor compressor, ModuleList list_modules = ModuleList::Always);
-
-// The model's query engine, or one built for this call when the caller has none.
+// The model's query engine, or one built for this call when the caller has none, and the
+// ops of each scope asked for during the call (the nested keys of one config entry share it).
 class ModelQueries {
 public:
   explicit ModelQueries(const Model& model);
   ModelQueries(const ModelQueries&) = delete; // would point into the other's engine
   ModelQueries& operator=(const ModelQueries&) = delete;
   const index::QueryEngine& operator*() const { return *engine_; }
+  // ops_in_scope(engine, scope), computed once per scope for this object's lifetime.
+  const std::vector<int>& scope_ops(const config::Scope& scope) const;
 
 private:
   std::optional<index::QueryEngine> owned_;
   const index::QueryEngine* engine_;
+  mutable std::map<std::pair<int, std::string>, std::vector<int>> scope_ops_;
 };
+
+Matches match_key(const ModelQueries& queries, const config::PatternKey& key,
+                  index::Compressor compressor, ModuleList list_modules = ModuleList::Always);
 
 // Which compressors count: ops filtered to those `compressor` registers.
 std::vector<int> compressible(const index::Index& index, const std::vector<int>& ops,
