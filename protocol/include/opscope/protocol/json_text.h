@@ -4,6 +4,8 @@
 // (keys in sorted order, no spaces), so clients and transcripts see no change.
 #pragma once
 
+#include "opscope/json/json_string.h"
+
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -15,9 +17,9 @@ struct JsonText {
   std::string text;
 };
 
-// Appends `text` as a JSON string literal (quotes included). Escapes as
-// nlohmann does with ensure_ascii off; invalid UTF-8 bytes become U+FFFD.
-void append_json_string(std::string& out, std::string_view text);
+// Appends `text` as a JSON string literal (quotes included), escaped as nlohmann does with
+// ensure_ascii off; invalid UTF-8 bytes become U+FFFD. The same writer as the index file's.
+using json::append_json_string;
 
 // Small helpers for writing objects by hand, keys in the order given.
 class JsonObjectWriter {

@@ -1,10 +1,9 @@
-// UTF-8 validation shared by the index writer and reader: both must agree on what is valid,
-// or a file we write could be one we refuse to read.
+// UTF-8 well-formedness for the JSON string writer: what is not well formed becomes U+FFFD.
 #pragma once
 
 #include <cstddef>
 
-namespace opscope::index::utf8 {
+namespace opscope::json::utf8 {
 
 // Length of the well-formed UTF-8 sequence starting at `p` (Unicode table 3-7: no overlongs,
 // no surrogates, nothing above U+10FFFF), or 0 if the bytes there are not one.
@@ -32,4 +31,4 @@ inline std::size_t sequence_length(const unsigned char* p, const unsigned char* 
   return 0;
 }
 
-} // namespace opscope::index::utf8
+} // namespace opscope::json::utf8

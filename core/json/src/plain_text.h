@@ -1,11 +1,11 @@
-// Finding the end of plain text in a JSON string, shared by the index writer and reader:
-// names are mostly plain ASCII, and scanning them is most of the work of both.
+// Finding the end of plain text in a JSON string: names are mostly plain ASCII, and scanning
+// them is most of the work of writing them.
 #pragma once
 
 #include <cstdint>
 #include <cstring>
 
-namespace opscope::index {
+namespace opscope::json {
 
 // Skips 8 bytes at a time while none of them is '"', '\\', a control character or non-ASCII.
 // Stops at or before the first such byte, leaving the exact position to a byte loop.
@@ -26,4 +26,4 @@ inline const char* skip_plain_ascii(const char* p, const char* end) {
   return p;
 }
 
-} // namespace opscope::index
+} // namespace opscope::json
