@@ -11,11 +11,13 @@ std::string read_eager_record(const std::string& path) {
   try {
     ZipRecords zip(path);
     if (!zip.has(record))
+      // Written by `opscope export` without --mode eager, or by plain torch.export.save.
       throw EagerRecordError(path + ": has no eager-mode record (" + record +
-                             "): eager op names come from running the model, which `opscope "
-                             "export` does when it writes the archive; export it again with "
-                             "`opscope export TARGET --input ... -o " +
-                             path + "`, or use --mode graph");
+                             "): it was exported for graph mode; export it again with `opscope "
+                             "export TARGET --input ... --mode eager -o " +
+                             path +
+                             "` (this runs the model once to record eager mode), or use "
+                             "--mode graph");
     return zip.read(record);
   } catch (const ZipRecordsError& e) {
     throw EagerRecordError(path + ": cannot read the eager-mode record (" + std::string(e.what()) +

@@ -157,15 +157,6 @@ std::string cached_export(const std::string& target, const Settings& settings) {
   return archive;
 }
 
-// What to do about an archive written without the eager record (`opscope export` without
-// --mode eager, or plain torch.export.save).
-std::string no_eager_record_message(const std::string& archive) {
-  return archive +
-         ": has no eager-mode record (extra/opscope_eager.json): it was exported for graph "
-         "mode; export it again with `opscope export TARGET --input ... --mode eager -o " +
-         archive + "` (this runs the model once to record eager mode), or use --mode graph";
-}
-
 std::string cached_index_for_archive(const std::string& archive, const Settings& settings) {
   const std::string mode = index::to_string(settings.mode);
   const std::string worker = worker_path();
@@ -216,9 +207,6 @@ std::string cached_index_for_archive(const std::string& archive, const Settings&
       std::error_code ec;
       fs::remove(temporary, ec);
       std::string said = last_line(run.stderr_text);
-      if (settings.mode == index::Mode::Eager &&
-          said.find(": has no eager-mode record") != std::string::npos)
-        throw ModelError(no_eager_record_message(archive));
       throw ModelError(said.empty() ? archive + ": the inspection worker failed (exit code " +
                                           std::to_string(run.exit_code) + ") without a message"
                                     : said);
