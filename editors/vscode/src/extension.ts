@@ -48,6 +48,8 @@ class OpscopeController implements vscode.Disposable {
   private missingBinary = false;
   /** Set once opscope has something to serve in this window. */
   private wanted = false;
+  /** An opscope settings change arrived while the client was starting: applied once started. */
+  private changeWhileStarting: { restart: boolean } | undefined;
   private readonly restartPolicy = new RestartPolicy();
   private readonly summaries = new SummaryDocuments();
   private readonly disposables: vscode.Disposable[] = [];
@@ -88,7 +90,15 @@ class OpscopeController implements vscode.Disposable {
     if (this.client || this.starting) {
       return this.starting;
     }
-    this.starting = this.startClient().finally(() => (this.starting = undefined));
+    this.starting = this.startClient().finally(() => {
+      this.starting = undefined;
+      const change = this.changeWhileStarting;
+      this.changeWhileStarting = undefined;
+      if (change) {
+        // E.g. opscope.path arrived after the start had read the settings.
+        this.applySettingsChange(change.restart);
+      }
+    });
     return this.starting;
   }
 
@@ -242,15 +252,27 @@ class OpscopeController implements vscode.Disposable {
     if (!e.affectsConfiguration('opscope')) {
       return;
     }
+    const restart = needsRestart((section) => e.affectsConfiguration(section));
+    this.outputChannel().appendLine(
+      `The opscope settings changed${this.starting ? ' while the server was starting' : ''}; opscope.path is "${this.settings().path}".`,
+    );
+    if (this.starting) {
+      this.changeWhileStarting = { restart: restart || !!this.changeWhileStarting?.restart };
+      return;
+    }
+    this.applySettingsChange(restart);
+  }
+
+  private applySettingsChange(restart: boolean): void {
     if (!this.client) {
       // E.g. opscope.path was just set after "cannot find the opscope binary".
-      if (this.wanted && !this.starting) {
+      if (this.wanted) {
         this.missingBinary = false;
         void this.start();
       }
       return;
     }
-    if (needsRestart((section) => e.affectsConfiguration(section))) {
+    if (restart) {
       void this.restart('opscope.path changed');
       return;
     }

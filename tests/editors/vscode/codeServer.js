@@ -45,6 +45,9 @@ class CodeServer {
    * @param {string} o.vsix    the extension package to install
    * @param {object} o.env     extra environment for code-server and the extension host
    * @param {object} o.settings extra user settings
+   * @param {object} o.machineSettings settings of the remote machine (code-server's host). VS Code
+   *   ignores machine and machine-overridable settings (opscope.path) from user settings in a
+   *   remote window once their scope is registered, so those belong here.
    */
   constructor(o) {
     this.bin = path.join(o.tools, 'node_modules', '.bin', 'code-server');
@@ -52,6 +55,7 @@ class CodeServer {
     this.vsix = o.vsix;
     this.extraEnv = o.env || {};
     this.settings = { ...quietSettings, ...(o.settings || {}) };
+    this.machineSettings = o.machineSettings || {};
     this.proc = undefined;
     this.log = path.join(o.root, 'code-server.log');
   }
@@ -75,9 +79,12 @@ class CodeServer {
   }
 
   installExtension() {
-    const userSettings = path.join(this.root, 'user', 'User');
-    fs.mkdirSync(userSettings, { recursive: true });
-    fs.writeFileSync(path.join(userSettings, 'settings.json'), JSON.stringify(this.settings, null, 2));
+    const writeSettings = (dir, settings) => {
+      fs.mkdirSync(path.join(this.root, 'user', dir), { recursive: true });
+      fs.writeFileSync(path.join(this.root, 'user', dir, 'settings.json'), JSON.stringify(settings, null, 2));
+    };
+    writeSettings('User', this.settings);
+    writeSettings('Machine', this.machineSettings);
     execFileSync(this.bin, [...this.dirs(), '--install-extension', this.vsix, '--force'], {
       env: this.env(),
       stdio: ['ignore', 'pipe', 'pipe'],

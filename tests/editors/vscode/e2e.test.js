@@ -48,11 +48,15 @@ test('opscope in VS Code (code-server)', { timeout: 540_000 }, async (t) => {
     vsix,
     // VS Code gives extensions the PATH of a login shell, not this one: opscope.path names the binary.
     env: {},
+    // opscope.path is machine-overridable: a remote window (code-server is one) reads it from the
+    // host's machine settings, where VS Code Remote users set it. CI once saw the extension start
+    // without it when it was in the user settings alone, so it is in both.
+    machineSettings: { 'opscope.path': path.resolve(opscopeBin) },
     settings: {
-      // Suggestions appear only on Ctrl+Space.
       'opscope.path': path.resolve(opscopeBin),
       // The Python with torch exports the example's Python target.
       ...(process.env.OPSCOPE_PYTHON ? { 'opscope.python': process.env.OPSCOPE_PYTHON } : {}),
+      // Suggestions appear only on Ctrl+Space.
       'editor.quickSuggestions': { other: false, comments: false, strings: false },
       'editor.suggestOnTriggerCharacters': false,
       'editor.hover.delay': 100,
@@ -141,12 +145,31 @@ test('opscope in VS Code (code-server)', { timeout: 540_000 }, async (t) => {
 
   await step('the server starts and the status bar names the model', '01-opened-config', async () => {
     await wb.openFile(config.file);
+    let missingBinary;
     const status = await eventually(async () => {
       const s = await wb.statusBarText();
-      return /\bops\b/.test(s) ? s : undefined;
+      if (/\bops\b/.test(s)) return s;
+      // The extension does not retry a missing binary until the settings change: stop waiting.
+      missingBinary = (await wb.notifications()).find((n) => /cannot find the opscope binary/i.test(n));
+      return missingBinary ? s : undefined;
     }, { timeout: 180_000 });
+    assert.equal(missingBinary, undefined, 'the extension did not see opscope.path');
     await wb.screenshot('01-opened-config');
     assert.match(status, /\d+ ops/, `status bar: ${status}`);
+  });
+
+  // Settings are read again on a restart, long after start-up: opscope.path must still be seen.
+  await step('"opscope: Restart Server" starts a new server that serves the model', '01b-restarted', async () => {
+    const before = server.serverPids();
+    await wb.runCommand('opscope: Restart Server');
+    const after = await eventually(async () => {
+      const now = server.serverPids().filter((p) => !before.includes(p));
+      return now.length && /\d+ ops/.test(await wb.statusBarText()) ? now : undefined;
+    }, { timeout: 60_000 });
+    await wb.screenshot('01b-restarted');
+    const missing = (await wb.notifications()).filter((n) => /cannot find the opscope binary/i.test(n));
+    assert.deepEqual(missing, [], 'the restarted extension still finds opscope.path');
+    assert.ok(after, 'a new opscope lsp process serves the model');
   });
 
   await step('completion under module_name_configs offers the real module names', '02-completion', async () => {

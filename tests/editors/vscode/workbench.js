@@ -156,7 +156,7 @@ class Workbench {
 
   /** Texts of the visible notification toasts. */
   async notifications() {
-    return this.page.locator('.notification-toast').evaluateAll((els) => els.map((e) => e.textContent));
+    return this.page.locator('.notification-toast').evaluateAll((els) => els.map((e) => e.innerText));
   }
 
   async statusBarText() {
