@@ -5,7 +5,10 @@
 #include "opscope/config/context.h"
 
 #include "classify.h"
+#include "context_detail.h"
 #include "tree.h"
+
+#include <algorithm>
 
 namespace opscope::config {
 namespace {
@@ -85,7 +88,37 @@ std::vector<std::string> field_names(FieldLevel level, Root root) {
   return {};
 }
 
-CursorContext context_at(const ConfigDocument& document, Position cursor) {
+namespace detail {
+
+std::optional<CursorContext> context_in_pattern_key(const ConfigDocument& document,
+                                                    Position cursor) {
+  for (const PatternKey& key : document.keys) {
+    if (key.via_alias || key.range.start.line != cursor.line || key.range.end.line != cursor.line)
+      continue;
+    // Where a marker byte would join the key's own token (so the re-read would see
+    // the same key): anywhere in a plain key, strictly inside a quoted one.
+    bool inside = key.quoted ? key.range.start < cursor && cursor < key.range.end
+                             : key.range.start <= cursor && cursor <= key.range.end;
+    if (!inside)
+      continue;
+    // The cursor must sit between two characters of the key's text, not inside an escape.
+    auto at = std::find(key.byte_cols.begin(), key.byte_cols.end(), cursor.byte_col);
+    if (at == key.byte_cols.end())
+      return std::nullopt;
+    CursorContext ctx;
+    ctx.format = document.format;
+    ctx.kind = CursorContext::Kind::PatternKey;
+    ctx.table = key.table;
+    ctx.scope = key.scope;
+    ctx.replace = key.range;
+    ctx.typed = key.text.substr(0, static_cast<std::size_t>(at - key.byte_cols.begin()));
+    ctx.quote = key.quote;
+    return ctx;
+  }
+  return std::nullopt;
+}
+
+CursorContext context_by_marker(const ConfigDocument& document, Position cursor) {
   CursorContext ctx;
   ctx.format = document.format;
   detail::SourceText original(document.text);
@@ -136,6 +169,16 @@ CursorContext context_at(const ConfigDocument& document, Position cursor) {
     }
   });
   return ctx;
+}
+
+} // namespace detail
+
+CursorContext context_at(const ConfigDocument& document, Position cursor) {
+  // Typing inside a pattern key is the common case: its context is already in the
+  // document, so the re-read with a marker is only needed elsewhere.
+  if (auto in_key = detail::context_in_pattern_key(document, cursor))
+    return *in_key;
+  return detail::context_by_marker(document, cursor);
 }
 
 } // namespace opscope::config

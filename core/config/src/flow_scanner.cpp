@@ -4,6 +4,7 @@
 #include "tree.h"
 
 #include <cctype>
+#include <cstdint>
 
 namespace opscope::config::detail {
 namespace {
@@ -166,8 +167,17 @@ QuotedScalar read_quoted(std::string_view text, std::size_t open_quote) {
 std::vector<int> columns_of(const SourceText& source, const std::vector<std::size_t>& offsets) {
   std::vector<int> cols;
   cols.reserve(offsets.size());
-  for (std::size_t off : offsets)
-    cols.push_back(source.position(off).byte_col);
+  // Offsets ascend and almost always share one line: look a line up only when leaving it.
+  std::size_t line_begin = 1, line_end = 0; // empty: the first offset looks its line up
+  for (std::size_t off : offsets) {
+    if (off < line_begin || off >= line_end) {
+      Position p = source.position(off);
+      auto line = static_cast<std::size_t>(p.line);
+      line_begin = source.line_start(line);
+      line_end = line + 1 < source.line_count() ? source.line_start(line + 1) : SIZE_MAX;
+    }
+    cols.push_back(static_cast<int>(off - line_begin));
+  }
   return cols;
 }
 

@@ -1,4 +1,5 @@
 #include "annotations.h"
+#include "context_detail.h"
 #include "opscope/config/context.h"
 
 #include <algorithm>
@@ -233,4 +234,61 @@ TEST(CursorContext, YamlFlowMappings) {
   EXPECT_EQ(ctx.table, Table::ModuleName);
   EXPECT_EQ(ctx.typed, "enc");
   EXPECT_EQ(ctx.replace, replace_range(text));
+}
+
+TEST(CursorContext, TheShortcutInsideAPatternKeyAgreesWithTheReRead) {
+  // context_at answers from the document when the cursor is in a pattern key and
+  // re-reads it with a marker elsewhere. Wherever the shortcut answers, in realistic
+  // configs and every one-character deletion of them, both must say the same.
+  const std::string yaml = R"(quantization_spec:
+  s: &s {dtype: int8}
+quantization_config:
+  module_name_configs:
+    "layer1\\.0": {op_name_config: {'conv.*': *s}}
+    'it''s.*': null
+    fc:
+      <<: *s
+      op_type_config:
+        - linear
+    encoder\.layer\..*:
+      op_name_config:
+        "l\u0061yer.*" : null
+        plain: null
+  module_type_configs:
+    torch.nn.Linear: {op_type_config: {linear: null, conv2d}}
+)";
+  const std::string json =
+      R"({"quantization_config": {"module_name_configs": {"a\\.b": {"op_type_config": {"linear": null}}, "c\u0064": null, "half)";
+  using detail::context_by_marker;
+  using detail::context_in_pattern_key;
+  int answered = 0;
+  for (const auto& [text, format] :
+       {std::pair{yaml, Format::Yaml}, std::pair{json, Format::Json}}) {
+    for (std::size_t cut = 0; cut <= text.size(); ++cut) {
+      std::string edited = cut == text.size() ? text : text.substr(0, cut) + text.substr(cut + 1);
+      ConfigDocument doc = read_config(edited, format);
+      for (int line = 0; line < 18; ++line) {
+        for (int col = 0; col < 100; ++col) {
+          Position at{line, col};
+          auto fast = context_in_pattern_key(doc, at);
+          if (!fast)
+            continue;
+          ++answered;
+          CursorContext slow = context_by_marker(doc, at);
+          SCOPED_TRACE(edited + "\nat " + std::to_string(line) + ":" + std::to_string(col));
+          ASSERT_EQ(fast->kind, slow.kind);
+          EXPECT_EQ(fast->table, slow.table);
+          EXPECT_EQ(fast->scope, slow.scope);
+          EXPECT_EQ(fast->scope.key_range, slow.scope.key_range);
+          EXPECT_EQ(fast->replace, slow.replace);
+          EXPECT_EQ(fast->typed, slow.typed);
+          EXPECT_EQ(fast->quote, slow.quote);
+          EXPECT_EQ(fast->format, slow.format);
+          EXPECT_EQ(fast->level, slow.level);
+          EXPECT_EQ(fast->root, slow.root);
+        }
+      }
+    }
+  }
+  EXPECT_GT(answered, 10000); // the shortcut does answer, in both formats
 }
