@@ -210,6 +210,22 @@ void to_json(Json& j, const Hover& h) {
     j["range"] = *h.range;
 }
 
+JsonText to_json_text(const Hover& h) {
+  JsonText json;
+  json.text.reserve(64 + h.markdown.size() + h.markdown.size() / 8);
+  {
+    JsonObjectWriter hover(json.text);
+    {
+      JsonObjectWriter contents(hover.key("contents"));
+      contents.field("kind", "markdown");
+      contents.field("value", h.markdown);
+    }
+    if (h.range)
+      write_range(hover.key("range"), *h.range);
+  }
+  return json;
+}
+
 void to_json(Json& j, const Diagnostic& d) {
   j = {{"range", d.range},
        {"severity", static_cast<int>(d.severity)},

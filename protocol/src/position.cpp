@@ -3,6 +3,7 @@
 #include "opscope/protocol/utf8.h"
 
 #include <algorithm>
+#include <cstring>
 
 namespace opscope::protocol {
 namespace {
@@ -58,6 +59,16 @@ PositionEncoding negotiate_position_encoding(const std::vector<std::string>& off
 // Line breaks are "\n", "\r\n" and "\r", as LSP defines them.
 LineTable::LineTable(std::string_view text) : text_(text) {
   starts_.push_back(0);
+  // Built for every request: without a lone or paired '\r', memchr finds the breaks.
+  if (text.empty())
+    return;
+  if (std::memchr(text.data(), '\r', text.size()) == nullptr) {
+    const char* begin = text.data();
+    const char* end = begin + text.size();
+    for (const char* p = begin; (p = static_cast<const char*>(std::memchr(p, '\n', end - p)));)
+      starts_.push_back(static_cast<std::size_t>(++p - begin));
+    return;
+  }
   for (std::size_t i = 0; i < text.size(); ++i) {
     if (text[i] == '\r' && i + 1 < text.size() && text[i + 1] == '\n')
       ++i;

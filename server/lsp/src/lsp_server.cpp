@@ -567,7 +567,10 @@ void LspServer::on_hover(const protocol::TextDocumentPositionParams& params, Rep
   answer_feature_request(params.text_document.uri, reply,
                          [&](const Analysis&, const FeatureInput& input) {
                            auto result = hover(input, params.position);
-                           reply.result(result ? Json(*result) : Json(nullptr));
+                           if (result)
+                             reply.result(protocol::to_json_text(*result));
+                           else
+                             reply.result(Json(nullptr));
                          });
 }
 

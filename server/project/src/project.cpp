@@ -2,10 +2,14 @@
 
 #include "opscope/index/serialize.h"
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <map>
+#include <mutex>
 #include <sstream>
+#include <sys/stat.h>
 
 namespace opscope::project {
 namespace fs = std::filesystem;
@@ -249,6 +253,42 @@ ProjectFile read_project_file(const std::string& path) {
   return parse_project_file(buffer.str(), path);
 }
 
+namespace {
+
+// resolve_model runs on every editor request and the project file seldom changes: its parse
+// is kept per path while the file's inode, size and modification time stay the same. A file
+// modified in the last two seconds is read again every time, because a second write within
+// the file system's timestamp granularity would leave all three unchanged ("racy git").
+ProjectFile read_project_file_cached(const std::string& path) {
+  struct Cached {
+    ino_t inode;
+    off_t size;
+    timespec mtime;
+    ProjectFile file;
+  };
+  static std::mutex mutex;
+  static std::map<std::string, Cached> cache;
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0)
+    return read_project_file(path);
+  auto modified = std::chrono::system_clock::time_point(
+      std::chrono::duration_cast<std::chrono::system_clock::duration>(
+          std::chrono::seconds(st.st_mtim.tv_sec) + std::chrono::nanoseconds(st.st_mtim.tv_nsec)));
+  bool settled = std::chrono::system_clock::now() - modified > std::chrono::seconds(2);
+  std::lock_guard lock(mutex);
+  auto it = cache.find(path);
+  if (settled && it != cache.end() && it->second.inode == st.st_ino &&
+      it->second.size == st.st_size && it->second.mtime.tv_sec == st.st_mtim.tv_sec &&
+      it->second.mtime.tv_nsec == st.st_mtim.tv_nsec)
+    return it->second.file;
+  ProjectFile file = read_project_file(path);
+  if (settled)
+    cache[path] = {st.st_ino, st.st_size, st.st_mtim, file};
+  return file;
+}
+
+} // namespace
+
 ModelKind classify_model(const std::string& model) {
   auto ends_with = [&](const char* suffix) {
     std::string s(suffix);
@@ -282,7 +322,7 @@ Resolution resolve_model(const std::string& config_path, const ConfigHints& hint
   ModelSettings project_settings;
   std::string base_dir = editor_base_dir.empty() ? config_dir : editor_base_dir;
   if (auto file = find_project_file(config_dir)) {
-    ProjectFile project = read_project_file(*file);
+    ProjectFile project = read_project_file_cached(*file);
     out.project_file = *file;
     out.project_problems = project.problems;
     project_settings = project.settings;

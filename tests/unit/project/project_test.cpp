@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 
@@ -69,6 +70,33 @@ TEST_F(ProjectTest, FoundByWalkingUpAndPathsAreRelativeToIt) {
   EXPECT_EQ(r.model->path, (root_ / "model.pt2").string());
   EXPECT_EQ(r.model->kind, ModelKind::Archive);
   EXPECT_EQ(r.compressor, index::Compressor::Quantizer);
+}
+
+TEST_F(ProjectTest, AnEditedProjectFileIsReadAgainEvenThoughItsParseIsKept) {
+  fs::path project = root_ / "opscope.yaml";
+  std::string config = (root_ / "configs" / "quant.yaml").string();
+  auto model_path = [&] {
+    Resolution r = resolve_model(config, {"quantizer", std::nullopt}, {}, "");
+    return r.model ? r.model->path : r.problem;
+  };
+  // An old file: its parse is kept from the first request on.
+  write(project, "model: a.pt2\n");
+  const auto an_hour_ago = fs::file_time_type::clock::now() - std::chrono::hours(1);
+  fs::last_write_time(project, an_hour_ago);
+  EXPECT_EQ(model_path(), (root_ / "a.pt2").string());
+  EXPECT_EQ(model_path(), (root_ / "a.pt2").string());
+  // Edited (same size): a new modification time.
+  write(project, "model: b.pt2\n");
+  EXPECT_EQ(model_path(), (root_ / "b.pt2").string());
+  // Edited again at once, same size, maybe within the same timestamp tick: still seen.
+  write(project, "model: c.pt2\n");
+  EXPECT_EQ(model_path(), (root_ / "c.pt2").string());
+  // Replaced (as editors save) by a file of the same size and the first one's time: a new inode.
+  fs::path replacement = root_ / "replacement.yaml";
+  write(replacement, "model: d.pt2\n");
+  fs::last_write_time(replacement, an_hour_ago);
+  fs::rename(replacement, project);
+  EXPECT_EQ(model_path(), (root_ / "d.pt2").string());
 }
 
 TEST_F(ProjectTest, ConfigRootAndExecutionModeBeatTheProjectFileButNotTheEditor) {

@@ -90,6 +90,18 @@ TEST(LspTypes, CompletionTextIsTheSameJsonAsTheDom) {
   EXPECT_EQ(with_defaults["items"][2]["textEdit"]["newText"], "linear"); // another range
 }
 
+TEST(LspTypes, HoverTextIsTheSameJsonAsTheDom) {
+  Hover with_range{"**layer1\\..\\***: 4 ops\n\n| op | type |\n|---|---|\n| `conv2d` | "
+                   "[model.py:12](file:///w/model.py#L12) \"caf\xC3\xA9\"\t\x01 \xFF |",
+                   Range{{3, 4}, {3, 14}}};
+  // As the DOM path sends it: invalid UTF-8 replaced (dump_message's error handler).
+  EXPECT_EQ(to_json_text(with_range).text,
+            Json(with_range).dump(-1, ' ', false, Json::error_handler_t::replace));
+  Hover without_range{"plain", std::nullopt};
+  EXPECT_EQ(to_json_text(without_range).text, Json(without_range).dump());
+  EXPECT_EQ(Json::parse(to_json_text(with_range).text)["range"]["start"]["character"], 4);
+}
+
 TEST(LspTypes, ItemDefaultsEditRangeIsUsedOnlyWhenTheClientListsIt) {
   auto caps = [](const char* completion) {
     return Json::parse(std::string(R"({"capabilities": {"textDocument": {"completion": )") +

@@ -64,6 +64,15 @@ TEST(Position, LineTableGivesLinesWithoutBreaks) {
   EXPECT_EQ(table.line(1), "\xF0\x9F\x98\x80"
                            "x");
   EXPECT_EQ(table.line(2), "last");
+
+  // Only "\n" (the common case, found with memchr), a trailing break, an empty text.
+  LineTable unix_text("a: 1\n\n  b\n");
+  EXPECT_EQ(unix_text.line_count(), 4);
+  EXPECT_EQ(unix_text.line(1), "");
+  EXPECT_EQ(unix_text.line(2), "  b");
+  EXPECT_EQ(unix_text.line(3), "");
+  EXPECT_EQ(LineTable("").line_count(), 1);
+  EXPECT_EQ(LineTable("one").line(0), "one");
 }
 
 TEST(Utf8, RejectsOverlongAndSurrogateEncodings) {

@@ -136,6 +136,9 @@ struct Hover {
   std::optional<Range> range;
 };
 void to_json(Json& j, const Hover& h);
+// The same JSON as to_json + dump, written without a DOM: a hover lists up to a
+// hundred ops with links, and nlohmann's dump was a quarter of a hover request.
+JsonText to_json_text(const Hover& h);
 
 enum class DiagnosticSeverity { Error = 1, Warning = 2, Information = 3, Hint = 4 };
 
