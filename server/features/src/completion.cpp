@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <cctype>
-#include <cstdio>
 #include <map>
 #include <set>
 #include <string_view>
@@ -149,6 +148,15 @@ void render(const Candidate& c, const Model* model, std::string& key, std::strin
   }
 }
 
+// "000042": keeps the server's order in clients that sort by sortText. snprintf was a tenth
+// of a completion request.
+std::string sort_key(std::size_t position) {
+  std::string key(6, '0');
+  for (auto digit = key.rbegin(); digit != key.rend() && position > 0; ++digit, position /= 10)
+    *digit = static_cast<char>('0' + position % 10);
+  return position == 0 ? key : std::to_string(position) + key;
+}
+
 } // namespace
 
 CompletionList complete(const config::ConfigDocument& document, config::Position cursor,
@@ -205,9 +213,7 @@ CompletionList complete(const config::ConfigDocument& document, config::Position
     item.filter_text = quote;
     item.filter_text += c.name;
     render(c, model, key, item.detail);
-    char sort[24];
-    std::snprintf(sort, sizeof sort, "%06zu", i);
-    item.sort_text = sort;
+    item.sort_text = sort_key(i);
     item.edit.range = ctx.replace;
     // Keys and values are written the same way: in the quote opened, JSON-quoted, or plain.
     item.edit.new_text = detail::render_key(key, ctx.format, ctx.quote);

@@ -47,6 +47,25 @@ TEST(Completion, ModuleNamesAreEscapedRegexesWithTheirType) {
   EXPECT_FALSE(list.is_incomplete);
 }
 
+TEST(Completion, SortTextKeepsTheServersOrder) {
+  // Clients sort by sortText: sorted that way, the list must stay in the ranked order.
+  Fixture f;
+  CompletionList list = f.complete_at(R"(quantization_config:
+  module_name_configs:
+    ^
+)",
+                                      config::Format::Yaml);
+  ASSERT_GT(list.items.size(), 5u);
+  for (std::size_t i = 0; i < list.items.size(); ++i) {
+    EXPECT_EQ(list.items[i].sort_text.size(), 6u);
+    if (i > 0) {
+      EXPECT_LT(list.items[i - 1].sort_text, list.items[i].sort_text);
+    }
+  }
+  EXPECT_EQ(list.items[0].sort_text, "000000");
+  EXPECT_EQ(list.items[5].sort_text, "000005");
+}
+
 TEST(Completion, AnOpenedQuoteIsReplacedAndEscapedForItsQuoting) {
   Fixture f;
   const std::string json = R"({"quantization_config": {"module_name_configs": {"layer1.^"}}})";

@@ -6,6 +6,7 @@
 
 #include "opscope/json/json_string.h"
 
+#include <charconv>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -37,7 +38,11 @@ public:
   }
   // Without this overload a string literal would convert to bool.
   void field(std::string_view name, const char* value) { append_json_string(key(name), value); }
-  void field(std::string_view name, std::int64_t value) { key(name) += std::to_string(value); }
+  void field(std::string_view name, std::int64_t value) {
+    char digits[24];
+    auto end = std::to_chars(digits, digits + sizeof digits, value).ptr;
+    key(name).append(digits, end);
+  }
   void field(std::string_view name, bool value) { key(name) += value ? "true" : "false"; }
 
 private:
