@@ -148,7 +148,10 @@ bool Query::matches(std::string_view name) const {
     return name == text_;
   if (!regex_)
     return false;
-  return RE2::FullMatch(re2::StringPiece(name.data(), name.size()), *regex_);
+  // Match with both ends anchored is FullMatch without its argument handling, which cost
+  // a fifth of a GPT-384 config check (one call per pattern and module name).
+  return regex_->Match(re2::StringPiece(name.data(), name.size()), 0, name.size(), RE2::ANCHOR_BOTH,
+                       nullptr, 0);
 }
 
 struct QueryEngine::QueryCache {
