@@ -7,7 +7,6 @@
 #include <cstdlib>
 #include <filesystem>
 #include <functional>
-#include <sys/stat.h>
 #include <unistd.h>
 
 namespace opscope::lsp {
@@ -23,14 +22,6 @@ const char* to_string(ModelState state) {
     return "failed";
   }
   return "loading";
-}
-
-FileStamp stamp_of(const std::string& path) {
-  struct stat st {};
-  if (::stat(path.c_str(), &st) != 0)
-    return {};
-  return {static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec,
-          static_cast<std::int64_t>(st.st_size)};
 }
 
 namespace {

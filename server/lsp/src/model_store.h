@@ -28,12 +28,8 @@ namespace opscope::lsp {
 enum class ModelState { Loading, Ready, Failed };
 const char* to_string(ModelState state);
 
-struct FileStamp {
-  std::int64_t mtime_ns = -1; // -1: missing
-  std::int64_t size = -1;
-  bool operator==(const FileStamp&) const = default;
-};
-FileStamp stamp_of(const std::string& path);
+using project::FileStamp;
+using project::stamp_of;
 
 struct LoadedModel {
   project::ModelSpec spec;

@@ -239,6 +239,14 @@ ProjectFile parse_project_file(const std::string& text, const std::string& path)
   return project;
 }
 
+FileStamp stamp_of(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0)
+    return {};
+  return {static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec,
+          static_cast<std::int64_t>(st.st_size), static_cast<std::uint64_t>(st.st_ino)};
+}
+
 ProjectFile read_project_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) {
@@ -256,34 +264,26 @@ ProjectFile read_project_file(const std::string& path) {
 namespace {
 
 // resolve_model runs on every editor request and the project file seldom changes: its parse
-// is kept per path while the file's inode, size and modification time stay the same. A file
-// modified in the last two seconds is read again every time, because a second write within
-// the file system's timestamp granularity would leave all three unchanged ("racy git").
+// is kept per path while the file's stamp stays the same. A file modified in the last two
+// seconds is read again every time, because a second write within the file system's
+// timestamp granularity would leave the stamp unchanged ("racy git").
 ProjectFile read_project_file_cached(const std::string& path) {
-  struct Cached {
-    ino_t inode;
-    off_t size;
-    timespec mtime;
-    ProjectFile file;
-  };
   static std::mutex mutex;
-  static std::map<std::string, Cached> cache;
-  struct stat st {};
-  if (::stat(path.c_str(), &st) != 0)
+  static std::map<std::string, std::pair<FileStamp, ProjectFile>> cache;
+  FileStamp stamp = stamp_of(path);
+  if (stamp.size < 0)
     return read_project_file(path);
   auto modified = std::chrono::system_clock::time_point(
       std::chrono::duration_cast<std::chrono::system_clock::duration>(
-          std::chrono::seconds(st.st_mtim.tv_sec) + std::chrono::nanoseconds(st.st_mtim.tv_nsec)));
+          std::chrono::nanoseconds(stamp.mtime_ns)));
   bool settled = std::chrono::system_clock::now() - modified > std::chrono::seconds(2);
   std::lock_guard lock(mutex);
   auto it = cache.find(path);
-  if (settled && it != cache.end() && it->second.inode == st.st_ino &&
-      it->second.size == st.st_size && it->second.mtime.tv_sec == st.st_mtim.tv_sec &&
-      it->second.mtime.tv_nsec == st.st_mtim.tv_nsec)
-    return it->second.file;
+  if (settled && it != cache.end() && it->second.first == stamp)
+    return it->second.second;
   ProjectFile file = read_project_file(path);
   if (settled)
-    cache[path] = {st.st_ino, st.st_size, st.st_mtim, file};
+    cache[path] = {stamp, file};
   return file;
 }
 

@@ -20,6 +20,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -27,6 +28,17 @@
 namespace opscope::project {
 
 inline constexpr const char* kProjectFileName = "opscope.yaml";
+
+// What tells a file changed without reading it. The inode catches a replace-by-rename
+// that keeps size and time; timestamps are coarse, so two writes in one tick can still
+// look alike (callers that keep results re-read recently modified files).
+struct FileStamp {
+  std::int64_t mtime_ns = -1; // -1: missing
+  std::int64_t size = -1;
+  std::uint64_t inode = 0;
+  bool operator==(const FileStamp&) const = default;
+};
+FileStamp stamp_of(const std::string& path);
 
 // Fields as written; unset ones are absent.
 struct ModelSettings {
