@@ -93,15 +93,12 @@ namespace detail {
 std::optional<CursorContext> context_in_pattern_key(const ConfigDocument& document,
                                                     Position cursor) {
   for (const PatternKey& key : document.keys) {
-    if (key.via_alias || key.range.start.line != cursor.line || key.range.end.line != cursor.line)
+    if (key.via_alias || key.range.start.line != cursor.line || key.range.end.line != cursor.line ||
+        cursor < key.range.start || key.range.end < cursor)
       continue;
-    // Where a marker byte would join the key's own token (so the re-read would see
-    // the same key): anywhere in a plain key, strictly inside a quoted one.
-    bool inside = key.quoted ? key.range.start < cursor && cursor < key.range.end
-                             : key.range.start <= cursor && cursor <= key.range.end;
-    if (!inside)
-      continue;
-    // The cursor must sit between two characters of the key's text, not inside an escape.
+    // A marker byte joins the key's own token (so the re-read would see the same key) only
+    // at a column of its text: not before an opening quote, after a closing one, or inside
+    // an escape.
     auto at = std::find(key.byte_cols.begin(), key.byte_cols.end(), cursor.byte_col);
     if (at == key.byte_cols.end())
       return std::nullopt;
