@@ -23,6 +23,15 @@ Range replace_range(const std::string& annotated) {
   return Annotations(without_cursor).range();
 }
 
+// Reads `text` and each of its one-character deletions (what an editor produces while
+// someone types) and hands each to `use(edited, document)`.
+template <typename Use> void for_each_deletion(const std::string& text, Format format, Use use) {
+  for (std::size_t cut = 0; cut <= text.size(); ++cut) {
+    std::string edited = cut == text.size() ? text : text.substr(0, cut) + text.substr(cut + 1);
+    use(edited, read_config(edited, format));
+  }
+}
+
 bool has(const std::vector<std::string>& v, const std::string& s) {
   return std::find(v.begin(), v.end(), s) != v.end();
 }
@@ -209,13 +218,11 @@ quantization_config:
       R"({"quantization_config": {"module_name_configs": {"a\\.b": {"op_type_config": {"linear": null}}}}})";
   for (const auto& [text, format] :
        {std::pair{yaml, Format::Yaml}, std::pair{json, Format::Json}}) {
-    for (std::size_t cut = 0; cut < text.size(); ++cut) {
-      std::string edited = text.substr(0, cut) + text.substr(cut + 1);
-      ConfigDocument doc = read_config(edited, format);
+    for_each_deletion(text, format, [](const std::string&, const ConfigDocument& doc) {
       for (int line = 0; line < 10; ++line)
         for (int col = 0; col < 60; col += 7)
           context_at(doc, Position{line, col});
-    }
+    });
   }
   SUCCEED();
 }
@@ -264,9 +271,7 @@ quantization_config:
   int answered = 0;
   for (const auto& [text, format] :
        {std::pair{yaml, Format::Yaml}, std::pair{json, Format::Json}}) {
-    for (std::size_t cut = 0; cut <= text.size(); ++cut) {
-      std::string edited = cut == text.size() ? text : text.substr(0, cut) + text.substr(cut + 1);
-      ConfigDocument doc = read_config(edited, format);
+    for_each_deletion(text, format, [&](const std::string& edited, const ConfigDocument& doc) {
       for (int line = 0; line < 18; ++line) {
         for (int col = 0; col < 100; ++col) {
           Position at{line, col};
@@ -288,7 +293,7 @@ quantization_config:
           EXPECT_EQ(fast->root, slow.root);
         }
       }
-    }
+    });
   }
   EXPECT_GT(answered, 10000); // the shortcut does answer, in both formats
 }
