@@ -3,6 +3,7 @@
 # Idempotent: a second run only rebuilds what changed.
 #   OPSCOPE_SKIP_APT=1   skip apt (no root, or packages already there)
 #   OPSCOPE_BUILD_DIR    build folder (default: build)
+#   OPSCOPE_WERROR=1     warnings are errors (scripts/test.sh sets it; a user build never fails on one)
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
@@ -37,5 +38,6 @@ fi
 
 TORCH_PREFIX="$(.venv/bin/python -c 'import torch; print(torch.utils.cmake_prefix_path)')"
 log "build: $BUILD_DIR"
-cmake -S . -B "$BUILD_DIR" -DCMAKE_PREFIX_PATH="$TORCH_PREFIX" -DOPSCOPE_PYTHON="$ROOT/.venv/bin/python" >/dev/null
+cmake -S . -B "$BUILD_DIR" -DCMAKE_PREFIX_PATH="$TORCH_PREFIX" -DOPSCOPE_PYTHON="$ROOT/.venv/bin/python" \
+  -DOPSCOPE_WERROR="$([[ "${OPSCOPE_WERROR:-0}" == 1 ]] && echo ON || echo OFF)" >/dev/null
 cmake --build "$BUILD_DIR" -j"$(nproc)"
