@@ -9,7 +9,12 @@ namespace {
 // posixpath.abspath split into components: joined to `cwd` when relative, "." and ".."
 // resolved lexically.
 std::vector<std::string> absolute_components(const std::string& path, const std::string& cwd) {
-  std::string joined = (!path.empty() && path[0] == '/') ? path : cwd + "/" + path;
+  std::string joined = path;
+  if (path.empty() || path[0] != '/') {
+    joined = cwd;
+    joined += '/';
+    joined += path;
+  }
   std::vector<std::string> parts;
   size_t pos = 0;
   while (pos <= joined.size()) {
@@ -28,10 +33,18 @@ std::vector<std::string> absolute_components(const std::string& path, const std:
   return parts;
 }
 
+// out += "/" + part, without the temporary: g++ 12 -O3 reports a false -Wrestrict on
+// `const char* + std::string` (GCC bug 105329).
+void append_component(std::string& out, const std::string& part) {
+  if (!out.empty())
+    out += '/';
+  out += part;
+}
+
 std::string join_components(const std::vector<std::string>& parts) {
   std::string out;
   for (const auto& part : parts)
-    out += (out.empty() ? "" : "/") + part;
+    append_component(out, part);
   return out;
 }
 
@@ -45,16 +58,18 @@ std::string current_directory() {
 
 std::string relative_path(const std::string& path, const std::string& start) {
   auto start_parts = absolute_components(start, "/");
-  auto path_parts = absolute_components(path, "/" + join_components(start_parts));
+  std::string start_dir(1, '/');
+  start_dir += join_components(start_parts);
+  auto path_parts = absolute_components(path, start_dir);
   size_t common = 0;
   while (common < start_parts.size() && common < path_parts.size() &&
          start_parts[common] == path_parts[common])
     ++common;
   std::string out;
   for (size_t i = common; i < start_parts.size(); ++i)
-    out += out.empty() ? ".." : "/..";
+    append_component(out, "..");
   for (size_t i = common; i < path_parts.size(); ++i)
-    out += (out.empty() ? "" : "/") + path_parts[i];
+    append_component(out, path_parts[i]);
   return out.empty() ? "." : out;
 }
 
