@@ -168,7 +168,8 @@ def test_code_action_trusts_after_not_now(make_client, tmp_path, python_exe, has
     config = hostile_repo.make(repo, venv=True, real_python=python_exe)
     client = make_client()
     client.message_action = "Not now"
-    client.initialize(repo)
+    init = client.initialize(repo)
+    assert "opscope.trustProject" in init["capabilities"]["executeCommandProvider"]["commands"]
     uri, diagnostic = open_untrusted(client, config)
     actions = client.result("textDocument/codeAction", {
         "textDocument": {"uri": uri}, "range": diagnostic["range"],

@@ -11,6 +11,8 @@
 #include <fcntl.h>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <mutex>
 #include <sstream>
 #include <sys/file.h>
 #include <sys/stat.h>
@@ -28,6 +30,27 @@ constexpr off_t kMaxStoreBytes = 16 << 20;
 
 std::string errno_text() {
   return std::strerror(errno);
+}
+
+// What tells a file changed without reading it, for the caches below. The change time cannot
+// be set back by a user (unlike the modification time), and a file changed in the last two
+// seconds is read again every time: two writes within one timestamp tick would look alike.
+// Empty: do not cache.
+std::string settled_version(const std::string& path) {
+  struct stat st {};
+  if (::lstat(path.c_str(), &st) != 0)
+    return "";
+  std::timespec now{};
+  ::clock_gettime(CLOCK_REALTIME, &now);
+  if (now.tv_sec - st.st_ctim.tv_sec < 2)
+    return "";
+  char text[160];
+  std::snprintf(text, sizeof text, "%lu:%lu:%lld:%lld.%ld:%lld.%ld:%o:%u",
+                static_cast<unsigned long>(st.st_dev), static_cast<unsigned long>(st.st_ino),
+                static_cast<long long>(st.st_size), static_cast<long long>(st.st_mtim.tv_sec),
+                st.st_mtim.tv_nsec, static_cast<long long>(st.st_ctim.tv_sec), st.st_ctim.tv_nsec,
+                static_cast<unsigned>(st.st_mode), static_cast<unsigned>(st.st_uid));
+  return text;
 }
 
 std::string now_utc() {
@@ -156,9 +179,11 @@ template <typename Change> auto update(const std::string& file, Change&& change)
 } // namespace
 
 std::string sha256_hex(std::string_view bytes) {
+  // Fetched once: OpenSSL 3 looks the algorithm up again on every EVP_sha256() digest.
+  static EVP_MD* sha256 = EVP_MD_fetch(nullptr, "SHA256", nullptr);
   unsigned char digest[EVP_MAX_MD_SIZE];
   unsigned int size = 0;
-  if (EVP_Digest(bytes.data(), bytes.size(), digest, &size, EVP_sha256(), nullptr) != 1)
+  if (!sha256 || EVP_Digest(bytes.data(), bytes.size(), digest, &size, sha256, nullptr) != 1)
     throw StoreError("SHA-256 is not available from OpenSSL");
   static const char* hex = "0123456789abcdef";
   std::string out;
@@ -170,6 +195,16 @@ std::string sha256_hex(std::string_view bytes) {
 }
 
 std::optional<Subject> project_file_subject(const std::string& path, std::string runs) {
+  static std::mutex mutex;
+  static std::map<std::string, std::pair<std::string, std::string>> digests; // version, sha
+  // Taken before reading: a change while reading gives a new version next time.
+  std::string version = settled_version(path);
+  if (!version.empty()) {
+    std::lock_guard lock(mutex);
+    auto it = digests.find(path);
+    if (it != digests.end() && it->second.first == version)
+      return Subject{path, it->second.second, std::move(runs)};
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in)
     return std::nullopt;
@@ -177,7 +212,14 @@ std::optional<Subject> project_file_subject(const std::string& path, std::string
   buffer << in.rdbuf();
   if (in.bad())
     return std::nullopt;
-  return Subject{path, sha256_hex(buffer.str()), std::move(runs)};
+  std::string digest = sha256_hex(buffer.str());
+  if (!version.empty()) {
+    std::lock_guard lock(mutex);
+    if (digests.size() > 1024) // a few project files per session; bounded anyway
+      digests.clear();
+    digests[path] = {version, digest};
+  }
+  return Subject{path, std::move(digest), std::move(runs)};
 }
 
 Subject editor_settings_subject(const std::string& workspace_dir, const std::string& model,
@@ -200,11 +242,18 @@ std::string Store::default_file() {
 }
 
 bool Store::trusts(const Subject& subject) const {
-  Loaded loaded = load(file_);
-  problem_ = loaded.problem;
-  auto it = loaded.trusted.find(subject.key);
-  return it != loaded.trusted.end() && it->is_object() && it->contains("sha256") &&
-         (*it)["sha256"] == subject.sha256 && !subject.sha256.empty();
+  std::string version = settled_version(file_);
+  if (version.empty() || version != cached_version_) {
+    Loaded loaded = load(file_);
+    problem_ = loaded.problem;
+    cached_digests_.clear();
+    for (const auto& [key, value] : loaded.trusted.items())
+      if (value.is_object() && value.contains("sha256") && value["sha256"].is_string())
+        cached_digests_[key] = value["sha256"].get<std::string>();
+    cached_version_ = version;
+  }
+  auto it = cached_digests_.find(subject.key);
+  return it != cached_digests_.end() && !subject.sha256.empty() && it->second == subject.sha256;
 }
 
 std::vector<Entry> Store::entries() const {

@@ -4,8 +4,11 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cstdlib>
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <thread>
 
 namespace opscope::trust {
 namespace {
@@ -38,6 +41,24 @@ TEST(Store, TrustsOnlyTheContentItWasGiven) {
   // Restoring the exact content restores the consent: it is for that content.
   dir.write("repo/opscope.yaml", "model: model.py:build\n");
   EXPECT_TRUE(store.trusts(*project_file_subject(project, "")));
+}
+
+// The parses of settled files are kept; an edit that keeps the size and the modification time
+// (`touch -r`, or two writes in one tick) must still revoke.
+TEST(Store, KeptDigestsStillSeeEveryEdit) {
+  TempDir dir;
+  std::string project = dir.write("repo/opscope.yaml", "python: tools/a.sh\n");
+  Store store((dir.path / "trusted.json").string());
+  store.allow(*project_file_subject(project, ""));
+  std::this_thread::sleep_for(std::chrono::milliseconds(2100)); // both files settle
+  EXPECT_TRUE(store.trusts(*project_file_subject(project, "")));
+  EXPECT_TRUE(store.trusts(*project_file_subject(project, ""))); // from the kept parses
+  struct stat before {};
+  ::stat(project.c_str(), &before);
+  dir.write("repo/opscope.yaml", "python: tools/b.sh\n"); // same size
+  timespec times[2] = {before.st_atim, before.st_mtim};
+  ::utimensat(AT_FDCWD, project.c_str(), times, 0); // the old modification time, too
+  EXPECT_FALSE(store.trusts(*project_file_subject(project, "")));
 }
 
 TEST(Store, IsOwnerOnlyAndListsEntries) {

@@ -10,6 +10,7 @@
 // file revokes its consent without anyone touching the store.
 #pragma once
 
+#include <map>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -79,6 +80,10 @@ public:
 private:
   std::string file_;
   mutable std::string problem_;
+  // The last read (key -> sha256), kept while the file's identity, size and times stay the
+  // same: editors ask on every keystroke. Not thread-safe: one Store per thread.
+  mutable std::string cached_version_;
+  mutable std::map<std::string, std::string> cached_digests_;
 };
 
 } // namespace opscope::trust
