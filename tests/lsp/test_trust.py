@@ -182,3 +182,20 @@ def test_code_action_trusts_after_not_now(make_client, tmp_path, python_exe, has
     assert result == {"trusted": [str(repo / "opscope.yaml")]}
     wait_ready(client)
     assert hostile_repo.markers(repo) == ["pwned-by-venv", "pwned-by-import"]
+
+
+def test_trust_project_command_takes_the_project_file_path(make_client, tmp_path):
+    repo = tmp_path / "repo"
+    config = hostile_repo.make(repo)  # evil.sh fails after leaving its marker
+    client = make_client()
+    client.message_action = "Not now"
+    client.initialize(repo)
+    open_untrusted(client, config)
+    assert hostile_repo.markers(repo) == []
+    result = client.result("workspace/executeCommand", {
+        "command": "opscope.trustProject", "arguments": [str(repo / "opscope.yaml")]})
+    assert result == {"trusted": [str(repo / "opscope.yaml")]}
+    # What the user allowed now runs: the project's interpreter (which then fails).
+    client.wait_notification(lambda n: n["method"] == "opscope/status"
+                             and n["params"]["state"] == "failed", timeout=60)
+    assert hostile_repo.markers(repo) == ["pwned-by-python-setting"]

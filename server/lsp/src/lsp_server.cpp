@@ -622,6 +622,11 @@ void LspServer::on_code_action(const protocol::CodeActionParams& params, Reply r
 }
 
 void LspServer::on_execute_command(const protocol::ExecuteCommandParams& params, Reply reply) {
+  if (params.command == kTrustProject) // its argument may be a path, not a config's URI
+    return on_trust_project(params.arguments.is_array() && !params.arguments.empty()
+                                ? params.arguments[0]
+                                : Json(nullptr),
+                            reply);
   std::optional<std::string> uri;
   if (params.arguments.is_array() && !params.arguments.empty()) {
     const Json& first = params.arguments[0];
@@ -646,11 +651,6 @@ void LspServer::on_execute_command(const protocol::ExecuteCommandParams& params,
   if (!doc && !documents_.all().empty() && params.command == kShowSummary)
     doc = &documents_.all().begin()->second;
 
-  if (params.command == kTrustProject)
-    return on_trust_project(params.arguments.is_array() && !params.arguments.empty()
-                                ? params.arguments[0]
-                                : Json(nullptr),
-                            reply);
   if (params.command == kReloadModel) {
     if (doc) {
       Analysis analysis = analyse(*doc);
