@@ -262,14 +262,16 @@ std::vector<Entry> Store::entries() const {
   if (!loaded.problem.empty())
     throw StoreError(loaded.problem);
   std::vector<Entry> out;
-  for (const auto& [key, value] : loaded.trusted.items()) {
+  for (const auto& item : loaded.trusted.items()) {
+    const json& value =
+        item.value(); // named: lambdas cannot capture structured bindings in clang 14
     if (!value.is_object())
       continue;
     auto text = [&](const char* name) {
       auto it = value.find(name);
       return it != value.end() && it->is_string() ? it->get<std::string>() : std::string();
     };
-    out.push_back({key, text("sha256"), text("runs"), text("trusted_at")});
+    out.push_back({item.key(), text("sha256"), text("runs"), text("trusted_at")});
   }
   return out;
 }
