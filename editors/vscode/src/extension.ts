@@ -16,7 +16,7 @@ import {
 import { isProjectFile, looksLikeCompressionConfig, PROJECT_FILE_NAME } from './configDetection';
 import { RestartPolicy } from './restartPolicy';
 import { findServerBinary } from './serverPath';
-import { needsRestart, readSettings, toServerOptions } from './settings';
+import { needsRestart, readSettings, RESTRICTED_SETTINGS, toServerOptions, trustAwareGetter } from './settings';
 import { modelDisplayName, StatusParams, statusView } from './status';
 import { SUMMARY_SCHEME, SummaryDocuments, summaryText } from './summaryDocument';
 
@@ -67,6 +67,8 @@ class OpscopeController implements vscode.Disposable {
       vscode.workspace.onDidOpenTextDocument((doc) => this.consider(doc)),
       vscode.workspace.onDidChangeTextDocument((e) => this.consider(e.document)),
       vscode.workspace.onDidChangeConfiguration((e) => this.onConfigurationChanged(e)),
+      // The server learns the trust state at initialize only: a new one may run the model now.
+      vscode.workspace.onDidGrantWorkspaceTrust(() => this.onTrustGranted()),
       vscode.window.onDidChangeActiveTextEditor((editor) => {
         if (this.isServedDocument(editor?.document)) {
           this.lastConfigUri = editor.document.uri.toString();
@@ -133,12 +135,25 @@ class OpscopeController implements vscode.Disposable {
   }
 
   private settings() {
-    return readSettings((key) => vscode.workspace.getConfiguration('opscope').get(key));
+    const config = vscode.workspace.getConfiguration('opscope');
+    return readSettings(
+      trustAwareGetter(
+        (key) => config.get(key),
+        (key) => config.inspect(key),
+        vscode.workspace.isTrusted,
+      ),
+    );
   }
 
   private serverOptionsPayload() {
     const folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
-    return toServerOptions(this.settings(), folder);
+    return toServerOptions(this.settings(), folder, vscode.workspace.isTrusted);
+  }
+
+  private onTrustGranted(): void {
+    if (this.wanted) {
+      void this.restart('the workspace is now trusted');
+    }
   }
 
   private async startClient(): Promise<void> {
@@ -159,6 +174,12 @@ class OpscopeController implements vscode.Disposable {
     }
     this.missingBinary = false;
     output.appendLine(`Starting ${found.command} lsp (${found.explanation})`);
+    if (!vscode.workspace.isTrusted) {
+      output.appendLine(
+        `Restricted Mode: the workspace's own values of ${RESTRICTED_SETTINGS.map((k) => `opscope.${k}`).join(', ')} ` +
+          'are ignored, and the server runs no Python until you trust the workspace.',
+      );
+    }
 
     const serverOptions: ServerOptions = {
       command: found.command,
