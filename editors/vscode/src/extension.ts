@@ -23,6 +23,7 @@ import { SUMMARY_SCHEME, SummaryDocuments, summaryText } from './summaryDocument
 const STATUS_NOTIFICATION = 'opscope/status';
 const SERVER_COMMAND_SUMMARY = 'opscope.showSummary';
 const SERVER_COMMAND_RELOAD = 'opscope.reloadModel';
+const SERVER_COMMAND_TRUST = 'opscope.trustProject';
 
 const realFs = {
   isExecutable(file: string): boolean {
@@ -62,6 +63,7 @@ class OpscopeController implements vscode.Disposable {
       // registers those itself and two registrations of one ID would clash.
       vscode.commands.registerCommand('opscope.editor.showSummary', () => this.showSummary()),
       vscode.commands.registerCommand('opscope.editor.reloadModel', () => this.reloadModel()),
+      vscode.commands.registerCommand('opscope.editor.trustProject', () => this.trustProject()),
       vscode.commands.registerCommand('opscope.editor.restartServer', () => this.restart('by request')),
       vscode.commands.registerCommand('opscope.editor.showOutput', () => this.outputChannel().show(true)),
       vscode.workspace.onDidOpenTextDocument((doc) => this.consider(doc)),
@@ -367,15 +369,32 @@ class OpscopeController implements vscode.Disposable {
   }
 
   async reloadModel(): Promise<void> {
+    await this.runServerCommand(SERVER_COMMAND_RELOAD);
+  }
+
+  /** Consent to run the project's model (after "Not now"); the server remembers it per content. */
+  async trustProject(): Promise<void> {
+    if (!vscode.workspace.isTrusted) {
+      // The server refuses anyway: send the user where the decision is made.
+      const pick = await vscode.window.showWarningMessage(
+        'opscope runs no Python in Restricted Mode. Trust the workspace first.',
+        'Manage Workspace Trust',
+      );
+      if (pick) {
+        void vscode.commands.executeCommand('workbench.trust.manage');
+      }
+      return;
+    }
+    await this.runServerCommand(SERVER_COMMAND_TRUST);
+  }
+
+  private async runServerCommand(command: string): Promise<void> {
     const client = await this.runningClient();
     if (!client) {
       return;
     }
     try {
-      await client.sendRequest(ExecuteCommandRequest.type, {
-        command: SERVER_COMMAND_RELOAD,
-        arguments: this.commandArguments(),
-      });
+      await client.sendRequest(ExecuteCommandRequest.type, { command, arguments: this.commandArguments() });
     } catch (err) {
       void vscode.window.showErrorMessage(`opscope: ${err instanceof Error ? err.message : String(err)}`);
     }
