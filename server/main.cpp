@@ -11,6 +11,10 @@
 #include "opscope/lsp/run_lsp.h"
 #define OPSCOPE_HAS_LSP 1
 #endif
+#if __has_include("opscope/trust/run_trust.h")
+#include "opscope/trust/run_trust.h"
+#define OPSCOPE_HAS_TRUST 1
+#endif
 #if __has_include("opscope/check/run_check.h")
 #include "opscope/check/run_check.h"
 #define OPSCOPE_HAS_CHECK 1
@@ -25,6 +29,10 @@ int main(int argc, char** argv) {
 #ifdef OPSCOPE_HAS_CHECK
   commands.push_back(
       {"check", "report config patterns that match nothing", opscope::check::run_check});
+#endif
+#ifdef OPSCOPE_HAS_TRUST
+  commands.push_back({"trust", "allow opscope to run what a project's opscope.yaml names",
+                      opscope::trust::run_trust});
 #endif
   return opscope::cli::dispatch(argc, argv, commands);
 }

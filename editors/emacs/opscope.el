@@ -97,6 +97,24 @@ A plist with any of :model (archive, index file or Python target), :mode (\"grap
   (when (opscope-config-buffer-p)
     (eglot-ensure)))
 
+;; eglot 1.16 renamed its path-to-URI function.
+(defun opscope--file-uri (file)
+  (with-no-warnings
+    (if (fboundp 'eglot-path-to-uri) (eglot-path-to-uri file) (eglot--path-to-uri file))))
+
+;;;###autoload
+(defun opscope-trust-project ()
+  "Allow opscope to run the Python model the current config's project names.
+The server asks once when a config opens (\"Trust and export\" / \"Not now\"); this trusts
+later, like `opscope trust' on the command line.  Editing opscope.yaml revokes it."
+  (interactive)
+  (let ((server (eglot-current-server)))
+    (unless server (user-error "opscope: no server for this buffer"))
+    (jsonrpc-request server :workspace/executeCommand
+                     (list :command "opscope.trustProject"
+                           :arguments (vector (opscope--file-uri (buffer-file-name)))))
+    (message "opscope: trusted; exporting the model")))
+
 ;;;###autoload
 (defun opscope-eglot-setup ()
   "Use opscope for compression configs with eglot.

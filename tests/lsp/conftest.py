@@ -77,7 +77,9 @@ def make_client(opscope_bin, tmp_path):
     clients = []
 
     def start(args=("lsp",), env=None, **kwargs) -> LspClient:
-        full_env = {"XDG_CACHE_HOME": str(tmp_path / "cache"), "OPSCOPE_LSP_POLL_MS": "200"}
+        # Consent lives in the test's own config folder, never the user's (see trust_project).
+        full_env = {"XDG_CACHE_HOME": str(tmp_path / "cache"),
+                    "XDG_CONFIG_HOME": str(tmp_path / "config"), "OPSCOPE_LSP_POLL_MS": "200"}
         full_env.update(env or {})
         client = LspClient(opscope_bin, args=args, env=full_env, **kwargs)
         clients.append(client)
@@ -86,6 +88,21 @@ def make_client(opscope_bin, tmp_path):
     yield start
     for client in clients:
         client.kill()
+
+
+@pytest.fixture
+def trust_project(opscope_bin, tmp_path):
+    """Runs `opscope trust PROJECT_FILE` as the user would, into the config folder the
+    make_client servers read."""
+
+    def trust(project_file: Path) -> str:
+        run = subprocess.run([str(opscope_bin), "trust", str(project_file)], capture_output=True,
+                             text=True, timeout=60,
+                             env=dict(os.environ, XDG_CONFIG_HOME=str(tmp_path / "config")))
+        assert run.returncode == 0, run.stderr
+        return run.stdout
+
+    return trust
 
 
 def pos(line: int, character: int) -> dict:

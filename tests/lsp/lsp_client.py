@@ -41,6 +41,8 @@ class LspClient:
         self.cond = threading.Condition()
         self.configuration = configuration or {}
         self.accept_progress = accept_progress
+        # How the "user" answers window/showMessageRequest: an action title, or None (dismissed).
+        self.message_action = None
         self.stderr_lines: list = []
         threading.Thread(target=self._read, daemon=True).start()
         threading.Thread(target=self._read_stderr, daemon=True).start()
@@ -89,6 +91,10 @@ class LspClient:
         if method == "workspace/configuration":
             result = [self.configuration for _ in message["params"]["items"]]
             self.send({"jsonrpc": "2.0", "id": message["id"], "result": result})
+        elif method == "window/showMessageRequest":
+            action = self.message_action
+            self.send({"jsonrpc": "2.0", "id": message["id"],
+                       "result": {"title": action} if action else None})
         elif method == "window/workDoneProgress/create" and not self.accept_progress:
             self.send({"jsonrpc": "2.0", "id": message["id"],
                        "error": {"code": -32603, "message": "no"}})

@@ -16,7 +16,7 @@ CONFIG = """quantization_config:
 
 
 @pytest.fixture
-def target_project(tmp_path, python_exe, resnet_archive):  # resnet_archive: needs the worker
+def target_project(tmp_path, python_exe, resnet_archive, trust_project):  # needs the worker
     shutil.copy(RESNET_SOURCE, tmp_path / "resnet_model.py")
     config = write_project(
         tmp_path,
@@ -25,6 +25,7 @@ def target_project(tmp_path, python_exe, resnet_archive):  # resnet_archive: nee
         f"python: {python_exe}\n"
         "mode: graph\n",
         CONFIG)
+    trust_project(tmp_path / "opscope.yaml")
     return config
 
 
@@ -66,13 +67,15 @@ def test_renaming_a_submodule_updates_completion_and_diagnostics(make_client, ta
     assert client.shutdown_and_exit() == 0
 
 
-def test_python_target_done_when_items(make_client, tmp_path, python_exe, resnet_archive):
+def test_python_target_done_when_items(make_client, tmp_path, python_exe, resnet_archive,
+                                       trust_project):
     """Completion, hover, no-match and op types, with the model as a Python target."""
     from conftest import QUANT_CONFIG
     shutil.copy(RESNET_SOURCE, tmp_path / "resnet_model.py")
     config = write_project(
         tmp_path,
         f"model: resnet_model.py:resnet18\ninputs: [1x3x64x64]\npython: {python_exe}\n")
+    trust_project(tmp_path / "opscope.yaml")
     client = make_client()
     client.initialize(tmp_path, {"window": {"workDoneProgress": True}})
     uri = client.open(config)

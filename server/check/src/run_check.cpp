@@ -9,6 +9,7 @@
 #include "opscope/features/diagnostics.h"
 #include "opscope/index/query.h"
 #include "opscope/model/model_source.h"
+#include "opscope/trust/consent.h"
 
 #include <filesystem>
 #include <fstream>
@@ -31,13 +32,18 @@ cli::CommandSpec check_spec(std::size_t config_count) {
       "Prints the language server's diagnostics for each coreai-opt config (YAML or JSON) as\n"
       "file:line:col: severity: message [code]. Exit 1 when there is an error (or a warning\n"
       "with --strict). Without --model, the model comes from the opscope.yaml found by\n"
-      "walking up from each config's folder.";
+      "walking up from each config's folder. A Python model named there runs only once\n"
+      "`opscope trust` allowed that opscope.yaml (or with --trust, for this run); without\n"
+      "consent the config gets an `untrusted-project` error and nothing runs.";
   spec.options = {{"--model", "-m", "M",
                    "the model: a .pt2 archive, an index file or a Python "
                    "target (default: opscope.yaml's `model`)"}};
   for (const cli::OptionSpec& o : cli::model_options(true))
     spec.options.push_back(o);
   spec.options.push_back({"--strict", "", "", "fail on warnings too"});
+  spec.options.push_back({"--trust", "", "",
+                          "run the Python model the project names, for this run only "
+                          "(nothing is recorded)"});
   spec.positionals.assign(std::max<std::size_t>(config_count, 1), "CONFIG");
   return spec;
 }
@@ -115,6 +121,9 @@ public:
     for (const std::string& problem : resolved.project_problems)
       std::cerr << problem << "\n";
 
+    // The command line is the user's own choice; what the project file decides needs consent.
+    trust::Need need = trust::consent_needed(resolved, command_line_settings(), true, cwd);
+
     std::optional<features::ModelProblem> problem;
     features::Model model;
     index::Compressor compressor = resolved.compressor;
@@ -136,6 +145,16 @@ public:
                 "next to the config with `model: path/to/model.pt2`"
               : resolved.problem,
           features::Severity::Error};
+    } else if (need.needed() && !args_.has("--trust") && !trust::is_trusted(need, store_)) {
+      std::string text = need.what_would_run() +
+                         "; opscope runs a project's code only with "
+                         "your consent: run `opscope trust " +
+                         need.project_file + "` (or pass --trust for this run) to allow it";
+      if (need.unreadable_project)
+        text = need.what_would_run() + "; " + need.project_file + " cannot be read";
+      if (!store_.problem().empty())
+        text += " (" + store_.problem() + ")";
+      problem = features::ModelProblem{text, features::Severity::Error, "untrusted-project"};
     } else if (!index::mode_supports(settings.mode, compressor)) {
       problem = features::ModelProblem{std::string("coreai-opt's ") + index::to_string(compressor) +
                                            " does not run in " + index::to_string(settings.mode) +
@@ -208,6 +227,7 @@ private:
   }
 
   const cli::ParsedArgs& args_;
+  trust::Store store_{trust::Store::default_file()};
   std::map<std::pair<std::string, index::Mode>, Loaded> loaded_;
   int errors_ = 0;
   int warnings_ = 0;

@@ -39,7 +39,8 @@ public:
       config::Range top{{0, 0}, {0, 0}};
       if (doc_.root != config::Root::None)
         top = doc_.root_range;
-      out_.push_back({top, model_problem->severity, "no-model", model_problem->message, {}});
+      out_.push_back(
+          {top, model_problem->severity, model_problem->code, model_problem->message, {}});
     }
     for (const config::SyntaxProblem& p : doc_.problems)
       out_.push_back({p.range, Severity::Error, "syntax", p.message, {}});

@@ -89,9 +89,10 @@ std::vector<features::Diagnostic> diagnose_features(const FeatureInput& in) {
   features::Model model = model_of(in);
   std::optional<features::ModelProblem> problem;
   if (!in.model_problem.empty())
-    problem = features::ModelProblem{in.model_problem, in.model_problem_is_error
-                                                           ? features::Severity::Error
-                                                           : features::Severity::Warning};
+    problem = features::ModelProblem{in.model_problem,
+                                     in.model_problem_is_error ? features::Severity::Error
+                                                               : features::Severity::Warning,
+                                     in.model_problem_code};
   return features::diagnose(in.config, in.index ? &model : nullptr, problem);
 }
 

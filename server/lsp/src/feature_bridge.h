@@ -27,6 +27,7 @@ struct FeatureInput {
   std::string model_problem;
   bool model_problem_is_error = false;
   const index::QueryEngine* queries = nullptr; // over `index`, built when it loaded
+  std::string model_problem_code = "no-model"; // the diagnostic's code
 };
 
 // At most `max_items` items; more sets isIncomplete.

@@ -25,6 +25,7 @@ constexpr auto kDiagnosticDelay = std::chrono::milliseconds(200);
 constexpr auto kModelReleaseDelay = std::chrono::seconds(30);
 constexpr const char* kShowSummary = "opscope.showSummary";
 constexpr const char* kReloadModel = "opscope.reloadModel";
+constexpr const char* kTrustProject = "opscope.trustProject";
 
 // Requests that name a document, for ContentModified when it changes under them.
 std::optional<std::string> request_document(const protocol::Request& request) {
@@ -74,7 +75,7 @@ void use_shared_edit_range(protocol::CompletionList& list) {
 LspServer::LspServer(boost::asio::io_context& io, Transport& transport, Logger& log,
                      WorkerSettings workers)
     : io_(io), transport_(transport), log_(log), worker_settings_(std::move(workers)),
-      project_poll_(io), release_models_(io) {
+      trust_(trust::Store(trust::Store::default_file())), project_poll_(io), release_models_(io) {
   bind_methods();
 }
 
@@ -88,8 +89,10 @@ void LspServer::poll_project_files() {
       changed = true;
     }
   }
-  if (changed)
+  if (changed) {
     refresh_all_documents();
+    release_unused_models(); // a project whose consent an edit revoked stops rebuilding
+  }
   project_poll_.expires_after(worker_settings_.poll_interval);
   project_poll_.async_wait([this](boost::system::error_code ec) {
     if (!ec && !finished_)
@@ -238,6 +241,12 @@ void LspServer::on_initialize(const protocol::InitializeParams& params, Reply re
   client_ = params;
   encoding_ = protocol::negotiate_position_encoding(params.position_encodings);
   init_settings_ = project::settings_from_json(params.initialization_options);
+  // Absent: the client has no notion of workspace trust, and the server asks the user itself.
+  if (params.initialization_options.is_object()) {
+    auto trusted = params.initialization_options.find("workspaceTrusted");
+    if (trusted != params.initialization_options.end() && trusted->is_boolean())
+      trust_.set_workspace_trusted(trusted->get<bool>());
+  }
   lifecycle_ = Lifecycle::Running;
   log_.set_client_sink([this](LogLevel level, const std::string& message) {
     transport_.notify("window/logMessage",
@@ -256,7 +265,7 @@ void LspServer::on_initialize(const protocol::InitializeParams& params, Reply re
       {"hoverProvider", true},
       {"definitionProvider", true},
       {"codeActionProvider", {{"codeActionKinds", {"quickfix"}}}},
-      {"executeCommandProvider", {{"commands", {kShowSummary, kReloadModel}}}},
+      {"executeCommandProvider", {{"commands", {kShowSummary, kReloadModel, kTrustProject}}}},
       {"workspace", {{"workspaceFolders", {{"supported", true}}}}},
   };
   reply.result({{"capabilities", capabilities},
@@ -405,8 +414,15 @@ LspServer::Analysis LspServer::analyse(const Document& doc) {
       log_.warning(problem);
   if (!out.resolution.project_file.empty() && !project_files_.count(out.resolution.project_file))
     project_files_[out.resolution.project_file] = stamp_of(out.resolution.project_file);
-  if (out.resolution.model && models_)
-    out.model = &models_->ensure(*out.resolution.model);
+  if (out.resolution.model) {
+    // Nothing the project or the editor settings name runs without the user's consent.
+    trust::Need need = trust_.need(out.resolution, init_settings_.overridden_by(pulled_settings_),
+                                   workspace_dir());
+    if (!trust_.allows(need))
+      out.untrusted = std::move(need);
+    else if (models_)
+      out.model = &models_->ensure(*out.resolution.model);
+  }
   return out;
 }
 
@@ -434,6 +450,11 @@ void LspServer::publish_diagnostics(const std::string& uri) {
     FeatureInput input = feature_input(analysis, positions, uri);
     if (!analysis.resolution.model) {
       input.model_problem = analysis.resolution.problem;
+    } else if (analysis.untrusted.needed()) {
+      input.model_problem = trust_.diagnostic(analysis.untrusted);
+      input.model_problem_code = kUntrustedProjectCode;
+      if (trust_.first_time(analysis.untrusted))
+        ask_trust(analysis.untrusted);
     } else if (model && model->state == ModelState::Failed) {
       input.model_problem_is_error = index == nullptr;
       input.model_problem = "opscope could not load the model " + model->spec.written + " (from " +
@@ -582,10 +603,22 @@ void LspServer::on_definition(const protocol::TextDocumentPositionParams& params
 }
 
 void LspServer::on_code_action(const protocol::CodeActionParams& params, Reply reply) {
-  answer_feature_request(params.text_document.uri, reply,
-                         [&](const Analysis&, const FeatureInput& input) {
-                           reply.result(code_actions(input, params.range));
-                         });
+  answer_feature_request(
+      params.text_document.uri, reply, [&](const Analysis& analysis, const FeatureInput& input) {
+        Json actions = code_actions(input, params.range);
+        // Trusting later: for clients that cannot show the question, and after "Not now".
+        if (analysis.untrusted.needed() && !trust_.workspace_untrusted() &&
+            !analysis.untrusted.unreadable_project) {
+          std::string title = "Trust this project and export " + analysis.untrusted.model;
+          actions.push_back({{"title", title},
+                             {"kind", "quickfix"},
+                             {"command",
+                              {{"title", title},
+                               {"command", kTrustProject},
+                               {"arguments", {params.text_document.uri}}}}});
+        }
+        reply.result(actions);
+      });
 }
 
 void LspServer::on_execute_command(const protocol::ExecuteCommandParams& params, Reply reply) {
@@ -613,6 +646,11 @@ void LspServer::on_execute_command(const protocol::ExecuteCommandParams& params,
   if (!doc && !documents_.all().empty() && params.command == kShowSummary)
     doc = &documents_.all().begin()->second;
 
+  if (params.command == kTrustProject)
+    return on_trust_project(params.arguments.is_array() && !params.arguments.empty()
+                                ? params.arguments[0]
+                                : Json(nullptr),
+                            reply);
   if (params.command == kReloadModel) {
     if (doc) {
       Analysis analysis = analyse(*doc);
@@ -646,7 +684,99 @@ void LspServer::on_execute_command(const protocol::ExecuteCommandParams& params,
     return reply.result(format::format_summary(*analysis.model->index, options));
   }
   reply.error(ErrorCode::InvalidParams, "unknown command " + params.command + " (expected " +
-                                            kShowSummary + " or " + kReloadModel + ")");
+                                            kShowSummary + ", " + kReloadModel + " or " +
+                                            kTrustProject + ")");
+}
+
+// ---------------------------------------------------------------- trust
+
+void LspServer::ask_trust(const trust::Need& need) {
+  log_.info("asking the user to trust " + need.runs());
+  Json params = {{"type", static_cast<int>(protocol::MessageType::Warning)},
+                 {"message", trust_.question(need)},
+                 {"actions", {{{"title", kTrustAndExport}}, {{"title", kNotNow}}}}};
+  transport_.call("window/showMessageRequest", params,
+                  [this, need](const protocol::Response& response) {
+                    if (finished_)
+                      return;
+                    bool yes = response.result && response.result->is_object() &&
+                               response.result->value("title", "") == kTrustAndExport;
+                    if (yes)
+                      return trust_and_export(need);
+                    log_.info("not trusted: " + need.runs() +
+                              " (the config's quick fix or opscope.trustProject trusts it later)");
+                  });
+}
+
+void LspServer::trust_and_export(const trust::Need& need) {
+  std::string warning = trust_.allow(need);
+  if (!warning.empty()) {
+    log_.warning(warning);
+    transport_.notify(
+        "window/showMessage",
+        protocol::LogMessageParams{protocol::MessageType::Warning, "opscope: " + warning});
+  }
+  log_.info("trusted: " + need.runs());
+  refresh_all_documents(); // the configs re-resolve, now allowed to export
+}
+
+// Argument: a config's URI (what it needs is trusted) or a project file's path or URI (its
+// current content is trusted); none: every open config's project.
+void LspServer::on_trust_project(const Json& argument, Reply reply) {
+  if (trust_.workspace_untrusted())
+    return reply.error(ErrorCode::RequestFailed,
+                       "the editor's workspace is not trusted, so opscope runs nothing: trust the "
+                       "workspace in the editor first");
+  std::string text =
+      argument.is_string() ? argument.get<std::string>()
+      : argument.is_object() && argument.contains("uri") && argument["uri"].is_string()
+          ? argument["uri"].get<std::string>()
+          : "";
+  std::string path =
+      text.rfind("file:", 0) == 0 ? protocol::path_from_uri(text).value_or("") : text;
+  std::vector<trust::Need> needs;
+  if (!path.empty() && fs::path(path).filename() == project::kProjectFileName) {
+    trust::Need need = trust::project_file_need(fs::absolute(path).lexically_normal().string());
+    if (need.needed())
+      needs.push_back(std::move(need));
+  } else {
+    std::vector<const Document*> docs;
+    Document from_disk;
+    if (!text.empty()) {
+      const Document* doc = documents_.find(text);
+      if (!doc && !path.empty()) {
+        std::ifstream in(path, std::ios::binary);
+        if (!in)
+          return reply.error(ErrorCode::InvalidParams,
+                             "opscope.trustProject: cannot read " + text +
+                                 "; pass a config's URI or an opscope.yaml path");
+        from_disk.uri = protocol::uri_from_path(path);
+        from_disk.path = path;
+        from_disk.text.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+        doc = &from_disk;
+      }
+      if (!doc)
+        return reply.error(ErrorCode::InvalidParams,
+                           "opscope.trustProject: " + text + " is not an open config or a file");
+      docs.push_back(doc);
+    } else {
+      for (const auto& [uri, doc] : documents_.all())
+        docs.push_back(&doc);
+    }
+    for (const Document* doc : docs)
+      if (Analysis analysis = analyse(*doc); analysis.untrusted.needed())
+        needs.push_back(analysis.untrusted);
+  }
+  Json trusted = Json::array();
+  for (const trust::Need& need : needs) {
+    if (need.unreadable_project)
+      return reply.error(ErrorCode::RequestFailed,
+                         need.project_file + " cannot be read, so it cannot be trusted");
+    trust_and_export(need);
+    for (const trust::Subject& subject : need.subjects)
+      trusted.push_back(subject.key);
+  }
+  reply.result(Json{{"trusted", trusted}});
 }
 
 } // namespace opscope::lsp

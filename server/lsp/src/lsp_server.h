@@ -9,6 +9,7 @@
 #include "model_store.h"
 #include "opscope/project/project.h"
 #include "transport.h"
+#include "trust_gate.h"
 
 #include "opscope/config/document.h"
 #include "opscope/protocol/lsp_types.h"
@@ -44,6 +45,7 @@ private:
     std::shared_ptr<const config::ConfigDocument> config;
     project::Resolution resolution;
     const LoadedModel* model = nullptr;
+    trust::Need untrusted; // set while the model may not run (no consent yet)
   };
 
   void bind_methods();
@@ -88,6 +90,10 @@ private:
   void model_load_started(const LoadedModel& model);
   void model_load_finished(const LoadedModel& model);
   std::string workspace_dir() const;
+  // Trust: ask once per project content, record the answer, trust by command or code action.
+  void ask_trust(const trust::Need& need);
+  void trust_and_export(const trust::Need& need);
+  void on_trust_project(const Json& argument, protocol::Reply reply);
 
   boost::asio::io_context& io_;
   Transport& transport_;
@@ -104,6 +110,7 @@ private:
   protocol::PositionEncoding encoding_ = protocol::PositionEncoding::Utf16;
   project::ModelSettings init_settings_;   // initializationOptions
   project::ModelSettings pulled_settings_; // workspace/configuration or didChangeConfiguration
+  TrustGate trust_;
   std::map<std::string, std::unique_ptr<boost::asio::steady_timer>> diagnostic_timers_;
   // Project files of open configs: an edit on disk re-resolves every config,
   // also for clients that cannot watch files.

@@ -326,6 +326,7 @@ Resolution resolve_model(const std::string& config_path, const ConfigHints& hint
     out.project_file = *file;
     out.project_problems = project.problems;
     project_settings = project.settings;
+    out.project_settings = project.settings;
   }
   ModelSettings settings = project_settings.overridden_by(editor);
 

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Runs the Emacs batch (eglot) editor test in a fresh copy of the example project.
+# Runs the Emacs batch (eglot) editor test in a fresh copy of the example project, trusted as a
+# user would (`opscope trust`); `run.sh trust` runs trust.el in a hostile repository instead.
 # env: OPSCOPE_BIN (required), OPSCOPE_EDITOR_WORK (scratch folder, default a temp dir).
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -12,8 +13,18 @@ trap 'rm -rf "$work"' EXIT
 example=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["dir"])' "$repo/tests/editors/example.json")
 src=${OPSCOPE_EXAMPLE_DIR:-$example}
 [[ $src = /* ]] || src="$repo/$src"
-cp -r "$src" "$work/ws"
 mkdir -p "$work/home"
 export HOME="$work/home" OPSCOPE_WS="$work/ws" OPSCOPE_REPO="$repo"
+export XDG_CONFIG_HOME="$work/home/.config" XDG_CACHE_HOME="$work/home/.cache"
+if [[ ${1:-} == trust ]]; then
+  script=trust.el
+  python3 "$repo/tests/hostile_repo.py" "$work/ws" >/dev/null
+else
+  script=test.el
+  cp -r "$src" "$work/ws"
+  # The example's Python target runs with the model's Python once the user trusts the project.
+  [[ -z ${OPSCOPE_PYTHON:-} ]] || printf 'python: %s\n' "$OPSCOPE_PYTHON" >>"$work/ws/opscope.yaml"
+  "$OPSCOPE_BIN" trust "$work/ws/opscope.yaml" | sed 's/^/# /'
+fi
 # Debian's elpa-* packages (elpa-eglot on Emacs 28) are on the load path through package.el.
-exec timeout 300 emacs --batch -Q --eval '(progn (require (quote package)) (add-to-list (quote package-directory-list) "/usr/share/emacs/site-lisp/elpa") (package-initialize))' -l "$here/test.el"
+exec timeout 300 emacs --batch -Q --eval '(progn (require (quote package)) (add-to-list (quote package-directory-list) "/usr/share/emacs/site-lisp/elpa") (package-initialize))' -l "$here/$script"

@@ -43,9 +43,7 @@
         (add-to-list 'load-path (expand-file-name "editors/emacs" repo))
         (require 'opscope)
         (setq opscope-program bin)
-        ;; The model's Python (torch) exports the example's Python target.
-        (when (getenv "OPSCOPE_PYTHON")
-          (setq opscope-initialization-options (list :python (getenv "OPSCOPE_PYTHON"))))
+        ;; run.sh named the model's Python (torch) in the project's opscope.yaml and trusted it.
         (opscope-eglot-setup)
         (find-file (expand-file-name (alist-get 'file config) ws))
         ;; eglot-ensure connects after the next command; batch mode runs no command loop.

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Runs the Neovim headless editor test in a fresh copy of the example project.
+# Runs the Neovim headless editor test in a fresh copy of the example project, trusted as a
+# user would (`opscope trust`); `run.sh trust` runs trust.lua in a hostile repository instead.
 # env: OPSCOPE_BIN (required), OPSCOPE_EDITOR_WORK (scratch folder, default a temp dir).
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -12,9 +13,18 @@ trap 'rm -rf "$work"' EXIT
 example=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["dir"])' "$repo/tests/editors/example.json")
 src=${OPSCOPE_EXAMPLE_DIR:-$example}
 [[ $src = /* ]] || src="$repo/$src"
-cp -r "$src" "$work/ws"
 mkdir -p "$work/xdg/config" "$work/xdg/data" "$work/xdg/state" "$work/xdg/cache"
 export XDG_CONFIG_HOME="$work/xdg/config" XDG_DATA_HOME="$work/xdg/data" XDG_STATE_HOME="$work/xdg/state"
 export XDG_CACHE_HOME="$work/xdg/cache" OPSCOPE_WS="$work/ws" OPSCOPE_REPO="$repo"
+if [[ ${1:-} == trust ]]; then
+  script=trust.lua
+  python3 "$repo/tests/hostile_repo.py" "$work/ws" >/dev/null
+else
+  script=test.lua
+  cp -r "$src" "$work/ws"
+  # The example's Python target runs with the model's Python once the user trusts the project.
+  [[ -z ${OPSCOPE_PYTHON:-} ]] || printf 'python: %s\n' "$OPSCOPE_PYTHON" >>"$work/ws/opscope.yaml"
+  "$OPSCOPE_BIN" trust "$work/ws/opscope.yaml" | sed 's/^/# /'
+fi
 nvim --version | head -1
-exec timeout 300 nvim --headless -u NONE -i NONE -n -c "luafile $here/test.lua"
+exec timeout 300 nvim --headless -u NONE -i NONE -n -c "luafile $here/$script"

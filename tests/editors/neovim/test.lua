@@ -40,8 +40,8 @@ vim.opt.shortmess:append('c')
 vim.opt.runtimepath:prepend(repo .. '/editors/neovim')
 vim.cmd('filetype on')
 local opscope = require('opscope')
--- The model's Python (torch) exports the example's Python target.
-opscope.setup({ cmd = { bin, 'lsp' }, settings = { python = os.getenv('OPSCOPE_PYTHON') } })
+-- run.sh named the model's Python (torch) in the project's opscope.yaml and trusted it.
+opscope.setup({ cmd = { bin, 'lsp' } })
 
 vim.cmd('edit ' .. vim.fn.fnameescape(ws .. '/' .. ex.config.file))
 local bufnr = vim.api.nvim_get_current_buf()

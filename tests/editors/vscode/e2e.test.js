@@ -59,6 +59,13 @@ test('opscope in VS Code (code-server)', { timeout: 540_000 }, async (t) => {
   fs.mkdirSync(work, { recursive: true });
   const root = fs.mkdtempSync(path.join(work, 'vscode-'));
   const ws = prepareWorkspace(path.join(root, 'ws'));
+  // The example's Python target runs with the model's Python once the user trusts the project
+  // (`opscope trust`, into the XDG_CONFIG_HOME code-server and the server get below).
+  if (process.env.OPSCOPE_PYTHON) fs.appendFileSync(path.join(ws, 'opscope.yaml'), `python: ${process.env.OPSCOPE_PYTHON}\n`);
+  execFileSync(opscopeBin, ['trust', path.join(ws, 'opscope.yaml')], {
+    env: { ...process.env, XDG_CONFIG_HOME: path.join(root, 'config') },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
   const vsix = env('OPSCOPE_VSIX') || buildVsix();
 
   const server = new CodeServer({
@@ -73,8 +80,6 @@ test('opscope in VS Code (code-server)', { timeout: 540_000 }, async (t) => {
     machineSettings: { 'opscope.path': path.resolve(opscopeBin) },
     settings: {
       'opscope.path': path.resolve(opscopeBin),
-      // The Python with torch exports the example's Python target.
-      ...(process.env.OPSCOPE_PYTHON ? { 'opscope.python': process.env.OPSCOPE_PYTHON } : {}),
       // Suggestions appear only on Ctrl+Space.
       'editor.quickSuggestions': { other: false, comments: false, strings: false },
       'editor.suggestOnTriggerCharacters': false,

@@ -47,7 +47,9 @@ def project(tmp_path_factory):
 
 
 def run_check(project, *args):
-    env = dict(os.environ, XDG_CACHE_HOME=str(project / "cache"))
+    # Consent is read from the test's own config folder, never the user's.
+    env = dict(os.environ, XDG_CACHE_HOME=str(project / "cache"),
+               XDG_CONFIG_HOME=str(project / "config"))
     return subprocess.run(
         [os.environ["OPSCOPE_BIN"], "check", *args],
         cwd=project,

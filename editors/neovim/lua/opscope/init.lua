@@ -192,6 +192,25 @@ function M.reload_model()
   end
 end
 
+--- `:OpscopeTrust`: allow the server to run the Python model this config's project names (the
+--- server asked once when the config opened; this trusts later, like `opscope trust`).
+function M.trust_project()
+  local bufnr = vim.api.nvim_get_current_buf()
+  local client = buffer_client(bufnr)
+  if not client then
+    vim.notify('opscope: no server for this buffer', vim.log.levels.WARN)
+    return
+  end
+  call(client, 'request', 'workspace/executeCommand',
+    { command = 'opscope.trustProject', arguments = { vim.uri_from_bufnr(bufnr) } }, function(err)
+      if err then
+        vim.notify('opscope: ' .. err.message, vim.log.levels.ERROR)
+      else
+        vim.notify('opscope: trusted; exporting the model')
+      end
+    end, bufnr)
+end
+
 --- `:OpscopeRestart`: stop every opscope client and re-attach the open configs.
 function M.restart()
   for _, client in ipairs(opscope_clients()) do
@@ -237,6 +256,8 @@ function M.setup(opts)
   vim.api.nvim_create_user_command('OpscopeSummary', M.show_summary, { desc = 'opscope: show the model summary' })
   vim.api.nvim_create_user_command('OpscopeReload', M.reload_model, { desc = 'opscope: reload the model' })
   vim.api.nvim_create_user_command('OpscopeRestart', M.restart, { desc = 'opscope: restart the server' })
+  vim.api.nvim_create_user_command('OpscopeTrust', M.trust_project,
+    { desc = "opscope: trust this project (run its Python model)" })
 end
 
 return M

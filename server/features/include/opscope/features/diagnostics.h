@@ -31,6 +31,7 @@ struct Diagnostic {
 struct ModelProblem {
   std::string message; // why, and what to do
   Severity severity = Severity::Warning;
+  std::string code = "no-model"; // "untrusted-project": opscope would not run the project's code
 };
 
 // `model` may be null: the checks that need no model still run, and

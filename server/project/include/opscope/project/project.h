@@ -90,8 +90,9 @@ struct ModelSpec {
 struct Resolution {
   std::optional<ModelSpec> model;
   index::Compressor compressor = index::Compressor::None;
-  std::string project_file; // empty without one
-  std::string problem;      // why there is no model, with what to do
+  std::string project_file;       // empty without one
+  ModelSettings project_settings; // as the project file wrote them (what it decides)
+  std::string problem;            // why there is no model, with what to do
   std::vector<std::string> project_problems;
 };
 
