@@ -51,6 +51,8 @@ class OpscopeController implements vscode.Disposable {
   private wanted = false;
   /** An opscope settings change arrived while the client was starting: applied once started. */
   private changeWhileStarting: { restart: boolean } | undefined;
+  /** A restart asked for by a trust or settings change, about to happen. */
+  private pendingRestart: ReturnType<typeof setTimeout> | undefined;
   private readonly restartPolicy = new RestartPolicy();
   private readonly summaries = new SummaryDocuments();
   private readonly disposables: vscode.Disposable[] = [];
@@ -154,8 +156,22 @@ class OpscopeController implements vscode.Disposable {
 
   private onTrustGranted(): void {
     if (this.wanted) {
-      void this.restart('the workspace is now trusted');
+      this.scheduleRestart('the workspace is now trusted');
     }
+  }
+
+  /**
+   * Granting trust also changes the settings it unlocks (opscope.path may be among them): VS Code
+   * reports both at once, and one restart serves both, so the server asks its question once.
+   */
+  private scheduleRestart(why: string): void {
+    if (this.pendingRestart) {
+      clearTimeout(this.pendingRestart);
+    }
+    this.pendingRestart = setTimeout(() => {
+      this.pendingRestart = undefined;
+      void this.restart(why);
+    }, 300);
   }
 
   private async startClient(): Promise<void> {
@@ -296,8 +312,11 @@ class OpscopeController implements vscode.Disposable {
       return;
     }
     if (restart) {
-      void this.restart('opscope.path changed');
+      this.scheduleRestart('opscope.path changed');
       return;
+    }
+    if (this.pendingRestart) {
+      return; // the new server reads the settings as they are then
     }
     if (this.client.state === State.Running) {
       void this.client.sendNotification(DidChangeConfigurationNotification.type, {
@@ -401,6 +420,9 @@ class OpscopeController implements vscode.Disposable {
   }
 
   dispose(): void {
+    if (this.pendingRestart) {
+      clearTimeout(this.pendingRestart);
+    }
     void this.stop();
     this.watcher?.dispose();
     for (const d of this.disposables) {
