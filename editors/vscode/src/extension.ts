@@ -215,6 +215,19 @@ class OpscopeController implements vscode.Disposable {
         { scheme: 'file', language: 'jsonc' },
       ],
       initializationOptions: this.serverOptionsPayload(),
+      middleware: {
+        workspace: {
+          // The server also pulls its settings (workspace/configuration): it gets the same
+          // trust-aware payload as at initialize, not the raw section.
+          configuration: async (params, token, next) => {
+            const answers = await next(params, token);
+            if (!Array.isArray(answers)) {
+              return answers;
+            }
+            return params.items.map((item, i) => (item.section === 'opscope' ? this.serverOptionsPayload() : answers[i]));
+          },
+        },
+      },
       outputChannel: output,
       synchronize: { fileEvents: watcher },
       errorHandler: {

@@ -150,6 +150,10 @@ test('opscope in VS Code (code-server)', { timeout: 540_000 }, async (t) => {
     assert.ok(server.serverPids().length > 0, 'the real opscope serves the untrusted folder (archives are data)');
     assert.match(log, /Starting \S+ lsp/);
     assert.ok(!log.includes(`Starting ${hostile.settings.path}`), "the repository's opscope.path is ignored");
+    // Neither at initialize nor when the server pulls its settings (workspace/configuration).
+    for (const [key, value] of Object.entries(hostile.settings)) {
+      assert.ok(!log.includes(value), `the repository's opscope.${key} (${value}) never reaches the server`);
+    }
     const init = initializeParams(log);
     assert.ok(init, `the LSP trace shows the initialize request:\n${log.slice(0, 2000)}`);
     const sent = init.initializationOptions;
@@ -176,8 +180,11 @@ test('opscope in VS Code (code-server)', { timeout: 540_000 }, async (t) => {
         async () => (await wb.notifications()).find((n) => /Trust and export/.test(n)),
         { timeout: 60_000 },
       );
+      await page.waitForTimeout(1500); // a second question would show by now
       await wb.screenshot('11-trust-prompt');
       assert.ok(prompt, 'the server asks before it runs the project');
+      const asked = (await wb.notifications()).filter((n) => /Trust and export/.test(n));
+      assert.equal(asked.length, 1, `the user is asked once: ${asked.join(' | ')}`);
       const binaryOnly = [hostile.routes['pwned-by-vscode-opscope-path']];
       assert.deepEqual(hostile.ran(), binaryOnly, "only the trusted folder's own opscope ran: no Python before the answer");
       await wb.clickNotificationButton('Trust and export', 'Not now');
