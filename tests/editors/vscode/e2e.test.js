@@ -193,6 +193,17 @@ test('opscope in VS Code (code-server)', { timeout: 540_000 }, async (t) => {
       assert.deepEqual(hostile.ran(), binaryOnly, '"Not now" runs no Python');
     });
 
+  await step('"opscope: Trust Project" after "Not now" is the consent: the export runs', '13-trust-project', async () => {
+    await wb.focusEditor();
+    await wb.runCommand('opscope: Trust Project');
+    const consented = hostile.routes['pwned-by-vscode-python'];
+    const ran = await eventually(() => (hostile.ran().includes(consented) ? hostile.ran() : undefined), {
+      timeout: 30_000,
+    });
+    await wb.screenshot('13-trust-project');
+    assert.ok(ran, "the interpreter the user consented to (the folder's opscope.python) ran");
+  });
+
   await wb.open(url);
   await wb.answerTrustPrompt(true);
 
