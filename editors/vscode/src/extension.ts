@@ -16,13 +16,14 @@ import {
 import { isProjectFile, looksLikeCompressionConfig, PROJECT_FILE_NAME } from './configDetection';
 import { RestartPolicy } from './restartPolicy';
 import { findServerBinary } from './serverPath';
-import { needsRestart, readSettings, toServerOptions } from './settings';
+import { needsRestart, readSettings, RESTRICTED_SETTINGS, toServerOptions, trustAwareGetter } from './settings';
 import { modelDisplayName, StatusParams, statusView } from './status';
 import { SUMMARY_SCHEME, SummaryDocuments, summaryText } from './summaryDocument';
 
 const STATUS_NOTIFICATION = 'opscope/status';
 const SERVER_COMMAND_SUMMARY = 'opscope.showSummary';
 const SERVER_COMMAND_RELOAD = 'opscope.reloadModel';
+const SERVER_COMMAND_TRUST = 'opscope.trustProject';
 
 const realFs = {
   isExecutable(file: string): boolean {
@@ -50,6 +51,8 @@ class OpscopeController implements vscode.Disposable {
   private wanted = false;
   /** An opscope settings change arrived while the client was starting: applied once started. */
   private changeWhileStarting: { restart: boolean } | undefined;
+  /** A restart asked for by a trust or settings change, about to happen. */
+  private pendingRestart: ReturnType<typeof setTimeout> | undefined;
   private readonly restartPolicy = new RestartPolicy();
   private readonly summaries = new SummaryDocuments();
   private readonly disposables: vscode.Disposable[] = [];
@@ -62,11 +65,14 @@ class OpscopeController implements vscode.Disposable {
       // registers those itself and two registrations of one ID would clash.
       vscode.commands.registerCommand('opscope.editor.showSummary', () => this.showSummary()),
       vscode.commands.registerCommand('opscope.editor.reloadModel', () => this.reloadModel()),
+      vscode.commands.registerCommand('opscope.editor.trustProject', () => this.trustProject()),
       vscode.commands.registerCommand('opscope.editor.restartServer', () => this.restart('by request')),
       vscode.commands.registerCommand('opscope.editor.showOutput', () => this.outputChannel().show(true)),
       vscode.workspace.onDidOpenTextDocument((doc) => this.consider(doc)),
       vscode.workspace.onDidChangeTextDocument((e) => this.consider(e.document)),
       vscode.workspace.onDidChangeConfiguration((e) => this.onConfigurationChanged(e)),
+      // The server learns the trust state at initialize only: a new one may run the model now.
+      vscode.workspace.onDidGrantWorkspaceTrust(() => this.onTrustGranted()),
       vscode.window.onDidChangeActiveTextEditor((editor) => {
         if (this.isServedDocument(editor?.document)) {
           this.lastConfigUri = editor.document.uri.toString();
@@ -133,12 +139,39 @@ class OpscopeController implements vscode.Disposable {
   }
 
   private settings() {
-    return readSettings((key) => vscode.workspace.getConfiguration('opscope').get(key));
+    const config = vscode.workspace.getConfiguration('opscope');
+    return readSettings(
+      trustAwareGetter(
+        (key) => config.get(key),
+        (key) => config.inspect(key),
+        vscode.workspace.isTrusted,
+      ),
+    );
   }
 
   private serverOptionsPayload() {
     const folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
-    return toServerOptions(this.settings(), folder);
+    return toServerOptions(this.settings(), folder, vscode.workspace.isTrusted);
+  }
+
+  private onTrustGranted(): void {
+    if (this.wanted) {
+      this.scheduleRestart('the workspace is now trusted');
+    }
+  }
+
+  /**
+   * Granting trust also changes the settings it unlocks (opscope.path may be among them): VS Code
+   * reports both at once, and one restart serves both, so the server asks its question once.
+   */
+  private scheduleRestart(why: string): void {
+    if (this.pendingRestart) {
+      clearTimeout(this.pendingRestart);
+    }
+    this.pendingRestart = setTimeout(() => {
+      this.pendingRestart = undefined;
+      void this.restart(why);
+    }, 300);
   }
 
   private async startClient(): Promise<void> {
@@ -159,6 +192,12 @@ class OpscopeController implements vscode.Disposable {
     }
     this.missingBinary = false;
     output.appendLine(`Starting ${found.command} lsp (${found.explanation})`);
+    if (!vscode.workspace.isTrusted) {
+      output.appendLine(
+        `Restricted Mode: the workspace's own values of ${RESTRICTED_SETTINGS.map((k) => `opscope.${k}`).join(', ')} ` +
+          'are ignored, and the server runs no Python until you trust the workspace.',
+      );
+    }
 
     const serverOptions: ServerOptions = {
       command: found.command,
@@ -176,6 +215,19 @@ class OpscopeController implements vscode.Disposable {
         { scheme: 'file', language: 'jsonc' },
       ],
       initializationOptions: this.serverOptionsPayload(),
+      middleware: {
+        workspace: {
+          // The server also pulls its settings (workspace/configuration): it gets the same
+          // trust-aware payload as at initialize, not the raw section.
+          configuration: async (params, token, next) => {
+            const answers = await next(params, token);
+            if (!Array.isArray(answers)) {
+              return answers;
+            }
+            return params.items.map((item, i) => (item.section === 'opscope' ? this.serverOptionsPayload() : answers[i]));
+          },
+        },
+      },
       outputChannel: output,
       synchronize: { fileEvents: watcher },
       errorHandler: {
@@ -273,8 +325,11 @@ class OpscopeController implements vscode.Disposable {
       return;
     }
     if (restart) {
-      void this.restart('opscope.path changed');
+      this.scheduleRestart('opscope.path changed');
       return;
+    }
+    if (this.pendingRestart) {
+      return; // the new server reads the settings as they are then
     }
     if (this.client.state === State.Running) {
       void this.client.sendNotification(DidChangeConfigurationNotification.type, {
@@ -346,21 +401,41 @@ class OpscopeController implements vscode.Disposable {
   }
 
   async reloadModel(): Promise<void> {
+    await this.runServerCommand(SERVER_COMMAND_RELOAD);
+  }
+
+  /** Consent to run the project's model (after "Not now"); the server remembers it per content. */
+  async trustProject(): Promise<void> {
+    if (!vscode.workspace.isTrusted) {
+      // The server refuses anyway: send the user where the decision is made.
+      const pick = await vscode.window.showWarningMessage(
+        'opscope runs no Python in Restricted Mode. Trust the workspace first.',
+        'Manage Workspace Trust',
+      );
+      if (pick) {
+        void vscode.commands.executeCommand('workbench.trust.manage');
+      }
+      return;
+    }
+    await this.runServerCommand(SERVER_COMMAND_TRUST);
+  }
+
+  private async runServerCommand(command: string): Promise<void> {
     const client = await this.runningClient();
     if (!client) {
       return;
     }
     try {
-      await client.sendRequest(ExecuteCommandRequest.type, {
-        command: SERVER_COMMAND_RELOAD,
-        arguments: this.commandArguments(),
-      });
+      await client.sendRequest(ExecuteCommandRequest.type, { command, arguments: this.commandArguments() });
     } catch (err) {
       void vscode.window.showErrorMessage(`opscope: ${err instanceof Error ? err.message : String(err)}`);
     }
   }
 
   dispose(): void {
+    if (this.pendingRestart) {
+      clearTimeout(this.pendingRestart);
+    }
     void this.stop();
     this.watcher?.dispose();
     for (const d of this.disposables) {

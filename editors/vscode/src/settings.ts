@@ -11,13 +11,53 @@ export interface OpscopeSettings {
   python: string;
 }
 
-/** The server-facing options: only the settings the user set, so `opscope.yaml` keeps the rest. */
+/**
+ * The server-facing options: only the settings the user set, so `opscope.yaml` keeps the rest,
+ * plus the workspace's trust state (the server runs no interpreter for an untrusted workspace).
+ */
 export interface ServerOptionsPayload {
   model?: string;
   mode?: 'graph' | 'eager';
   compressor?: 'quantizer' | 'kmeans_palettizer' | 'magnitude_pruner';
   inputs?: string[];
   python?: string;
+  workspaceTrusted: boolean;
+}
+
+/**
+ * Settings that choose a program to run (the binary, the interpreter, the Python target and its
+ * inputs): a cloned repository's `.vscode/settings.json` must not set them. package.json lists
+ * them in `capabilities.untrustedWorkspaces.restrictedConfigurations`, so VS Code drops their
+ * workspace values in Restricted Mode; `trustAwareGetter` drops them here too.
+ */
+export const RESTRICTED_SETTINGS = ['path', 'python', 'model', 'inputs'] as const;
+
+/** The values of one setting by origin, as `WorkspaceConfiguration.inspect` gives them. */
+export interface SettingOrigins {
+  defaultValue?: unknown;
+  globalValue?: unknown;
+  workspaceValue?: unknown;
+  workspaceFolderValue?: unknown;
+}
+
+/**
+ * A settings getter for `readSettings`. In an untrusted workspace the restricted settings come
+ * from the user's (and the remote machine's) settings or the default only, never from the
+ * workspace or folder settings, whatever the editor's own filtering does.
+ */
+export function trustAwareGetter(
+  get: (key: string) => unknown,
+  inspect: (key: string) => SettingOrigins | undefined,
+  workspaceTrusted: boolean,
+): (key: string) => unknown {
+  const restricted = new Set<string>(RESTRICTED_SETTINGS);
+  return (key) => {
+    if (workspaceTrusted || !restricted.has(key)) {
+      return get(key);
+    }
+    const origins = inspect(key);
+    return origins?.globalValue ?? origins?.defaultValue;
+  };
 }
 
 const MODES = new Set(['graph', 'eager']);
@@ -46,9 +86,14 @@ export function readSettings(get: (key: string) => unknown): OpscopeSettings {
 /**
  * The payload for the server. A relative `model` path is resolved against `workspaceFolder`
  * (a Python target `pkg.mod:factory` is left as it is: it names an import, not a file).
+ * `workspaceTrusted` is VS Code's `workspace.isTrusted`.
  */
-export function toServerOptions(settings: OpscopeSettings, workspaceFolder?: string): ServerOptionsPayload {
-  const payload: ServerOptionsPayload = {};
+export function toServerOptions(
+  settings: OpscopeSettings,
+  workspaceFolder: string | undefined,
+  workspaceTrusted: boolean,
+): ServerOptionsPayload {
+  const payload: ServerOptionsPayload = { workspaceTrusted };
   if (settings.model !== '') {
     payload.model = resolveModel(settings.model, workspaceFolder);
   }

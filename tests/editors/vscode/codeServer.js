@@ -27,7 +27,10 @@ const quietSettings = {
   'extensions.autoCheckUpdates': false,
   'extensions.ignoreRecommendations': true,
   'update.mode': 'none',
-  'security.workspace.trust.enabled': false,
+  // Workspace trust as users have it: on, asking once per folder. Each test decides each folder's
+  // trust in the startup dialog (Workbench.answerTrustPrompt).
+  'security.workspace.trust.enabled': true,
+  'security.workspace.trust.startupPrompt': 'once',
   'git.enabled': false,
   'editor.minimap.enabled': false,
   'workbench.secondarySideBar.defaultVisibility': 'hidden',
@@ -105,7 +108,6 @@ class CodeServer {
         '--auth', 'none',
         '--disable-telemetry',
         '--disable-update-check',
-        '--disable-workspace-trust',
         '--disable-getting-started-override',
         '--ignore-last-opened',
         folder,
@@ -151,6 +153,29 @@ class CodeServer {
     };
     walk(this.proc.pid);
     return found;
+  }
+
+  /**
+   * The text of the extension's "opscope" output channel: VS Code writes every extension output
+   * channel to a log file under the user data folder's logs (the latest window's). '' if none yet.
+   */
+  outputChannelText(name = 'opscope') {
+    const found = [];
+    const walk = (dir) => {
+      let entries = [];
+      try {
+        entries = fs.readdirSync(dir, { withFileTypes: true });
+      } catch {
+        return;
+      }
+      for (const e of entries) {
+        const p = path.join(dir, e.name);
+        if (e.isDirectory()) walk(p);
+        else if (new RegExp(`^\\d+-${name}\\.log$`).test(e.name)) found.push(p);
+      }
+    };
+    walk(path.join(this.root, 'user', 'logs'));
+    return found.map((f) => fs.readFileSync(f, 'utf8')).join('\n');
   }
 
   /** Pids of the `opscope lsp` processes this code-server started (never anyone else's). */

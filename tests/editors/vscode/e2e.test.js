@@ -1,6 +1,8 @@
 // End-to-end test of the opscope VS Code extension in real VS Code (code-server), driven through
 // headless Chromium like a user: completion, hover, Problems, the summary command, live model
-// edits and a server crash. Screenshots of every step go to $OPSCOPE_SCREENSHOTS.
+// edits and a server crash; and a hostile repository opened in Restricted Mode, which must run
+// nothing. Workspace trust is on, as for users: each folder's trust is answered in VS Code's
+// dialog. Screenshots of every step go to $OPSCOPE_SCREENSHOTS.
 //
 // env: OPSCOPE_BIN (the built opscope, required), OPSCOPE_EDITOR_TOOLS (code-server and
 // playwright-core, from tests/editors/install.sh), OPSCOPE_VSIX (optional: else built here),
@@ -14,6 +16,7 @@ const { test } = require('node:test');
 const { CodeServer } = require('./codeServer');
 const { Workbench, eventually } = require('./workbench');
 const { example, prepareWorkspace } = require('../example');
+const { prepareHostileWorkspace } = require('../hostileWorkspace');
 
 const repo = path.resolve(__dirname, '..', '..', '..');
 const env = (name, fallback) => process.env[name] || fallback;
@@ -32,6 +35,22 @@ function buildVsix() {
     { cwd: ext, stdio: ['ignore', 'ignore', 'inherit'] },
   );
   return out;
+}
+
+/**
+ * The `initialize` params the extension sent, from the "opscope" output channel with
+ * `opscope.trace.server: verbose` (vscode-languageclient prints them as JSON after "Params:").
+ */
+function initializeParams(outputText) {
+  const at = outputText.indexOf("Sending request 'initialize");
+  if (at < 0) return undefined;
+  const start = outputText.indexOf('{', at);
+  const end = outputText.indexOf('\n\n', start);
+  try {
+    return JSON.parse(outputText.slice(start, end < 0 ? undefined : end));
+  } catch {
+    return undefined;
+  }
 }
 
 test('opscope in VS Code (code-server)', { timeout: 540_000 }, async (t) => {
@@ -87,8 +106,10 @@ test('opscope in VS Code (code-server)', { timeout: 540_000 }, async (t) => {
   const plain = path.join(root, 'plain');
   fs.mkdirSync(plain, { recursive: true });
   fs.writeFileSync(path.join(plain, 'ci.yaml'), 'on: push\njobs:\n  build:\n    runs-on: debian\n');
+  const urlOf = (folder) => url.replace(/folder=[^&]*/, `folder=${encodeURIComponent(folder)}`);
   await t.test('nothing shows for an ordinary YAML file outside an opscope project', async () => {
-    await wb.open(url.replace(/folder=[^&]*/, `folder=${encodeURIComponent(plain)}`));
+    await wb.open(urlOf(plain));
+    await wb.answerTrustPrompt(true);
     await wb.openFile('ci.yaml');
     await page.waitForTimeout(3000); // time for an activation to show itself
     await wb.screenshot('00-plain-yaml');
@@ -97,7 +118,94 @@ test('opscope in VS Code (code-server)', { timeout: 540_000 }, async (t) => {
     assert.deepEqual((await wb.notifications()).filter((n) => /opscope/i.test(n)), []);
   });
 
+  // A cloned repository trying every route to run its code (hostileWorkspace.js), opened with
+  // the folder not trusted.
+  const hostile = prepareHostileWorkspace(path.join(root, 'hostile'), path.resolve(opscopeBin));
+  /** A sub-test that leaves a screenshot of the screen it failed on. */
+  const step = (name, shot, fn) =>
+    t.test(name, async () => {
+      try {
+        await fn();
+      } catch (e) {
+        await wb.screenshot(`failed-${shot}`).catch(() => {});
+        throw e;
+      }
+    });
+
+  await step('a hostile repository opened in Restricted Mode runs nothing', '10-untrusted', async () => {
+    await wb.open(urlOf(hostile.dir));
+    await wb.answerTrustPrompt(false);
+    assert.match(await wb.statusBarText(), /Restricted Mode/, 'VS Code shows Restricted Mode');
+    await wb.openFile(hostile.config);
+    // The server has acted on the config once it published its verdict: not trusted.
+    const rows = await eventually(async () => {
+      const r = await wb.problems();
+      return r.some((x) => /workspace is not trusted/.test(x)) ? r : undefined;
+    }, { timeout: 60_000 });
+    await page.waitForTimeout(2000); // an export started anyway would have touched a marker by now
+    await wb.screenshot('10-untrusted-problems');
+    assert.deepEqual(hostile.ran(), [], 'nothing from the repository ran');
+    assert.ok(rows, 'the Problems panel says the workspace is not trusted');
+    const log = server.outputChannelText();
+    assert.ok(server.serverPids().length > 0, 'the real opscope serves the untrusted folder (archives are data)');
+    assert.match(log, /Starting \S+ lsp/);
+    assert.ok(!log.includes(`Starting ${hostile.settings.path}`), "the repository's opscope.path is ignored");
+    // Neither at initialize nor when the server pulls its settings (workspace/configuration).
+    for (const [key, value] of Object.entries(hostile.settings)) {
+      assert.ok(!log.includes(value), `the repository's opscope.${key} (${value}) never reaches the server`);
+    }
+    const init = initializeParams(log);
+    assert.ok(init, `the LSP trace shows the initialize request:\n${log.slice(0, 2000)}`);
+    const sent = init.initializationOptions;
+    assert.equal(sent.workspaceTrusted, false, 'the server is told the workspace is not trusted');
+    assert.notEqual(sent.python, hostile.settings.python, "the repository's opscope.python is not sent");
+    assert.equal(sent.model, undefined, "the repository's opscope.model is not sent");
+    assert.equal(sent.inputs, undefined, "the repository's opscope.inputs are not sent");
+    await wb.closePanel();
+  });
+
+  await step('trusting the folder: its settings apply, and the server asks before it runs the project',
+    '11-trust-prompt', async () => {
+      const before = server.serverPids();
+      await wb.trustFolder();
+      await page.keyboard.press('Control+W'); // the Workspace Trust editor
+      // The extension restarts the server with the new trust state and the now-applied settings:
+      // the repository's own opscope (which then runs the real one) starts it.
+      const after = await eventually(() => {
+        const now = server.serverPids().filter((p) => !before.includes(p));
+        return now.length ? now : undefined;
+      }, { timeout: 30_000 });
+      assert.ok(after, 'a new opscope lsp process was started');
+      const prompt = await eventually(
+        async () => (await wb.notifications()).find((n) => /Trust and export/.test(n)),
+        { timeout: 60_000 },
+      );
+      await page.waitForTimeout(1500); // a second question would show by now
+      await wb.screenshot('11-trust-prompt');
+      assert.ok(prompt, 'the server asks before it runs the project');
+      const asked = (await wb.notifications()).filter((n) => /Trust and export/.test(n));
+      assert.equal(asked.length, 1, `the user is asked once: ${asked.join(' | ')}`);
+      const binaryOnly = [hostile.routes['pwned-by-vscode-opscope-path']];
+      assert.deepEqual(hostile.ran(), binaryOnly, "only the trusted folder's own opscope ran: no Python before the answer");
+      await wb.clickNotificationButton('Trust and export', 'Not now');
+      await page.waitForTimeout(2000);
+      await wb.screenshot('12-not-now');
+      assert.deepEqual(hostile.ran(), binaryOnly, '"Not now" runs no Python');
+    });
+
+  await step('"opscope: Trust Project" after "Not now" is the consent: the export runs', '13-trust-project', async () => {
+    await wb.focusEditor();
+    await wb.runCommand('opscope: Trust Project');
+    const consented = hostile.routes['pwned-by-vscode-python'];
+    const ran = await eventually(() => (hostile.ran().includes(consented) ? hostile.ran() : undefined), {
+      timeout: 30_000,
+    });
+    await wb.screenshot('13-trust-project');
+    assert.ok(ran, "the interpreter the user consented to (the folder's opscope.python) ran");
+  });
+
   await wb.open(url);
+  await wb.answerTrustPrompt(true);
 
   const config = example.config;
   const configLines = fs.readFileSync(path.join(ws, config.file), 'utf8').split('\n');
@@ -137,16 +245,6 @@ test('opscope in VS Code (code-server)', { timeout: 540_000 }, async (t) => {
     }
   }
   const offers = (rows, name) => rows.some((r) => r.includes(name));
-  /** A sub-test that leaves a screenshot of the screen it failed on. */
-  const step = (name, shot, fn) =>
-    t.test(name, async () => {
-      try {
-        await fn();
-      } catch (e) {
-        await wb.screenshot(`failed-${shot}`).catch(() => {});
-        throw e;
-      }
-    });
 
   await step('the server starts and the status bar names the model', '01-opened-config', async () => {
     await wb.openFile(config.file);

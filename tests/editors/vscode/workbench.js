@@ -159,6 +159,38 @@ class Workbench {
     return this.page.locator('.notification-toast').evaluateAll((els) => els.map((e) => e.innerText));
   }
 
+  /**
+   * Answers VS Code's "Do you trust the authors of the files in this folder?" dialog, shown when
+   * a folder whose trust is undecided opens: `trust` picks "Yes, I trust the authors", else
+   * "No, I don't trust the authors" (Restricted Mode). The parent-folder box stays unticked.
+   */
+  async answerTrustPrompt(trust, timeout = 30_000) {
+    const dialog = this.page.locator('.monaco-dialog-box', { hasText: 'Do you trust the authors' });
+    await dialog.waitFor({ state: 'visible', timeout });
+    const label = trust ? 'Yes, I trust the authors' : "No, I don't trust the authors";
+    await dialog.locator('.monaco-button', { hasText: label }).first().click();
+    await dialog.waitFor({ state: 'hidden', timeout: 10_000 });
+  }
+
+  /** Trusts the open folder later, as a user in Restricted Mode does: the Workspace Trust editor. */
+  async trustFolder() {
+    await this.runCommand('Workspaces: Manage Workspace Trust');
+    const trust = this.page.locator('.workspace-trust-editor .monaco-button', { hasText: /^Trust( Folder)?$/ }).first();
+    await trust.waitFor({ state: 'visible', timeout: 15_000 });
+    await trust.click();
+    await this.page
+      .locator('.workspace-trust-editor', { hasText: 'You trust the authors' })
+      .first()
+      .waitFor({ state: 'visible', timeout: 15_000 });
+  }
+
+  /** Clicks `button` on the notification toast whose text matches `text`. */
+  async clickNotificationButton(text, button, timeout = 15_000) {
+    const toast = this.page.locator('.notification-toast', { hasText: text }).first();
+    await toast.waitFor({ state: 'visible', timeout });
+    await toast.locator('.monaco-button', { hasText: button }).first().click();
+  }
+
   async statusBarText() {
     return this.page.locator('.statusbar').innerText();
   }
