@@ -2,6 +2,7 @@
 // damaged file is one clear error instead of a crash, a hang or gigabytes of output later
 // (issue 14: `modules[1].ops = [-1, 1000000000]` crashed `opscope query`).
 #include "model_fixtures.h"
+#include "opscope/index/module_inputs.h"
 #include "opscope/index/query.h"
 #include "opscope/index/regular_file.h"
 #include "opscope/index/serialize.h"
@@ -188,4 +189,19 @@ TEST(IndexValidation, NonRegularFilesAreRefusedWithoutBlocking) {
   std::printf("refusing a FIFO took %.3f s\n",
               std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
   std::filesystem::remove_all(dir);
+}
+
+// Found by the index_reader fuzzer: an op with an empty module stack (valid structure, odd
+// content) made `opscope inputs` read past an empty vector.
+TEST(IndexValidation, AnOpWithoutAModuleStackBelongsToTheRoot) {
+  json file = good_json();
+  file["ops"][6]["stack"] = json::array();                                   // "relu"
+  file["modules"][0]["inputs"] = json::parse(R"([[0, [["linear_1", 0]]]])"); // fed by relu
+  Index index = from_json_text(file.dump(), "g.json");
+  auto inputs = module_inputs(index, "");
+  ASSERT_TRUE(inputs.has_value());
+  ASSERT_EQ(inputs->size(), 1u);
+  ASSERT_EQ(inputs->front().origins.size(), 1u);
+  EXPECT_EQ(inputs->front().origins[0].op, "relu");
+  EXPECT_EQ(inputs->front().origins[0].module.name, "");
 }
