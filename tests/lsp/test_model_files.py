@@ -89,7 +89,7 @@ def test_damaged_cache_entry_is_rebuilt_at_the_next_start(make_client, tmp_path,
         assert client.shutdown_and_exit() == 0
         if _ == 0:
             log = "\n".join(client.stderr_lines)
-            assert "the cached index is damaged" in log and "rebuilding it" in log, log
+            assert f"the cached index {entry} is damaged" in log and "rebuilding it" in log, log
     # Cut short: rebuilt too.
     entry.write_text(entry.read_text()[:200])
     client = make_client()

@@ -207,6 +207,39 @@ std::string cached_export(const std::string& target, const Settings& settings, b
   return archive;
 }
 
+// Each cache entry has its content hash next to it (ENTRY.hash), written with it: an entry
+// edited or cut short since is found by hashing (milliseconds), not by parsing it (seconds on
+// a large model), so `opscope index` can keep copying entries without reading them.
+void record_checksum(const std::string& entry) {
+  write_text(entry + ".hash", inspect::content_hash_of_file(entry));
+}
+
+// Whether a cache entry is what the worker wrote. One without a recorded hash (from an older
+// opscope) is checked the slow way once, then gets one. A damaged entry is deleted.
+bool entry_intact(const std::string& entry) {
+  std::string recorded = read_cached_hash(entry + ".hash");
+  bool intact = false;
+  std::string why = "it changed since it was written";
+  try {
+    if (recorded.empty()) {
+      index::load_index(entry);
+      record_checksum(entry);
+      intact = true;
+    } else {
+      intact = recorded == inspect::content_hash_of_file(entry);
+    }
+  } catch (const std::exception& e) {
+    why = e.what();
+  }
+  if (!intact) {
+    warn("the cached index " + entry + " is damaged (" + why + "); deleting it and rebuilding it");
+    std::error_code ec;
+    fs::remove(entry, ec);
+    fs::remove(entry + ".hash", ec);
+  }
+  return intact;
+}
+
 std::string cached_index_for_archive(const std::string& archive, const Settings& settings) {
   const std::string mode = index::to_string(settings.mode);
   const std::string worker = worker_path();
@@ -226,7 +259,7 @@ std::string cached_index_for_archive(const std::string& archive, const Settings&
   };
   if (settings.use_cache) {
     std::string hash = read_cached_hash(quick_file);
-    if (!hash.empty() && fs::exists(index_file_for(hash)))
+    if (!hash.empty() && fs::exists(index_file_for(hash)) && entry_intact(index_file_for(hash)))
       return index_file_for(hash);
   }
   std::string content_hash;
@@ -236,7 +269,7 @@ std::string cached_index_for_archive(const std::string& archive, const Settings&
     throw ModelError(e.what());
   }
   std::string index_file = index_file_for(content_hash);
-  if (!settings.use_cache || !fs::exists(index_file)) {
+  if (!settings.use_cache || !fs::exists(index_file) || !entry_intact(index_file)) {
     progress(settings, "inspecting " + archive + " (" + mode + " mode) ...");
     std::string temporary = temporary_name(index_file);
     ProcessResult run = run_process({worker, archive, "--mode", mode, "-o", temporary});
@@ -262,6 +295,7 @@ std::string cached_index_for_archive(const std::string& archive, const Settings&
                                     : said);
     }
     publish(temporary, index_file);
+    record_checksum(index_file);
   }
   write_text(quick_file, content_hash);
   return index_file;
@@ -387,10 +421,11 @@ index::Index load_index(const std::string& model, const Settings& settings) {
       throw ModelError(e.what());
     // Our own cache entry, damaged (cut short, edited, from a faulty build): it is only a
     // cache, so delete it and build it again instead of failing at every start.
-    warn("the cached index is damaged (" + std::string(e.what()) +
+    warn("the cached index " + path + " is damaged (" + std::string(e.what()) +
          "); deleting it and rebuilding it");
     std::error_code ec;
     fs::remove(path, ec);
+    fs::remove(path + ".hash", ec);
     path = index_path(model, settings);
     try {
       loaded = index::load_index(path);

@@ -360,6 +360,7 @@ def test_damaged_cache_entry_is_deleted_and_rebuilt(env, archives, tmp_path, dam
     cache_env = {"XDG_CACHE_HOME": str(tmp_path / "cache")}
     good = ok(opscope(env, "summary", archives["my_model"], extra_env=cache_env))
     [entry] = cached_index_files(tmp_path / "cache")
+    assert entry.with_name(entry.name + ".hash").exists()
     if damage == "bad_ops":
         data = json.loads(entry.read_text())
         bad_ops(data)
@@ -368,13 +369,13 @@ def test_damaged_cache_entry_is_deleted_and_rebuilt(env, archives, tmp_path, dam
         entry.write_text(entry.read_text()[:100])
     repaired = opscope(env, "summary", archives["my_model"], "--quiet", extra_env=cache_env)
     assert ok(repaired) == good
-    assert f"opscope: warning: the cached index is damaged ({entry}: corrupt index file" in \
-        repaired.stderr
-    assert "deleting it and rebuilding it" in repaired.stderr
+    assert (f"opscope: warning: the cached index {entry} is damaged (it changed since it was "
+            "written); deleting it and rebuilding it") in repaired.stderr
     # Rebuilt in place: the next run is a plain cache hit.
     again = opscope(env, "summary", archives["my_model"], extra_env=cache_env)
     assert ok(again) == good and "warning" not in again.stderr and "inspecting" not in again.stderr
-    # `opscope index` (the language server's start) never copies a damaged entry either.
+    # `opscope index` (the language server's start) never copies a damaged entry either: it
+    # checks the entry's recorded hash instead of parsing it.
     entry.write_text(entry.read_text()[:100])
     copied = tmp_path / "copy.json"
     ok(opscope(env, "index", archives["my_model"], "-o", copied, extra_env=cache_env))
@@ -539,3 +540,19 @@ def test_read_only_cache_folder_says_so(env, archives, read_only_dir):
                      extra_env={"XDG_CACHE_HOME": str(read_only_dir)})
     message = one_line_error(result)
     assert f"{read_only_dir}/opscope" in message and "Read-only file system" in message, message
+
+
+@needs_worker
+def test_cache_entry_from_an_older_opscope_is_checked_once(env, archives, tmp_path):
+    """An entry without a recorded hash is parsed once (and repaired if damaged)."""
+    cache_env = {"XDG_CACHE_HOME": str(tmp_path / "cache")}
+    good = ok(opscope(env, "summary", archives["my_model"], extra_env=cache_env))
+    [entry] = cached_index_files(tmp_path / "cache")
+    entry.with_name(entry.name + ".hash").unlink()
+    data = json.loads(entry.read_text())
+    parent_cycle(data)
+    entry.write_text(json.dumps(data))
+    repaired = opscope(env, "summary", archives["my_model"], "--quiet", extra_env=cache_env)
+    assert ok(repaired) == good
+    assert f"the cached index {entry} is damaged ({entry}: corrupt index file (module 1" in \
+        repaired.stderr
