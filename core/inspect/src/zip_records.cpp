@@ -47,9 +47,9 @@ ZipRecords::ZipRecords(const std::string& path, RecordLimits limits) : limits_(l
     archive_bytes_ = file.size();
     fd = file.release();
   } catch (const index::FileReadError& e) {
+    // Its message is "PATH: problem"; ours never names the path (see ZipRecordsError).
     std::string what = e.what();
-    throw ZipRecordsError(
-        what.substr(what.find(": ") == std::string::npos ? 0 : what.find(": ") + 2));
+    throw ZipRecordsError(what.size() > path.size() + 2 ? what.substr(path.size() + 2) : what);
   }
   FILE* stream = ::fdopen(fd, "rb");
   if (!stream) {

@@ -102,7 +102,8 @@ public:
       // Regular files only: a FIFO given as a config would block the check forever.
       text = index::read_regular_file(path, kMaxConfigBytes);
     } catch (const index::FileReadError& e) {
-      std::cerr << e.what() << "; check the path\n";
+      std::string why = std::string(e.what()).substr(path.size() + 2); // "PATH: why"
+      std::cerr << path << ": cannot read this config file (" << why << "); check the path\n";
       ++errors_;
       return false;
     }

@@ -393,6 +393,24 @@ def test_fifo_model_is_refused_at_once(env, tmp_path):
             message
 
 
+def test_fifo_config_and_project_file_are_refused_by_check(env, tmp_path):
+    config = tmp_path / "quant.yaml"
+    os.mkfifo(config)
+    result = opscope(env, "check", config, cwd=tmp_path)
+    assert result.returncode == 1
+    assert f"{config}: cannot read this config file (is a named pipe (FIFO), not a regular " \
+           "file" in result.stderr, result.stderr
+    # The project file next to a real config.
+    project = tmp_path / "project"
+    project.mkdir()
+    os.mkfifo(project / "opscope.yaml")
+    (project / "quant.yaml").write_text("quantization_config:\n  global_config: {}\n")
+    result = opscope(env, "check", project / "quant.yaml", cwd=project)  # blocked before
+    said = result.stdout + result.stderr
+    assert result.returncode == 1
+    assert "is a named pipe (FIFO)" in said or "no model to check names against" in said, said
+
+
 def test_device_and_folder_models_are_refused(env, tmp_path):
     assert "is a device, not a regular file" in one_line_error(opscope(env, "summary", "/dev/zero"))
     assert "is a folder" in one_line_error(opscope(env, "summary", tmp_path))
