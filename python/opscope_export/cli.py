@@ -84,8 +84,13 @@ def _run(argv: list[str]) -> int:
     )
     from opscope_export.quiet import captured_output
 
-    with captured_output(replay=os.environ.get("OPSCOPE_DEBUG") == "1"):
-        result = export_archive(request)
+    try:
+        with captured_output(replay=os.environ.get("OPSCOPE_DEBUG") == "1"):
+            result = export_archive(request)
+    except SystemExit as exc:
+        # The model's code (the exported forward, a hook) ended the program: no archive.
+        raise ExportError(f"{args.target}: the model code called sys.exit({exc.code!r}) while "
+                          "it was exported; nothing was written") from exc
     print(json.dumps(asdict(result)), flush=True)
     return 0
 

@@ -14,7 +14,7 @@ import shutil
 import tempfile
 from dataclasses import dataclass, field
 
-from opscope_export.errors import ExportError, describe, shorten
+from opscope_export.errors import ExportError, describe, describe_os_error, shorten
 from opscope_export.save import save_program
 from opscope_export.specs import InputSpec, make_inputs
 from opscope_export.target import forward_signature, load_target, split_target
@@ -135,16 +135,19 @@ def _export_archive(request: ExportRequest, torch_version: str) -> ExportResult:
         raise ExportError(f"{request.output}: directory {directory} does not exist; create it first")
     # Write into a scratch folder next to the destination under the final file name (the
     # archive's inner folder is named after it), then rename: watchers never see half a file.
-    scratch = tempfile.mkdtemp(prefix=".opscope-export-", dir=directory)
-    partial = os.path.join(scratch, os.path.basename(output))
+    scratch = None
     try:
+        scratch = tempfile.mkdtemp(prefix=".opscope-export-", dir=directory)
+        partial = os.path.join(scratch, os.path.basename(output))
         save_program(program, partial, extra_files)
         os.chmod(partial, 0o666 & ~_umask())
         os.replace(partial, output)
     except Exception as exc:
-        raise ExportError(f"{request.output}: cannot write the archive: {describe(exc)}") from exc
+        what = describe_os_error(exc, directory) or describe(exc)
+        raise ExportError(f"{request.output}: cannot write the archive: {what}") from exc
     finally:
-        shutil.rmtree(scratch, ignore_errors=True)
+        if scratch:
+            shutil.rmtree(scratch, ignore_errors=True)
 
     model_class = type(model)
     return ExportResult(

@@ -63,6 +63,11 @@ def _import(module_name: str, search_dir: str, target: str):
             f"{target}: importing '{module_name}' needs '{missing}', which {sys.executable} "
             f"cannot import ({describe(exc)}); install it there or pass --python PATH"
         ) from exc
+    except SystemExit as exc:
+        raise ExportError(
+            f"{target}: importing '{module_name}' called sys.exit({exc.code!r}); nothing was "
+            "exported: keep script code under `if __name__ == \"__main__\":`"
+        ) from exc
     except Exception as exc:
         raise ExportError(f"{target}: importing '{module_name}' failed: {describe(exc)}") from exc
 
@@ -117,6 +122,11 @@ def load_target(target: str) -> LoadedTarget:
     elif callable(factory):
         try:
             result = factory()
+        except SystemExit as exc:
+            raise ExportError(
+                f"{target}: calling the factory called sys.exit({exc.code!r}); nothing was "
+                "exported"
+            ) from exc
         except Exception as exc:
             raise ExportError(
                 f"{target}: calling the factory (no arguments, returning an nn.Module) "

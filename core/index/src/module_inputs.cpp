@@ -37,10 +37,11 @@ private:
       origins.push_back({InputOrigin::Kind::ModelInput, name, "", {}, via()});
       return;
     }
-    const std::string owner = op->module_stack.empty() ? "" : op->module_stack.back().name;
-    if (!ancestors_.count(owner)) {
-      origins.push_back(
-          {InputOrigin::Kind::Module, name, op->type, op->module_stack.back(), via()});
+    // An op without a module stack (only in a damaged or hand-made index) belongs to the root.
+    const ModuleContext owner =
+        op->module_stack.empty() ? ModuleContext{} : op->module_stack.back();
+    if (!ancestors_.count(owner.name)) {
+      origins.push_back({InputOrigin::Kind::Module, name, op->type, owner, via()});
       return;
     }
     // A functional op of an enclosing module (F.relu at the top level): look through it.

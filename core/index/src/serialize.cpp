@@ -4,24 +4,32 @@
 #include "opscope/index/serialize.h"
 
 #include "json_writer.h"
+#include "opscope/index/regular_file.h"
+#include "opscope/index/validate.h"
 
 #include <simdjson.h>
 
 #include <array>
+#include <cerrno>
 #include <climits>
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <map>
 #include <memory>
 #include <optional>
 #include <string_view>
+#include <unistd.h>
 #include <utility>
 
 namespace opscope::index {
 namespace {
 
 constexpr const char* kMagic = "opscope-index";
+constexpr long long kAllCompressorBits = 7; // Quantizer | KMeansPalettizer | MagnitudePruner
+// Far above any real index (a 96-layer GPT's is about 100 MB), and within simdjson's 4 GiB.
+constexpr std::uint64_t kMaxIndexFileBytes = std::uint64_t{2} << 30;
 
 const char* kind_name(OpKind kind) {
   switch (kind) {
@@ -397,7 +405,10 @@ void read_op(dom::element e, Op& op) {
       }
       required.saw(6);
     } else if (key == "compressors") {
-      op.compressors = static_cast<std::uint8_t>(integer_of(value, "an op's \"compressors\""));
+      long long bits = integer_of(value, "an op's \"compressors\"");
+      if (bits < 0 || bits > kAllCompressorBits)
+        shape_error("an op's \"compressors\" is not a set of compressor bits (0 to 7)");
+      op.compressors = static_cast<std::uint8_t>(bits);
       required.saw(7);
     }
   }
@@ -534,8 +545,12 @@ bool says_it_is_an_index(std::string_view text) {
                                   "MODEL.pt2 -o FILE`)");
 }
 
+std::string remake_hint(const std::string& origin) {
+  return "re-create it with `opscope index MODEL.pt2 -o " + origin + "`";
+}
+
 [[noreturn]] void throw_corrupt(const std::string& origin, const std::string& what) {
-  throw IndexFormatError(origin + ": corrupt index file (" + what + "); re-run `opscope index`");
+  throw IndexFormatError(origin + ": corrupt index file (" + what + "); " + remake_hint(origin));
 }
 
 // `text` must be followed by simdjson::SIMDJSON_PADDING readable bytes unless `copy` is set.
@@ -558,16 +573,16 @@ Index read_index(std::string_view text, bool copy, const std::string& origin) {
   if (version != kIndexFormatVersion)
     throw IndexFormatError(origin + ": index format version " + std::to_string(version) +
                            ", this opscope reads version " + std::to_string(kIndexFormatVersion) +
-                           "; re-run `opscope index`");
+                           "; " + remake_hint(origin));
   Index index;
   try {
     read_body(top, index);
   } catch (const ShapeError& e) {
     throw_corrupt(origin, e.what);
   }
-  if (index.modules.empty())
-    throw IndexFormatError(origin + ": index has no root module");
   index.rebuild_lookups();
+  if (auto problem = find_structure_problem(index))
+    throw_corrupt(origin, *problem);
   return index;
 }
 
@@ -585,27 +600,74 @@ Index from_json_text(const std::string& text, const std::string& origin) {
   return read_index(text, /*copy=*/true, origin);
 }
 
+namespace {
+// Why a write failed, as the user can act on it: "disk full (ENOSPC)", "permission denied".
+std::string write_problem(int error) {
+  switch (error) {
+  case ENOSPC:
+    return "disk full (ENOSPC): no space left on the device";
+  case EDQUOT:
+    return "disk quota exceeded (EDQUOT)";
+  case EROFS:
+    return "read-only file system (EROFS)";
+  case EACCES:
+  case EPERM:
+    return std::string("permission denied (") + std::strerror(error) + ")";
+  case 0:
+    return "write error";
+  default:
+    return std::strerror(error);
+  }
+}
+} // namespace
+
 void save_index(const Index& index, const std::string& path) {
+  errno = 0;
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   if (!out)
-    throw IndexFormatError(path + ": cannot write the index file");
+    throw IndexFormatError(path + ": cannot write the index file (" + write_problem(errno) + ")");
   std::string buffer;
   JsonWriter writer(buffer, &out);
   write_index(writer, index);
   writer.flush();
-  if (!out.flush())
-    throw IndexFormatError(path + ": writing the index file failed");
+  out.flush();
+  out.close(); // a full disk may only show when the file is closed
+  if (out.fail())
+    throw IndexFormatError(path + ": writing the index file failed (" + write_problem(errno) + ")");
 }
 
 Index load_index(const std::string& path) {
+  std::unique_ptr<RegularFile> file;
+  try {
+    file = std::make_unique<RegularFile>(path);
+  } catch (const FileReadError& e) {
+    if (e.kind() == FileReadError::Kind::NotRegular)
+      throw IndexFormatError(e.what());
+    std::string why = std::string(e.what()).substr(path.size() + 2);
+    throw IndexFormatError(path + ": cannot read the index file (" + why + ")");
+  }
+  if (file->size() > kMaxIndexFileBytes)
+    throw IndexFormatError(path + ": too large for an index file: " + std::to_string(file->size()) +
+                           " bytes (limit " + std::to_string(kMaxIndexFileBytes) + ")");
   // Read straight into a buffer with simdjson's padding: no copy before the parse.
-  simdjson::padded_string text;
-  if (simdjson::padded_string::load(path).get(text))
-    throw IndexFormatError(path + ": cannot read the index file");
+  simdjson::padded_string text(static_cast<std::size_t>(file->size()));
+  std::size_t done = 0;
+  while (done < text.size()) {
+    ssize_t got = ::read(file->fd(), text.data() + done, text.size() - done);
+    if (got < 0 && errno == EINTR)
+      continue;
+    if (got <= 0)
+      break;
+    done += static_cast<std::size_t>(got);
+  }
+  if (done != text.size())
+    throw IndexFormatError(path + ": cannot read the index file (it changed while being read)");
   return read_index(text, /*copy=*/false, path);
 }
 
 bool looks_like_index_file(const std::string& path) {
+  if (regular_file_problem(path))
+    return false;
   std::ifstream in(path, std::ios::binary);
   char head[64] = {};
   in.read(head, sizeof head);

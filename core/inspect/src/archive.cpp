@@ -1,5 +1,6 @@
 #include "opscope/inspect/archive.h"
 
+#include "opscope/index/regular_file.h"
 #include "opscope/inspect/content_hash.h"
 #include "opscope/inspect/zip_records.h"
 
@@ -84,13 +85,72 @@ std::string not_an_export_archive(const std::vector<std::string>& records) {
 
 } // namespace
 
+namespace {
+
+// The model.json record -> the parsed program and the facts an index records.
+void read_program(const ZipRecords& zip, const std::string& path, Archive& archive) {
+  const std::string again = std::string("; export it again with `") + kExportHint + "`";
+  std::string text;
+  auto record = find_model_record(zip.names());
+  if (!record)
+    fail(path, not_an_export_archive(zip.names()));
+  archive.model_record = *record;
+  try {
+    text = zip.read(*record);
+  } catch (const RecordTooLarge& e) {
+    fail(path, e.what());
+  } catch (const ZipRecordsError& e) {
+    fail(path, std::string("truncated or corrupt archive (") + e.what() + ")" + again);
+  } catch (const std::bad_alloc&) {
+    fail(path, "out of memory reading " + *record + " (" +
+                   std::to_string(zip.declared_size(*record)) +
+                   " bytes): free memory or raise the memory limit (ulimit -v)");
+  }
+
+  archive.json_parser = std::make_unique<simdjson::dom::parser>();
+  simdjson::dom::object program;
+  auto error = archive.json_parser->parse(text).get(archive.program);
+  // What went wrong is not always the file: say "out of memory" when it is memory.
+  if (error == simdjson::MEMALLOC)
+    fail(path, "out of memory parsing " + *record + " (" + std::to_string(text.size()) +
+                   " bytes): free memory or raise the memory limit (ulimit -v)");
+  if (error == simdjson::CAPACITY)
+    fail(path, *record + " is too large to parse (" + std::to_string(text.size()) + " bytes)");
+  if (error || archive.program.get(program))
+    fail(path, archive.model_record + " is not valid JSON (corrupt archive)" + again);
+
+  simdjson::dom::object version, graph_module;
+  if (program["schema_version"].get(version) || program["graph_module"].get(graph_module) ||
+      program["schema_version"]["major"].error())
+    fail(path, archive.model_record +
+                   " is not a serialized ExportedProgram (no schema_version or graph_module)" +
+                   again);
+  auto number_or_zero = [](simdjson::dom::element e) {
+    int64_t n = 0;
+    return e.get(n) ? 0 : static_cast<int>(n);
+  };
+  archive.schema_major = number_or_zero(version["major"].value());
+  archive.schema_minor = version["minor"].error() ? 0 : number_or_zero(version["minor"].value());
+  std::string_view torch_version;
+  if (!program["torch_version"].get(torch_version))
+    archive.torch_version = torch_version;
+  if (archive.schema_major != kKnownSchemaMajor)
+    fail(path, "ExportedProgram schema version " + std::to_string(archive.schema_major) + "." +
+                   std::to_string(archive.schema_minor) + " (torch " +
+                   (archive.torch_version.empty() ? "unknown" : archive.torch_version) +
+                   ") is not supported; this opscope reads schema " +
+                   std::to_string(kKnownSchemaMajor) +
+                   ".x (torch 2.13): export with that torch or update opscope");
+}
+
+} // namespace
+
 Archive read_archive(const std::string& path) {
-  std::error_code ec;
-  if (!fs::exists(path, ec))
-    fail(path, "no such file; create it with `" + std::string(kExportHint) + "`");
-  if (fs::is_directory(path, ec))
-    fail(path, "is a directory, not a .pt2 archive; pass the file written by `" +
-                   std::string(kExportHint) + "`");
+  if (auto problem = index::regular_file_problem(path)) {
+    if (*problem == "no such file")
+      fail(path, "no such file; create it with `" + std::string(kExportHint) + "`");
+    fail(path, *problem + "; pass the .pt2 file written by `" + std::string(kExportHint) + "`");
+  }
 
   switch (sniff(path)) {
   case Magic::Zip:
@@ -112,50 +172,26 @@ Archive read_archive(const std::string& path) {
   } catch (const std::exception&) {
     fail(path, "cannot be read; check its permissions");
   }
-
-  std::string text;
   try {
-    ZipRecords zip(path);
-    auto record = find_model_record(zip.names());
-    if (!record)
-      fail(path, not_an_export_archive(zip.names()));
-    text = zip.read(*record);
-    archive.model_record = *record;
+    archive.records = std::make_shared<ZipRecords>(path);
   } catch (const ZipRecordsError& e) {
     fail(path, std::string("truncated or corrupt archive (") + e.what() +
                    "); export it again with `" + kExportHint + "`");
   }
+  read_program(*archive.records, path, archive);
+  return archive;
+}
 
-  archive.json_parser = std::make_unique<simdjson::dom::parser>();
-  simdjson::dom::object program;
-  if (archive.json_parser->parse(text).get(archive.program) || archive.program.get(program))
-    fail(path, archive.model_record +
-                   " is not valid JSON (corrupt archive); export it again with `" +
-                   std::string(kExportHint) + "`");
-
-  simdjson::dom::object version, graph_module;
-  if (program["schema_version"].get(version) || program["graph_module"].get(graph_module) ||
-      program["schema_version"]["major"].error())
-    fail(path, archive.model_record +
-                   " is not a serialized ExportedProgram (no schema_version or graph_module); "
-                   "export it again with `" +
-                   std::string(kExportHint) + "`");
-  auto number_or_zero = [](simdjson::dom::element e) {
-    int64_t n = 0;
-    return e.get(n) ? 0 : static_cast<int>(n);
-  };
-  archive.schema_major = number_or_zero(version["major"].value());
-  archive.schema_minor = version["minor"].error() ? 0 : number_or_zero(version["minor"].value());
-  std::string_view torch_version;
-  if (!program["torch_version"].get(torch_version))
-    archive.torch_version = torch_version;
-  if (archive.schema_major != kKnownSchemaMajor)
-    fail(path, "ExportedProgram schema version " + std::to_string(archive.schema_major) + "." +
-                   std::to_string(archive.schema_minor) + " (torch " +
-                   (archive.torch_version.empty() ? "unknown" : archive.torch_version) +
-                   ") is not supported; this opscope reads schema " +
-                   std::to_string(kKnownSchemaMajor) +
-                   ".x (torch 2.13): export with that torch or update opscope");
+Archive read_archive_bytes(std::string_view bytes, const std::string& name, RecordLimits limits) {
+  Archive archive;
+  archive.path = name;
+  archive.content_hash = content_hash_of_bytes(bytes.data(), bytes.size());
+  try {
+    archive.records = std::make_shared<ZipRecords>(bytes, limits);
+  } catch (const ZipRecordsError& e) {
+    fail(name, std::string("truncated or corrupt archive (") + e.what() + ")");
+  }
+  read_program(*archive.records, name, archive);
   return archive;
 }
 

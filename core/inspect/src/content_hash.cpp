@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <fstream>
 #include <stdexcept>
+#include <sys/stat.h>
 #include <vector>
 
 namespace opscope::inspect {
@@ -70,6 +71,10 @@ std::string content_hash_of_bytes(const void* data, std::size_t size) {
 }
 
 std::string content_hash_of_file(const std::string& path) {
+  // A FIFO or device would block or never end: only regular files are hashed.
+  struct stat st {};
+  if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode))
+    throw std::runtime_error(path + ": is not a regular file");
   std::ifstream in(path, std::ios::binary);
   if (!in)
     throw std::runtime_error(path + ": cannot be read");

@@ -3,14 +3,19 @@
 
 #include "opscope/inspect/zip_records.h"
 
+#include <memory>
+
 namespace opscope::inspect {
 namespace {
 
-std::string read_eager_record(const std::string& path) {
+std::string read_eager_record(const Archive& archive) {
+  const std::string& path = archive.path;
   const std::string record = "extra/" + std::string(kEagerRecordName);
   try {
-    ZipRecords zip(path);
-    if (!zip.has(record))
+    std::shared_ptr<const ZipRecords> zip = archive.records;
+    if (!zip)
+      zip = std::make_shared<ZipRecords>(path);
+    if (!zip->has(record))
       // Written by `opscope export` without --mode eager, or by plain torch.export.save.
       throw EagerRecordError(path + ": has no eager-mode record (" + record +
                              "): it was exported for graph mode; export it again with `opscope "
@@ -18,7 +23,9 @@ std::string read_eager_record(const std::string& path) {
                              path +
                              "` (this runs the model once to record eager mode), or use "
                              "--mode graph");
-    return zip.read(record);
+    return zip->read(record);
+  } catch (const RecordTooLarge& e) {
+    throw EagerRecordError(path + ": " + e.what());
   } catch (const ZipRecordsError& e) {
     throw EagerRecordError(path + ": cannot read the eager-mode record (" + std::string(e.what()) +
                            "); export the model again");
@@ -28,7 +35,7 @@ std::string read_eager_record(const std::string& path) {
 } // namespace
 
 index::Index build_eager_index(const Archive& archive) {
-  index::Index idx = build_eager_index_from_record(read_eager_record(archive.path), archive.path);
+  index::Index idx = build_eager_index_from_record(read_eager_record(archive), archive.path);
   idx.provenance.archive = archive.path;
   idx.provenance.archive_hash = archive.content_hash;
   if (!archive.torch_version.empty())

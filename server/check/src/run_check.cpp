@@ -8,6 +8,7 @@
 #include "opscope/config/document.h"
 #include "opscope/features/diagnostics.h"
 #include "opscope/index/query.h"
+#include "opscope/index/regular_file.h"
 #include "opscope/model/model_source.h"
 #include "opscope/trust/consent.h"
 
@@ -101,15 +102,17 @@ public:
 
   // Checks one config; returns false if it could not be read.
   bool check(const std::string& path) {
-    std::ifstream file(path, std::ios::binary);
-    if (!file || fs::is_directory(path)) {
-      std::cerr << path << ": cannot read this config file; check the path\n";
+    constexpr std::uint64_t kMaxConfigBytes = std::uint64_t{256} << 20;
+    std::string text;
+    try {
+      // Regular files only: a FIFO given as a config would block the check forever.
+      text = index::read_regular_file(path, kMaxConfigBytes);
+    } catch (const index::FileReadError& e) {
+      std::string why = std::string(e.what()).substr(path.size() + 2); // "PATH: why"
+      std::cerr << path << ": cannot read this config file (" << why << "); check the path\n";
       ++errors_;
       return false;
     }
-    std::stringstream buffer;
-    buffer << file.rdbuf();
-    std::string text = buffer.str();
     config::ConfigDocument doc = config::read_config(text, config::guess_format(path, text));
 
     // The language server's resolver, with the command line in the editor settings' place, so

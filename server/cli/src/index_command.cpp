@@ -53,6 +53,7 @@ int run_index(const std::vector<std::string>& args) {
       // The worker's cached file is already the index: copy it rather than parse and
       // re-serialise it (that was most of a cache hit on a 384-layer model). The language
       // server runs this on every start, so it is its warm-start path too.
+      // index_path checks the entry against its recorded hash: a damaged one is rebuilt.
       copy_into_place(model::index_path(model, settings), output);
       if (!settings.quiet)
         std::cerr << "opscope: wrote " << output << " (" << index::to_string(settings.mode)

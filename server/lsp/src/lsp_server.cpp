@@ -4,6 +4,7 @@
 #include "position_mapper.h"
 
 #include "opscope/format/summary.h"
+#include "opscope/index/regular_file.h"
 
 #include <filesystem>
 #include <fstream>
@@ -639,13 +640,19 @@ void LspServer::on_execute_command(const protocol::ExecuteCommandParams& params,
   Document from_disk; // a config named by URI but not open: read it as saved
   if (uri && !doc) {
     auto path = protocol::path_from_uri(*uri);
-    std::ifstream in(path.value_or(""), std::ios::binary);
-    if (!path || !in)
+    std::string text;
+    try {
+      // Regular files only: a FIFO named by the client would block the server.
+      text = index::read_regular_file(path.value_or(""), std::uint64_t{256} << 20);
+    } catch (const index::FileReadError&) {
+      path.reset();
+    }
+    if (!path)
       return reply.error(ErrorCode::InvalidParams,
                          "cannot read " + *uri + ": open the config in the editor first");
     from_disk.uri = *uri;
     from_disk.path = *path;
-    from_disk.text.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    from_disk.text = std::move(text);
     doc = &from_disk;
   }
   if (!doc && !documents_.all().empty() && params.command == kShowSummary)

@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <functional>
+#include <string_view>
 #include <unistd.h>
 
 namespace opscope::lsp {
@@ -45,6 +46,22 @@ std::string self_executable() {
 bool is_user_source(const std::string& path) {
   return path.find("/site-packages/") == std::string::npos &&
          path.find("/dist-packages/") == std::string::npos && !path.empty() && path[0] == '/';
+}
+
+// The lines a child `opscope` marks as warnings (a damaged cache entry it rebuilt) belong in
+// the server's log even when the child succeeds.
+template <class Log> void log_warnings(const std::string& output, Log&& log) {
+  constexpr std::string_view kMark = "opscope: warning: ";
+  std::size_t start = 0;
+  while (start < output.size()) {
+    std::size_t end = output.find('\n', start);
+    if (end == std::string::npos)
+      end = output.size();
+    std::string_view line(output.data() + start, end - start);
+    if (line.substr(0, kMark.size()) == kMark)
+      log(std::string(line.substr(kMark.size())));
+    start = end + 1;
+  }
 }
 
 int count_call_ops(const index::Index& index) {
@@ -249,9 +266,14 @@ void ModelStore::run_index(LoadedModel& model, const std::string& archive, int g
           return;
         LoadedModel& m = *it->second;
         m.worker.reset();
+        log_child_warnings(result.output);
         finish(m, generation, index_path,
                result.ok() ? "" : result.describe("indexing " + m.spec.written));
       });
+}
+
+void ModelStore::log_child_warnings(const std::string& output) {
+  log_warnings(output, [this](const std::string& line) { log_.warning(line); });
 }
 
 void ModelStore::finish(LoadedModel& model, int generation, const std::string& index_path,

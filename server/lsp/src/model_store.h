@@ -79,6 +79,7 @@ public:
 
 private:
   void start_load(LoadedModel& model);
+  void log_child_warnings(const std::string& output);
   void run_index(LoadedModel& model, const std::string& archive, int generation);
   void finish(LoadedModel& model, int generation, const std::string& index_path,
               const std::string& error);

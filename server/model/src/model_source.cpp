@@ -1,6 +1,7 @@
 #include "opscope/model/model_source.h"
 
 #include "file_hash.h"
+#include "opscope/index/regular_file.h"
 #include "opscope/index/serialize.h"
 #include "opscope/inspect/content_hash.h"
 #include "opscope/model/process.h"
@@ -11,8 +12,10 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <sstream>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 namespace fs = std::filesystem;
@@ -28,6 +31,11 @@ void progress(const Settings& settings, const std::string& line) {
     std::cerr << "opscope: " << line << std::endl;
 }
 
+// Shown even with --quiet: the language server relays these lines to its log.
+void warn(const std::string& line) {
+  std::cerr << "opscope: warning: " << line << std::endl;
+}
+
 std::string read_head(const std::string& path, size_t size) {
   std::ifstream in(path, std::ios::binary);
   std::string head(size, '\0');
@@ -36,11 +44,17 @@ std::string read_head(const std::string& path, size_t size) {
   return head;
 }
 
-std::string read_text(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  return buffer.str();
+// A cache key file's content hash, or "" if the file is missing, damaged or not a file.
+std::string read_cached_hash(const std::string& path) {
+  std::string text;
+  try {
+    text = index::read_regular_file(path, 64);
+  } catch (const index::FileReadError&) {
+    return "";
+  }
+  bool is_hash =
+      text.size() == 16 && text.find_first_not_of("0123456789abcdef") == std::string::npos;
+  return is_hash ? text : "";
 }
 
 void write_text(const std::string& path, const std::string& text) {
@@ -55,6 +69,39 @@ std::string stat_stamp(const std::string& path) {
     return "";
   return std::to_string(st.st_size) + ":" + std::to_string(st.st_mtim.tv_sec) + "." +
          std::to_string(st.st_mtim.tv_nsec);
+}
+
+// Which file a path names right now: the helper replaces the archive by renaming a new file
+// over it, so a successful export always changes the inode or the modification time.
+struct FileIdentity {
+  bool exists = false;
+  std::uint64_t inode = 0;
+  std::int64_t mtime_ns = 0;
+  std::int64_t size = 0;
+  bool operator==(const FileIdentity&) const = default;
+};
+
+FileIdentity identity_of(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0)
+    return {};
+  return {true, static_cast<std::uint64_t>(st.st_ino),
+          static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec,
+          static_cast<std::int64_t>(st.st_size)};
+}
+
+// "disk full (ENOSPC): no space left in DIR" when the file system `path` goes to is full.
+std::optional<std::string> full_disk_problem(const std::string& path) {
+  std::string dir = fs::path(fs::absolute(path)).parent_path().string();
+  struct statvfs fsinfo {};
+  if (::statvfs(dir.c_str(), &fsinfo) != 0)
+    return std::nullopt;
+  // "Full" with a little slack: the failed write may have left a partial file behind.
+  const std::uint64_t free_bytes = static_cast<std::uint64_t>(fsinfo.f_bavail) * fsinfo.f_frsize;
+  if (free_bytes >= (std::uint64_t{1} << 20))
+    return std::nullopt;
+  return "disk full (ENOSPC): no space left in " + dir + " (" + std::to_string(free_bytes) +
+         " bytes free); free some space or write elsewhere";
 }
 
 bool is_executable_file(const std::string& path) {
@@ -135,7 +182,8 @@ std::string python_source_stamp(const std::string& target) {
 
 // The export cache keeps one archive per export mode: a graph-mode archive has no eager
 // record, so an eager request never gets one. An eager archive serves graph mode too.
-std::string cached_export(const std::string& target, const Settings& settings) {
+std::string cached_export(const std::string& target, const Settings& settings, bool& from_cache) {
+  from_cache = false;
   std::string dir = ensure_cache_subdir("exports");
   std::string key_text = fs::current_path().string() + "\n" + target + "\n" +
                          python_interpreter(settings) + "\n" + python_source_stamp(target);
@@ -145,16 +193,51 @@ std::string cached_export(const std::string& target, const Settings& settings) {
     return dir + "/" + hash_text(key_text + "\n--mode " + index::to_string(mode)) + ".pt2";
   };
   std::string archive = archive_for(settings.mode);
+  from_cache = true;
   if (settings.use_cache && fs::exists(archive))
     return archive;
   if (settings.use_cache && settings.mode == index::Mode::Graph &&
       fs::exists(archive_for(index::Mode::Eager)))
     return archive_for(index::Mode::Eager);
+  from_cache = false;
   progress(settings, "exporting " + target + " with " + python_interpreter(settings) + " ...");
   std::string temporary = temporary_name(archive);
   export_archive(target, settings, temporary);
   publish(temporary, archive);
   return archive;
+}
+
+// Each cache entry has its content hash next to it (ENTRY.hash), written with it: an entry
+// edited or cut short since is found by hashing (milliseconds), not by parsing it (seconds on
+// a large model), so `opscope index` can keep copying entries without reading them.
+void record_checksum(const std::string& entry) {
+  write_text(entry + ".hash", inspect::content_hash_of_file(entry));
+}
+
+// Whether a cache entry is what the worker wrote. One without a recorded hash (from an older
+// opscope) is checked the slow way once, then gets one. A damaged entry is deleted.
+bool entry_intact(const std::string& entry) {
+  std::string recorded = read_cached_hash(entry + ".hash");
+  bool intact = false;
+  std::string why = "it changed since it was written";
+  try {
+    if (recorded.empty()) {
+      index::load_index(entry);
+      record_checksum(entry);
+      intact = true;
+    } else {
+      intact = recorded == inspect::content_hash_of_file(entry);
+    }
+  } catch (const std::exception& e) {
+    why = e.what();
+  }
+  if (!intact) {
+    warn("the cached index " + entry + " is damaged (" + why + "); deleting it and rebuilding it");
+    std::error_code ec;
+    fs::remove(entry, ec);
+    fs::remove(entry + ".hash", ec);
+  }
+  return intact;
 }
 
 std::string cached_index_for_archive(const std::string& archive, const Settings& settings) {
@@ -174,10 +257,10 @@ std::string cached_index_for_archive(const std::string& archive, const Settings&
     return index_dir + "/" + content_hash + "-" + worker_stamp + "-v" + version + "-" + mode +
            ".json";
   };
-  if (settings.use_cache && fs::exists(quick_file)) {
-    std::string cached = index_file_for(read_text(quick_file));
-    if (fs::exists(cached))
-      return cached;
+  if (settings.use_cache) {
+    std::string hash = read_cached_hash(quick_file);
+    if (!hash.empty() && fs::exists(index_file_for(hash)) && entry_intact(index_file_for(hash)))
+      return index_file_for(hash);
   }
   std::string content_hash;
   try {
@@ -186,7 +269,7 @@ std::string cached_index_for_archive(const std::string& archive, const Settings&
     throw ModelError(e.what());
   }
   std::string index_file = index_file_for(content_hash);
-  if (!settings.use_cache || !fs::exists(index_file)) {
+  if (!settings.use_cache || !fs::exists(index_file) || !entry_intact(index_file)) {
     progress(settings, "inspecting " + archive + " (" + mode + " mode) ...");
     std::string temporary = temporary_name(index_file);
     ProcessResult run = run_process({worker, archive, "--mode", mode, "-o", temporary});
@@ -212,6 +295,7 @@ std::string cached_index_for_archive(const std::string& archive, const Settings&
                                     : said);
     }
     publish(temporary, index_file);
+    record_checksum(index_file);
   }
   write_text(quick_file, content_hash);
   return index_file;
@@ -274,6 +358,8 @@ SourceKind classify(const std::string& model) {
   if (::stat(model.c_str(), &st) == 0) {
     if (S_ISDIR(st.st_mode))
       throw ModelError(model + ": is a folder; " + kModelKinds);
+    if (auto problem = index::regular_file_problem(model))
+      throw ModelError(model + ": " + *problem + "; " + kModelKinds);
     if (::access(model.c_str(), R_OK) != 0)
       throw ModelError(model + ": cannot read it (" + std::strerror(errno) + ")");
     std::string head = read_head(model, 4);
@@ -304,8 +390,22 @@ std::string index_path(const std::string& model, const Settings& settings) {
     return model;
   case SourceKind::Archive:
     return cached_index_for_archive(model, settings);
-  case SourceKind::PythonTarget:
-    return cached_index_for_archive(cached_export(model, settings), settings);
+  case SourceKind::PythonTarget: {
+    bool from_cache = false;
+    std::string archive = cached_export(model, settings, from_cache);
+    try {
+      return cached_index_for_archive(archive, settings);
+    } catch (const ModelError& e) {
+      if (!from_cache)
+        throw;
+      // A damaged cached export (cut short by a full disk, edited by hand): rebuild it once.
+      warn("the cached export " + archive + " cannot be inspected (" + e.what() +
+           "); deleting it and exporting again");
+      std::error_code ec;
+      fs::remove(archive, ec);
+      return cached_index_for_archive(cached_export(model, settings, from_cache), settings);
+    }
+  }
   }
   return model;
 }
@@ -313,17 +413,32 @@ std::string index_path(const std::string& model, const Settings& settings) {
 index::Index load_index(const std::string& model, const Settings& settings) {
   SourceKind kind = classify(model);
   std::string path = index_path(model, settings);
+  index::Index loaded;
   try {
-    index::Index loaded = index::load_index(path);
-    if (kind == SourceKind::IndexFile && settings.mode_given && loaded.mode != settings.mode)
-      throw ModelError(model + ": is a " + index::to_string(loaded.mode) + "-mode index, not " +
-                       index::to_string(settings.mode) +
-                       "; make one with `opscope index MODEL.pt2 --mode " +
-                       index::to_string(settings.mode) + " -o FILE`");
-    return loaded;
+    loaded = index::load_index(path);
   } catch (const index::IndexFormatError& e) {
-    throw ModelError(e.what());
+    if (kind == SourceKind::IndexFile)
+      throw ModelError(e.what());
+    // Our own cache entry, damaged (cut short, edited, from a faulty build): it is only a
+    // cache, so delete it and build it again instead of failing at every start.
+    warn("the cached index " + path + " is damaged (" + std::string(e.what()) +
+         "); deleting it and rebuilding it");
+    std::error_code ec;
+    fs::remove(path, ec);
+    fs::remove(path + ".hash", ec);
+    path = index_path(model, settings);
+    try {
+      loaded = index::load_index(path);
+    } catch (const index::IndexFormatError& again) {
+      throw ModelError(again.what());
+    }
   }
+  if (kind == SourceKind::IndexFile && settings.mode_given && loaded.mode != settings.mode)
+    throw ModelError(model + ": is a " + index::to_string(loaded.mode) + "-mode index, not " +
+                     index::to_string(settings.mode) +
+                     "; make one with `opscope index MODEL.pt2 --mode " +
+                     index::to_string(settings.mode) + " -o FILE`");
+  return loaded;
 }
 
 std::string export_archive(const std::string& target, const Settings& settings,
@@ -342,13 +457,19 @@ std::string export_archive(const std::string& target, const Settings& settings,
     argv.insert(argv.end(), {"--mode", "eager"});
   argv.push_back("-o");
   argv.push_back(output);
+  const FileIdentity before = identity_of(output);
   ProcessResult run = run_process(argv);
   if (!run.started)
     throw ModelError(python + ": cannot run Python (" + run.start_error +
                      "); pass --python PATH or activate the virtualenv that has torch");
-  if (run.signal != 0)
+  if (run.signal != 0) {
+    // torch's archive writer aborts when a write fails: name the likely cause first.
+    if (auto full = full_disk_problem(output))
+      throw ModelError("exporting " + target + ": " + *full + " (Python stopped with " +
+                       describe_signal(run.signal) + ")");
     throw ModelError("exporting " + target + ": Python crashed with " +
                      describe_signal(run.signal));
+  }
   if (run.exit_code != 0) {
     std::string said = last_line(run.stderr_text);
     const std::string prefix = "opscope-export: error: ";
@@ -358,6 +479,16 @@ std::string export_archive(const std::string& target, const Settings& settings,
       said = "the export helper failed (exit code " + std::to_string(run.exit_code) + ")";
     throw ModelError("exporting " + target + ": " + said);
   }
+  // Exit 0 is not enough: model code that calls os._exit(0) or sys.exit(0) ends the helper
+  // "successfully" before it writes anything (and an older archive may still be there).
+  FileIdentity after = identity_of(output);
+  if (!after.exists || after == before)
+    throw ModelError("exporting " + target +
+                     ": the export helper exited (code 0) without "
+                     "writing " +
+                     output +
+                     "; does the model code call sys.exit() or os._exit() "
+                     "when it is imported or built?");
   return last_line(run.stdout_text);
 }
 

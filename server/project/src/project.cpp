@@ -1,5 +1,7 @@
 #include "opscope/project/project.h"
 
+#include "opscope/index/regular_file.h"
+
 #include "opscope/index/serialize.h"
 
 #include <chrono>
@@ -248,17 +250,19 @@ FileStamp stamp_of(const std::string& path) {
 }
 
 ProjectFile read_project_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
+  constexpr std::uint64_t kMaxProjectFileBytes = 16 << 20; // a few lines in practice
+  std::string text;
+  try {
+    // A FIFO or device named opscope.yaml must not block the server: regular files only.
+    text = index::read_regular_file(path, kMaxProjectFileBytes);
+  } catch (const index::FileReadError& e) {
     ProjectFile project;
     project.path = path;
     project.dir = fs::path(path).parent_path().string();
-    project.problems.push_back(path + ": cannot be read");
+    project.problems.push_back(e.what());
     return project;
   }
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  return parse_project_file(buffer.str(), path);
+  return parse_project_file(text, path);
 }
 
 namespace {

@@ -308,3 +308,269 @@ def test_graph_export_refuses_eager_mode_and_the_cache_keeps_modes_apart(env, ar
     assert "exporting" in eager.stderr and "linear1.linear" in ok(eager)
     graph_again = opscope(env, "summary", *target, "--mode", "graph", extra_env=cache_env)
     assert "exporting" not in graph_again.stderr and ok(graph_again) == ok(graph)
+
+
+# ---- issue 14: hostile or damaged inputs are one clear message, never a crash or a hang ----
+
+def one_line_error(result) -> str:
+    """The command failed cleanly (exit 1, not a signal) with one `opscope: ` line."""
+    assert result.returncode == 1, f"exit {result.returncode}: {result.stderr}"
+    lines = [line for line in result.stderr.splitlines() if not line.startswith("opscope: warning")]
+    assert lines and lines[-1].startswith("opscope: "), result.stderr
+    return lines[-1]
+
+
+def edited_index(env, archive, path, edit):
+    ok(opscope(env, "index", archive, "-o", path, "--quiet"))
+    data = json.loads(path.read_text())
+    edit(data)
+    path.write_text(json.dumps(data))
+    return path
+
+
+def bad_ops(data):
+    data["modules"][1]["ops"] = [-1, 1000000000]
+
+
+def parent_cycle(data):
+    data["modules"][1]["parent"] = 2
+    data["modules"][1]["children"] = [2]
+    data["modules"][2]["parent"] = 1
+    data["modules"][2]["children"] = [1]
+
+
+@needs_worker
+@pytest.mark.parametrize("edit", [bad_ops, parent_cycle])
+def test_malformed_index_file_is_one_error_not_a_crash(env, archives, tmp_path, edit):
+    index_file = edited_index(env, archives["my_model"], tmp_path / "g.json", edit)
+    for args in (["query", index_file, "--op-name", ".*"], ["summary", index_file],
+                 ["inputs", index_file, "linear1"]):
+        message = one_line_error(opscope(env, *args))
+        assert message.startswith(f"opscope: {index_file}: corrupt index file (module 1 "), message
+        assert f"re-create it with `opscope index MODEL.pt2 -o {index_file}`" in message
+
+
+def cached_index_files(cache):
+    return sorted((cache / "opscope" / "index").glob("*-graph.json"))
+
+
+@needs_worker
+@pytest.mark.parametrize("damage", ["bad_ops", "truncated"])
+def test_damaged_cache_entry_is_deleted_and_rebuilt(env, archives, tmp_path, damage):
+    cache_env = {"XDG_CACHE_HOME": str(tmp_path / "cache")}
+    good = ok(opscope(env, "summary", archives["my_model"], extra_env=cache_env))
+    [entry] = cached_index_files(tmp_path / "cache")
+    assert entry.with_name(entry.name + ".hash").exists()
+    if damage == "bad_ops":
+        data = json.loads(entry.read_text())
+        bad_ops(data)
+        entry.write_text(json.dumps(data))
+    else:
+        entry.write_text(entry.read_text()[:100])
+    repaired = opscope(env, "summary", archives["my_model"], "--quiet", extra_env=cache_env)
+    assert ok(repaired) == good
+    assert (f"opscope: warning: the cached index {entry} is damaged (it changed since it was "
+            "written); deleting it and rebuilding it") in repaired.stderr
+    # Rebuilt in place: the next run is a plain cache hit.
+    again = opscope(env, "summary", archives["my_model"], extra_env=cache_env)
+    assert ok(again) == good and "warning" not in again.stderr and "inspecting" not in again.stderr
+    # `opscope index` (the language server's start) never copies a damaged entry either: it
+    # checks the entry's recorded hash instead of parsing it.
+    entry.write_text(entry.read_text()[:100])
+    copied = tmp_path / "copy.json"
+    ok(opscope(env, "index", archives["my_model"], "-o", copied, extra_env=cache_env))
+    assert ok(opscope(env, "summary", copied)) == good
+
+
+def test_fifo_model_is_refused_at_once(env, tmp_path):
+    fifo = tmp_path / "model.pt2"
+    os.mkfifo(fifo)
+    for args in (["summary", fifo], ["query", fifo, "--op-type", "linear"],
+                 ["index", fifo, "-o", tmp_path / "g.json"]):
+        result = opscope(env, *args)  # hung forever before (timeout=600 in opscope())
+        message = one_line_error(result)
+        assert message.startswith(f"opscope: {fifo}: is a named pipe (FIFO), not a regular file"), \
+            message
+
+
+def test_fifo_config_and_project_file_are_refused_by_check(env, tmp_path):
+    config = tmp_path / "quant.yaml"
+    os.mkfifo(config)
+    result = opscope(env, "check", config, cwd=tmp_path)
+    assert result.returncode == 1
+    assert f"{config}: cannot read this config file (is a named pipe (FIFO), not a regular " \
+           "file" in result.stderr, result.stderr
+    # The project file next to a real config.
+    project = tmp_path / "project"
+    project.mkdir()
+    os.mkfifo(project / "opscope.yaml")
+    (project / "quant.yaml").write_text("quantization_config:\n  global_config: {}\n")
+    result = opscope(env, "check", project / "quant.yaml", cwd=project)  # blocked before
+    said = result.stdout + result.stderr
+    assert result.returncode == 1
+    assert "is a named pipe (FIFO)" in said or "no model to check names against" in said, said
+
+
+def test_device_and_folder_models_are_refused(env, tmp_path):
+    assert "is a device, not a regular file" in one_line_error(opscope(env, "summary", "/dev/zero"))
+    assert "is a folder" in one_line_error(opscope(env, "summary", tmp_path))
+
+
+def peak_rss_mb(command, env) -> tuple[subprocess.CompletedProcess, float]:
+    """Runs `command` in a fresh Python whose only children are it: their peak RSS."""
+    probe = ("import resource, subprocess, sys, json; "
+             "r = subprocess.run(sys.argv[1:], capture_output=True, text=True); "
+             "print(json.dumps([r.returncode, r.stderr, "
+             "resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss]))")
+    out = subprocess.run([sys.executable, "-c", probe, *map(str, command)], env=env,
+                         capture_output=True, text=True, timeout=600, cwd=PYTHON_DIR)
+    code, stderr, rss_kb = json.loads(out.stdout)
+    return subprocess.CompletedProcess(command, code, "", stderr), rss_kb / 1024
+
+
+def with_model_json(src, dst, chunks, compression):
+    import zipfile
+
+    with zipfile.ZipFile(src) as zin, zipfile.ZipFile(dst, "w") as zout:
+        for info in zin.infolist():
+            if info.filename.endswith("models/model.json"):
+                target = zipfile.ZipInfo(info.filename, info.date_time)
+                target.compress_type = compression
+                with zout.open(target, "w", force_zip64=True) as out:
+                    for chunk in chunks:
+                        out.write(chunk)
+            else:
+                zout.writestr(info, zin.read(info.filename))
+    return dst
+
+
+@needs_worker
+def test_archive_inflating_to_a_gigabyte_is_refused_in_little_memory(env, archives, tmp_path):
+    import zipfile
+
+    mib = b" " * (1 << 20)
+    bomb = with_model_json(archives["my_model"], tmp_path / "bomb.pt2", (mib for _ in range(1024)),
+                           zipfile.ZIP_DEFLATED)
+    fresh = {**env, "XDG_CACHE_HOME": str(tmp_path / "cache")}
+    result, rss = peak_rss_mb([OPSCOPE, "summary", bomb], fresh)
+    print(f"1 GiB model.json in a {bomb.stat().st_size / 1e6:.1f} MB archive: peak RSS {rss:.0f} MB")
+    message = one_line_error(result)
+    assert message == (f"opscope: {bomb}: record models/model.json is too large: 1073741824 bytes "
+                       "(limit 536870912; set OPSCOPE_MAX_RECORD_BYTES to raise it)"), message
+    assert rss < 300  # was 2.1 GB
+    # Raised limit: the compression ratio still refuses it without inflating.
+    raised = {**fresh, "OPSCOPE_MAX_RECORD_BYTES": str(2 << 30)}
+    result, rss = peak_rss_mb([OPSCOPE, "summary", bomb], raised)
+    print(f"... with OPSCOPE_MAX_RECORD_BYTES=2 GiB: peak RSS {rss:.0f} MB")
+    assert "more than 200:1" in one_line_error(result) and rss < 300
+
+
+EXITING_MODEL = """\
+import torch
+{exit_call}
+
+def build():
+    return torch.nn.Linear(4, 2)
+"""
+
+
+@pytest.mark.parametrize("exit_call,said", [
+    ("import sys; sys.exit(0)", "importing 'exits' called sys.exit(0); nothing was exported"),
+    ("import os; os._exit(0)", "the export helper exited (code 0) without writing"),
+])
+def test_export_that_writes_nothing_is_an_error(env, tmp_path, exit_call, said):
+    model = tmp_path / "exits.py"
+    model.write_text(EXITING_MODEL.format(exit_call=exit_call))
+    out = tmp_path / "out.pt2"
+    result = opscope(env, "export", f"{model}:build", "--input", "1x4", "-o", out)
+    message = one_line_error(result)
+    assert message.startswith(f"opscope: exporting {model}:build: "), message
+    assert said in message
+    assert "wrote" not in result.stderr and not out.exists()
+    # An archive left by an earlier export does not pass for a new one.
+    out.write_bytes(b"an older archive")
+    again = opscope(env, "export", f"{model}:build", "--input", "1x4", "-o", out)
+    assert said in one_line_error(again)
+    assert out.read_bytes() == b"an older archive"
+
+
+def test_export_disk_full_says_so(env, tmp_path):
+    """The write fails with ENOSPC (made to, by the model's module: mounting a full file
+    system needs root): the message says disk full and where, not a crash."""
+    model = tmp_path / "fills.py"
+    model.write_text(
+        "import errno, torch\n"
+        "import opscope_export.export as export\n"
+        "def full(program, path, extra_files=None):\n"
+        "    raise OSError(errno.ENOSPC, 'No space left on device', path)\n"
+        "export.save_program = full\n"
+        "def build():\n"
+        "    return torch.nn.Linear(4, 2)\n")
+    result = opscope(env, "export", f"{model}:build", "--input", "1x4", "-o", tmp_path / "o.pt2")
+    message = one_line_error(result)
+    assert "cannot write the archive: disk full (ENOSPC): no space left on the device writing " \
+           f"in {tmp_path}/.opscope-export-" in message, message
+
+
+def mount_or_skip(kind_args, where):
+    if os.geteuid() != 0:
+        pytest.skip("mounting a small or read-only file system needs root")
+    where.mkdir(exist_ok=True)
+    done = subprocess.run(["mount", *kind_args, str(where)], capture_output=True, text=True)
+    if done.returncode != 0:
+        pytest.skip(f"cannot mount: {done.stderr.strip()}")
+
+
+@pytest.fixture
+def small_tmpfs(tmp_path):
+    where = tmp_path / "small"
+    mount_or_skip(["-t", "tmpfs", "-o", "size=8k", "tmpfs"], where)  # MyModel: 13 kB
+    yield where
+    subprocess.run(["umount", str(where)], check=False)
+
+
+@pytest.fixture
+def read_only_dir(tmp_path):
+    where = tmp_path / "read-only"
+    mount_or_skip(["-t", "tmpfs", "-o", "ro,size=64k", "tmpfs"], where)
+    yield where
+    subprocess.run(["umount", str(where)], check=False)
+
+
+def test_export_to_a_full_disk_says_so(env, tmp_path, small_tmpfs):
+    out = small_tmpfs / "model.pt2"
+    result = opscope(env, "export", "fixtures.reference:MyModel", "--input", "1x10", "-o", out)
+    message = one_line_error(result)
+    assert "disk full (ENOSPC)" in message and str(small_tmpfs) in message, message
+    assert "crashed" not in message
+
+
+def test_export_to_a_read_only_folder_says_so(env, tmp_path, read_only_dir):
+    out = read_only_dir / "model.pt2"
+    result = opscope(env, "export", "fixtures.reference:MyModel", "--input", "1x10", "-o", out)
+    message = one_line_error(result)
+    assert "read-only file system (EROFS)" in message and str(read_only_dir) in message, message
+
+
+@needs_worker
+def test_read_only_cache_folder_says_so(env, archives, read_only_dir):
+    result = opscope(env, "summary", archives["my_model"],
+                     extra_env={"XDG_CACHE_HOME": str(read_only_dir)})
+    message = one_line_error(result)
+    assert f"{read_only_dir}/opscope" in message and "Read-only file system" in message, message
+
+
+@needs_worker
+def test_cache_entry_from_an_older_opscope_is_checked_once(env, archives, tmp_path):
+    """An entry without a recorded hash is parsed once (and repaired if damaged)."""
+    cache_env = {"XDG_CACHE_HOME": str(tmp_path / "cache")}
+    good = ok(opscope(env, "summary", archives["my_model"], extra_env=cache_env))
+    [entry] = cached_index_files(tmp_path / "cache")
+    entry.with_name(entry.name + ".hash").unlink()
+    data = json.loads(entry.read_text())
+    parent_cycle(data)
+    entry.write_text(json.dumps(data))
+    repaired = opscope(env, "summary", archives["my_model"], "--quiet", extra_env=cache_env)
+    assert ok(repaired) == good
+    assert f"the cached index {entry} is damaged ({entry}: corrupt index file (module 1" in \
+        repaired.stderr

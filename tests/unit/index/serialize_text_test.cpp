@@ -228,7 +228,8 @@ TEST(IndexFileText, NamesWhatIsWrongWithABadFile) {
   // Truncated: says corrupt, why, and to rebuild.
   std::string truncated = error_of(good.substr(0, good.size() / 2), "cut.json");
   EXPECT_TRUE(contains(truncated, "cut.json: corrupt index file (not valid JSON: ")) << truncated;
-  EXPECT_TRUE(contains(truncated, "re-run `opscope index`")) << truncated;
+  EXPECT_TRUE(contains(truncated, "re-create it with `opscope index MODEL.pt2 -o cut.json`"))
+      << truncated;
   // A field of the wrong type in a current-version file.
   std::string wrong_type = good;
   auto pos = wrong_type.find("\"parent\":-1");

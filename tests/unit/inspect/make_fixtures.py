@@ -33,6 +33,54 @@ def rewrite_model_json(src, dst, edit, compression=None):
             zout.writestr(info, data)
 
 
+def write_with_model_json(src, dst, chunks, compression):
+    """Copies `src` with models/model.json replaced by the concatenated `chunks` (streamed:
+    a 1 GiB record never sits in memory)."""
+    with zipfile.ZipFile(src) as zin, zipfile.ZipFile(dst, "w") as zout:
+        for info in zin.infolist():
+            if info.filename.endswith("models/model.json"):
+                target = zipfile.ZipInfo(info.filename, info.date_time)
+                target.compress_type = compression
+                with zout.open(target, "w", force_zip64=True) as out:
+                    for chunk in chunks:
+                        out.write(chunk)
+            else:
+                zout.writestr(info, zin.read(info.filename))
+
+
+def claim_size(path, record_suffix, size):
+    """Rewrites the central directory so `record_suffix` claims `size` bytes inflated."""
+    with open(path, "rb") as f:
+        data = bytearray(f.read())
+    at = data.find(b"PK\x01\x02")
+    while at >= 0:
+        name_length = int.from_bytes(data[at + 28:at + 30], "little")
+        name = bytes(data[at + 46:at + 46 + name_length])
+        if name.endswith(record_suffix):
+            data[at + 24:at + 28] = size.to_bytes(4, "little")
+        at = data.find(b"PK\x01\x02", at + 4)
+    with open(path, "wb") as f:
+        f.write(data)
+
+
+def write_hostile_archives(p):
+    """Issue 14's archives: small files that ask for gigabytes."""
+    mib = b" " * (1 << 20)
+    # 3.9 MB on disk, model.json inflates to 1 GiB of spaces.
+    write_with_model_json(p("mymodel.pt2"), p("spaces_1gib.pt2"), (mib for _ in range(1024)),
+                          zipfile.ZIP_DEFLATED)
+    # Under the size limit, but 1000:1: no real archive compresses like that.
+    write_with_model_json(p("mymodel.pt2"), p("spaces_100mib.pt2"), (mib for _ in range(100)),
+                          zipfile.ZIP_DEFLATED)
+    # A small deflated archive whose central directory claims model.json is 4 GB.
+    rewrite_model_json(p("mymodel.pt2"), p("claims_4gb.pt2"), lambda d: d,
+                       compression=zipfile.ZIP_DEFLATED)
+    claim_size(p("claims_4gb.pt2"), b"models/model.json", 0xF0000000)
+    # Stored (1:1) and within the limit: only memory can refuse it.
+    write_with_model_json(p("mymodel.pt2"), p("stored_200mib.pt2"),
+                          [b"["] + [mib] * 200 + [b"]"], zipfile.ZIP_STORED)
+
+
 def main(out):
     os.makedirs(out, exist_ok=True)
     p = lambda name: os.path.join(out, name)  # noqa: E731
@@ -70,6 +118,7 @@ def main(out):
     # An archive someone re-zipped with deflate: still a valid container.
     rewrite_model_json(p("mymodel.pt2"), p("deflated.pt2"), lambda d: d,
                        compression=zipfile.ZIP_DEFLATED)
+    write_hostile_archives(p)
     with zipfile.ZipFile(p("plain.zip"), "w") as z:
         z.writestr("plain/readme.txt", "hello")
         z.writestr("plain/.data/version", "3\n")

@@ -17,6 +17,7 @@ namespace {
 
 using opscope::inspect::testing::fixture;
 using ::testing::HasSubstr;
+using ::testing::Not;
 using ::testing::StartsWith;
 
 struct WorkerRun {
@@ -32,14 +33,15 @@ std::string slurp(const std::filesystem::path& path) {
   return s.str();
 }
 
-WorkerRun run(const std::string& args) {
+// `shell_prefix` runs first in the same shell (a `ulimit`).
+WorkerRun run(const std::string& args, const std::string& shell_prefix = "") {
   // Per-process names: ctest -j runs these tests side by side.
   auto dir = std::filesystem::temp_directory_path();
   std::string stem = "opscope_inspect_worker_test_" + std::to_string(getpid());
   auto out = dir / (stem + ".out");
   auto err = dir / (stem + ".err");
-  std::string command = std::string("'") + OPSCOPE_INSPECT_BIN + "' " + args + " >" + out.string() +
-                        " 2>" + err.string();
+  std::string command = shell_prefix + std::string("'") + OPSCOPE_INSPECT_BIN + "' " + args + " >" +
+                        out.string() + " 2>" + err.string();
   int status = std::system(command.c_str());
   WorkerRun r;
   r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
@@ -102,6 +104,25 @@ TEST(Worker, Help) {
   WorkerRun r = run("--help");
   EXPECT_EQ(r.code, 0);
   EXPECT_THAT(r.out, HasSubstr("usage: opscope-inspect ARCHIVE.pt2 [--mode graph|eager]"));
+}
+
+// Issue 14: under an address-space limit, a large model.json was "not valid JSON (corrupt
+// archive)"; running out of memory is reported as what it is.
+TEST(Worker, RunningOutOfMemoryIsSaidSo) {
+  WorkerRun r = run(fixture("stored_200mib.pt2") + " -o " + output_path(), "ulimit -v 400000; ");
+  EXPECT_EQ(r.code, 1) << r.err;
+  EXPECT_THAT(r.err, StartsWith(fixture("stored_200mib.pt2") + ": out of memory ")) << r.err;
+  EXPECT_THAT(r.err, Not(HasSubstr("not valid JSON"))) << r.err;
+  EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << "exactly one line: " << r.err;
+}
+
+TEST(Worker, HostileArchivesAreOneLineErrors) {
+  for (const char* name : {"spaces_1gib.pt2", "spaces_100mib.pt2", "claims_4gb.pt2"}) {
+    WorkerRun r = run(fixture(name) + " -o " + output_path(), "ulimit -v 1000000; ");
+    EXPECT_EQ(r.code, 1) << name << ": " << r.err;
+    EXPECT_THAT(r.err, HasSubstr("models/model.json is too large: ")) << name;
+    EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << "exactly one line: " << r.err;
+  }
 }
 
 } // namespace

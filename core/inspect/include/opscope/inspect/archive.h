@@ -3,11 +3,14 @@
 // eager mode both start from an `Archive`.
 #pragma once
 
+#include "opscope/inspect/zip_records.h"
+
 #include <simdjson.h>
 
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 
 namespace opscope::inspect {
 
@@ -33,13 +36,22 @@ struct Archive {
   // which lives as long as the Archive.
   std::unique_ptr<simdjson::dom::parser> json_parser;
   simdjson::dom::element program;
+  // The open container, for the records read later (eager mode's record).
+  std::shared_ptr<const ZipRecords> records;
   simdjson::dom::element graph_module() const { return program["graph_module"].value(); }
 };
 
 // Opens and parses the archive. Throws ArchiveError for a missing file, a file
 // that is not a zip, a torch.save'd state_dict or pickled module, a TorchScript
 // archive, a truncated or corrupt archive, or an unknown schema version.
+// Refuses files that are not regular (a FIFO would block); record sizes are capped by
+// RecordLimits::from_environment() (OPSCOPE_MAX_RECORD_BYTES).
 Archive read_archive(const std::string& path);
+
+// The same from an archive in memory (the fuzzers); `bytes` must outlive the Archive, and
+// `name` stands for the path in messages.
+Archive read_archive_bytes(std::string_view bytes, const std::string& name,
+                           RecordLimits limits = {});
 
 // The command that makes the right kind of file, for error messages.
 inline constexpr const char* kExportHint =

@@ -1,0 +1,100 @@
+// The worker's archive reader on arbitrary bytes, in memory: the zip container (libzip via
+// zip_source_buffer), model.json, and the graph-mode and eager-mode index builders. Every
+// failure must be an ArchiveError (or another one-line error the worker prints), never a
+// crash, a hang or unbounded memory; a built index must pass the loader's validation.
+#include "opscope/index/serialize.h"
+#include "opscope/index/validate.h"
+#include "opscope/inspect/archive.h"
+#include "opscope/inspect/eager_mode.h"
+#include "opscope/inspect/graph_mode.h"
+
+#include <zip.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+
+namespace {
+
+using namespace opscope;
+
+// Small enough that no input makes the fuzzer itself run out of memory (-rss_limit_mb).
+inspect::RecordLimits fuzz_limits() {
+  inspect::RecordLimits limits;
+  limits.max_bytes = 16 << 20;
+  return limits;
+}
+
+void check_built(const index::Index& built) {
+  // What the worker writes, the loader reads back: the builder's output must be valid.
+  index::Index copy = index::from_json_text(index::to_json_text(built), "built.json");
+  (void)copy;
+}
+
+// Mutated zips mostly fail their CRC before model.json is parsed. So an input that is not a
+// zip is taken as the record itself and packed into a valid archive: `E` + text is the eager
+// record (next to a minimal program), any other text is models/model.json.
+std::string pack_records(std::string_view input) {
+  static constexpr std::string_view kMinimalProgram =
+      R"({"schema_version":{"major":8,"minor":0},"graph_module":{"graph":{}}})";
+  std::string_view model_json = input;
+  std::string_view eager_record;
+  if (!input.empty() && input[0] == 'E') {
+    model_json = kMinimalProgram;
+    eager_record = input.substr(1);
+  }
+  zip_error_t error;
+  zip_error_init(&error);
+  zip_source_t* target = zip_source_buffer_create(nullptr, 0, 0, &error);
+  zip_source_keep(target); // read back after zip_close
+  zip_t* zip = zip_open_from_source(target, ZIP_TRUNCATE, &error);
+  auto add = [&](const char* name, std::string_view text) {
+    zip_source_t* record = zip_source_buffer(zip, text.data(), text.size(), 0);
+    if (zip_file_add(zip, name, record, ZIP_FL_OVERWRITE) < 0)
+      zip_source_free(record);
+    else
+      zip_set_file_compression(zip, zip_get_num_entries(zip, 0) - 1, ZIP_CM_STORE, 0);
+  };
+  add("fuzz/models/model.json", model_json);
+  if (!eager_record.empty())
+    add("fuzz/extra/opscope_eager.json", eager_record);
+  zip_close(zip);
+  std::string packed;
+  zip_stat_t stat;
+  if (zip_source_stat(target, &stat) == 0 && zip_source_open(target) == 0) {
+    packed.resize(static_cast<std::size_t>(stat.size));
+    zip_int64_t got = zip_source_read(target, packed.data(), packed.size());
+    packed.resize(got > 0 ? static_cast<std::size_t>(got) : 0);
+    zip_source_close(target);
+  }
+  zip_source_free(target);
+  zip_error_fini(&error);
+  return packed;
+}
+
+} // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  std::string_view input(reinterpret_cast<const char*>(data), size);
+  std::string packed;
+  if (input.substr(0, 2) != "PK")
+    packed = pack_records(input);
+  std::string_view bytes = packed.empty() ? input : std::string_view(packed);
+  try {
+    inspect::Archive archive = inspect::read_archive_bytes(bytes, "fuzz.pt2", fuzz_limits());
+    try {
+      check_built(inspect::build_graph_index(archive));
+    } catch (const inspect::ArchiveError&) {
+    }
+    try {
+      check_built(inspect::build_eager_index(archive));
+    } catch (const inspect::ArchiveError&) {
+    } catch (const inspect::EagerUnavailable&) {
+    }
+  } catch (const inspect::ArchiveError&) {
+  }
+  return 0;
+}
