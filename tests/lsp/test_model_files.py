@@ -100,7 +100,7 @@ def test_damaged_cache_entry_is_rebuilt_at_the_next_start(make_client, tmp_path,
 
 
 def test_export_that_writes_nothing_is_failed_not_ready(make_client, tmp_path, python_exe,
-                                                        resnet_archive):
+                                                        resnet_archive, trust_project):
     model = tmp_path / "exits.py"
     source = ("import torch\n{exit}\n\nclass M(torch.nn.Module):\n"
               "    def __init__(self):\n        super().__init__()\n"
@@ -110,6 +110,7 @@ def test_export_that_writes_nothing_is_failed_not_ready(make_client, tmp_path, p
     model.write_text(source.format(exit=""))
     config = write_project(tmp_path, "model: exits.py:build\ninputs:\n  - 1x4\n"
                                      f"python: {python_exe}\nmode: graph\n")
+    trust_project(tmp_path / "opscope.yaml")  # the export runs the project's code
     client = make_client()
     client.initialize(tmp_path)
     uri = client.open(config)
