@@ -150,7 +150,43 @@ private:
     return block_map(indent, first_col);
   }
 
+  // Each block collection is one nesting level; past kMaxNesting its lines are skipped.
+  struct Level {
+    explicit Level(int& counter) : depth(counter) { ++depth; }
+    ~Level() { --depth; }
+    Level(const Level&) = delete;
+    Level& operator=(const Level&) = delete;
+    int& depth;
+  };
+
+  // A block collection starting at lines_[li_] (column `first_col`, or its indent) that
+  // opens deeper than kMaxNesting: reported once, then the lines it would span are passed
+  // over (those indented past `indent`, and for a map those at `indent` too). Reads as null.
+  std::unique_ptr<Node> skip_too_deep(int indent, int first_col, bool seq) {
+    const Line& first = lines_[li_];
+    std::size_t begin = node_start(first, first_col);
+    problems_.push_back(too_deep(src_.range(begin, begin + 1)));
+    std::size_t end = first.end;
+    ++li_;
+    while (li_ < lines_.size()) {
+      const Line& line = lines_[li_];
+      bool inside = line.blank || line.indent > indent ||
+                    (line.indent == indent && (!seq || is_seq_item(content(line), line.end)));
+      if (!inside)
+        break;
+      if (!line.blank)
+        end = line.end;
+      ++li_;
+    }
+    auto node = std::make_unique<Node>();
+    node->range = src_.range(begin, end);
+    return node;
+  }
+
   std::unique_ptr<Node> block_seq(int indent, int first_col) {
+    if (depth_ >= kMaxNesting)
+      return skip_too_deep(indent, first_col, true);
+    Level level(depth_);
     auto node = std::make_unique<Node>();
     node->kind = Node::Kind::Seq;
     std::size_t begin = node_start(lines_[li_], first_col);
@@ -189,6 +225,9 @@ private:
   }
 
   std::unique_ptr<Node> block_map(int indent, int first_col) {
+    if (depth_ >= kMaxNesting)
+      return skip_too_deep(indent, first_col, false);
+    Level level(depth_);
     auto node = std::make_unique<Node>();
     node->kind = Node::Kind::Map;
     std::size_t begin = node_start(lines_[li_], first_col);
@@ -271,19 +310,17 @@ private:
     const Line& line = lines_[li_];
     while (at < line.end && (text_[at] == ' ' || text_[at] == '\t'))
       ++at;
-    std::string anchor;
-    if (at < line.end && text_[at] == '&') {
-      std::size_t b = ++at;
+    // Anchors and tags (`&a !!map`), read in a loop: a line of thousands of them must
+    // not recurse. Every anchor names the value; tags are ignored.
+    std::vector<std::string> anchors;
+    while (at < line.end && (text_[at] == '&' || text_[at] == '!')) {
+      bool anchor = text_[at] == '&';
+      std::size_t b = anchor ? ++at : at;
       while (at < line.end && text_[at] != ' ' && text_[at] != '\t')
         ++at;
-      anchor = std::string(text_.substr(b, at - b));
+      if (anchor)
+        anchors.emplace_back(text_.substr(b, at - b));
       while (at < line.end && (text_[at] == ' ' || text_[at] == '\t'))
-        ++at;
-    }
-    if (at < line.end && text_[at] == '!') { // a tag such as !!str: ignored
-      while (at < line.end && text_[at] != ' ')
-        ++at;
-      while (at < line.end && text_[at] == ' ')
         ++at;
     }
     std::unique_ptr<Node> node;
@@ -303,8 +340,9 @@ private:
     } else {
       node = inline_value(at, indent);
     }
-    if (!anchor.empty())
-      anchors_.define(anchor, node.get());
+    for (std::string& anchor : anchors)
+      if (!anchor.empty())
+        anchors_.define(std::move(anchor), node.get());
     return node;
   }
 
@@ -312,17 +350,10 @@ private:
   std::unique_ptr<Node> inline_value(std::size_t at, int indent) {
     const Line& line = lines_[li_];
     char c = text_[at];
-    if (c == '&') { // anchor before a value on the same line or the next lines
-      std::size_t b = ++at;
-      while (at < line.end && text_[at] != ' ')
-        ++at;
-      std::string anchor(text_.substr(b, at - b));
-      std::unique_ptr<Node> node = after_colon(at, indent);
-      anchors_.define(anchor, node.get());
-      return node;
-    }
+    if (c == '&') // anchors before a value on the same line or the next lines
+      return after_colon(at, indent);
     if (c == '{' || c == '[') {
-      FlowResult r = scan_flow(src_, at, true, indent, &anchors_, problems_);
+      FlowResult r = scan_flow(src_, at, true, indent, depth_, &anchors_, problems_);
       // Resume after the collection; an unterminated one stopped at the start of a
       // dedented line, which is read again as a key.
       std::size_t end_line = static_cast<std::size_t>(src_.position(r.end).line);
@@ -387,6 +418,7 @@ private:
   std::string_view text_;
   std::vector<Line> lines_;
   std::size_t li_ = 0;
+  int depth_ = 0; // block collections open around li_
   AnchorTable anchors_;
   std::vector<SyntaxProblem> problems_;
 };

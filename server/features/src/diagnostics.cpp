@@ -42,7 +42,7 @@ public:
       out_.push_back({top, model_problem->severity, "no-model", model_problem->message, {}});
     }
     for (const config::SyntaxProblem& p : doc_.problems)
-      out_.push_back({p.range, Severity::Error, "syntax", p.message, {}});
+      out_.push_back({p.range, Severity::Error, p.code, p.message, {}});
     for (const config::DuplicateKey& d : doc_.duplicates)
       out_.push_back({d.duplicate,
                       Severity::Warning,
