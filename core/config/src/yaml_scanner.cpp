@@ -64,9 +64,14 @@ public:
         ++li_;
         continue;
       }
+      std::size_t before = li_;
       auto more = block_map(lines_[li_].indent, -1);
       for (auto& e : more->entries)
         root->entries.push_back(std::move(e));
+      if (li_ == before) { // nothing a mapping takes (a sequence item after it): never loop
+        problem(lines_[li_].begin, lines_[li_].end, "unexpected content after the document");
+        ++li_;
+      }
     }
     Tree tree;
     tree.root = std::move(root);

@@ -190,3 +190,13 @@ TEST(ConfigLimits, ContextStillWorksAfterADeepValue) {
   ctx = context_at(doc, {2, kFirstTooDeep + 10});
   EXPECT_EQ(ctx.kind, CursorContext::Kind::None);
 }
+
+TEST(ConfigLimits, ASequenceItemAfterTheRootMappingIsReportedNotLoopedOn) {
+  // Found by the fuzzer: the reader looped for ever on a top-level `- ` after a mapping.
+  ConfigDocument doc =
+      read_config("quantization_config:\n  module_name_configs: {x: 1}\n- b\n", Format::Yaml);
+  ASSERT_EQ(doc.problems.size(), 1u);
+  EXPECT_EQ(doc.problems[0].range.start, (Position{2, 0}));
+  EXPECT_NE(doc.problems[0].message.find("unexpected content"), std::string::npos);
+  EXPECT_EQ(doc.keys.size(), 1u);
+}
