@@ -105,6 +105,12 @@ private:
            (at + 1 == end || text_[at + 1] == ' ' || text_[at + 1] == '\t');
   }
 
+  // Whether nothing but a comment follows `at` (which is past any blanks). Checked in
+  // O(1): each level of `- - - ...` asking comment_start for the whole line was quadratic.
+  bool rest_is_empty(std::size_t at, std::size_t end) const {
+    return at >= end || text_[at] == '#';
+  }
+
   // Where a comment starts on [at, end), or end.
   std::size_t comment_start(std::size_t at, std::size_t end) const {
     for (std::size_t i = at; i < end; ++i)
@@ -209,7 +215,7 @@ private:
       std::size_t item = at + 1;
       while (item < line.end && (text_[item] == ' ' || text_[item] == '\t'))
         ++item;
-      if (item >= comment_start(item, line.end)) { // "-" alone: the item is on the next lines
+      if (rest_is_empty(item, line.end)) { // "-" alone: the item is on the next lines
         ++li_;
         skip_blank();
         if (li_ < lines_.size() && lines_[li_].indent > indent) {
@@ -329,7 +335,7 @@ private:
         ++at;
     }
     std::unique_ptr<Node> node;
-    if (at >= comment_start(at, line.end)) {
+    if (rest_is_empty(at, line.end)) {
       std::size_t colon_end = at;
       ++li_;
       skip_blank();
