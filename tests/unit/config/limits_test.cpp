@@ -200,3 +200,41 @@ TEST(ConfigLimits, ASequenceItemAfterTheRootMappingIsReportedNotLoopedOn) {
   EXPECT_NE(doc.problems[0].message.find("unexpected content"), std::string::npos);
   EXPECT_EQ(doc.keys.size(), 1u);
 }
+
+TEST(ConfigLimits, LineEndsByteOrderMarkNulAndInvalidUtf8) {
+  // CR-only and CRLF line ends: the key is on line 2 either way, as LSP counts lines.
+  for (const std::string eol : {"\r", "\r\n", "\n"}) {
+    ConfigDocument doc = read_config("\xEF\xBB\xBFquantization_config:" + eol +
+                                         "  module_name_configs:" + eol + "    layer1: {}" + eol,
+                                     Format::Yaml);
+    ASSERT_EQ(doc.keys.size(), 1u) << "line end " << static_cast<int>(eol[0]) << eol.size();
+    EXPECT_EQ(doc.keys[0].range, (Range{{2, 4}, {2, 10}}));
+    EXPECT_TRUE(doc.problems.empty()) << doc.problems.front().message;
+  }
+  // A NUL byte and bytes that are not UTF-8 are kept as written, never a crash.
+  std::string odd =
+      std::string("quantization_config:\n  module_name_configs:\n    a\0b\xFF\xC3: {}\n", 53);
+  ConfigDocument doc = read_config(odd, Format::Yaml);
+  ASSERT_EQ(doc.keys.size(), 1u);
+  EXPECT_EQ(doc.keys[0].text, std::string("a\0b\xFF\xC3", 5));
+  // Escapes that name no character (a lone surrogate, beyond U+10FFFF) become U+FFFD.
+  doc = read_config("{\"quantization_config\": {\"module_name_configs\": "
+                    "{\"a\\udc00\\UFFFFFFFF\": {}}}}",
+                    Format::Json);
+  ASSERT_EQ(doc.keys.size(), 1u);
+  EXPECT_EQ(doc.keys[0].text, "a\xEF\xBF\xBD\xEF\xBF\xBD");
+  doc =
+      read_config("quantization_config:\n  module_name_configs:\n    \"a\\udc00\\UFFFFFFFF\": {}\n",
+                  Format::Yaml);
+  ASSERT_EQ(doc.keys.size(), 1u);
+  EXPECT_EQ(doc.keys[0].text, "a\xEF\xBF\xBD\xEF\xBF\xBD");
+}
+
+TEST(ConfigLimits, AVeryLongLineIsOneKey) {
+  std::string key(4 << 20, 'x'); // 4 MB on one line
+  ConfigDocument doc = read_config(
+      "quantization_config:\n  module_name_configs:\n    " + key + ": {}\n", Format::Yaml);
+  ASSERT_EQ(doc.keys.size(), 1u);
+  EXPECT_EQ(doc.keys[0].text.size(), key.size());
+  EXPECT_EQ(doc.keys[0].byte_cols.back(), 4 + static_cast<int>(key.size()));
+}
