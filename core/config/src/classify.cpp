@@ -4,6 +4,8 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <unordered_map>
 
 namespace opscope::config::detail {
 namespace {
@@ -270,7 +272,9 @@ void classify(const Node& root, ConfigDocument& document, const EntryVisitor& vi
 
 void find_duplicates(const Node& node, std::vector<DuplicateKey>& out) {
   if (node.kind == Node::Kind::Map) {
-    std::map<std::string, const Entry*> seen;
+    // Views into the tree: a 50,000-key table is read on every keystroke.
+    std::unordered_map<std::string_view, const Entry*> seen;
+    seen.reserve(node.entries.size());
     for (const Entry& e : node.entries) {
       if (e.key == "<<" && !e.quoted)
         continue;

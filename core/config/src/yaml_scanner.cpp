@@ -299,10 +299,11 @@ private:
       while (key_end > at && (text_[key_end - 1] == ' ' || text_[key_end - 1] == '\t'))
         --key_end;
       e.key = std::string(text_.substr(at, key_end - at));
-      std::vector<std::size_t> offsets;
-      for (std::size_t i = at; i <= key_end; ++i)
-        offsets.push_back(i);
-      e.key_cols = columns_of(src_, offsets);
+      // A plain key is one run of its line: its columns follow from where it starts.
+      int first = static_cast<int>(at - line.begin);
+      e.key_cols.resize(key_end - at + 1);
+      for (std::size_t i = 0; i < e.key_cols.size(); ++i)
+        e.key_cols[i] = first + static_cast<int>(i);
       e.key_range = src_.range(at, key_end);
       if (colon != std::string_view::npos) {
         e.has_colon = true;
