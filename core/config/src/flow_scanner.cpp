@@ -464,7 +464,9 @@ private:
     std::size_t kb = pos_;
     char c = text_[pos_];
     if (c == '{' || c == '[') { // a collection as a key: not ours, read and drop it
-      value();
+      std::unique_ptr<Node> dropped = value();
+      if (anchors_) // an anchor inside it may still be aliased
+        anchors_->detached.push_back(std::move(dropped));
       return;
     }
     if (c == '"' || (c == '\'' && yaml_)) {

@@ -77,6 +77,9 @@ struct Node {
 struct Tree {
   std::unique_ptr<Node> root;
   std::vector<SyntaxProblem> problems;
+  // Nodes read but not part of the tree (a collection used as a key) that an anchor may
+  // name: kept alive while aliases can point at them.
+  std::vector<std::unique_ptr<Node>> detached;
 };
 
 // A quoted scalar read up to its closing quote (or the end of the line when
@@ -109,6 +112,7 @@ FlowResult scan_flow(const SourceText& source, std::size_t offset, bool yaml, in
 // generated config may define and use tens of thousands.
 struct AnchorTable {
   std::unordered_map<std::string, const Node*> anchors;
+  std::vector<std::unique_ptr<Node>> detached; // see Tree::detached
   void define(std::string name, const Node* node) { anchors[std::move(name)] = node; }
   const Node* find(const std::string& name) const {
     auto it = anchors.find(name);

@@ -76,6 +76,7 @@ public:
     Tree tree;
     tree.root = std::move(root);
     tree.problems = std::move(problems_);
+    tree.detached = std::move(anchors_.detached);
     return tree;
   }
 

@@ -238,3 +238,11 @@ TEST(ConfigLimits, AVeryLongLineIsOneKey) {
   EXPECT_EQ(doc.keys[0].text.size(), key.size());
   EXPECT_EQ(doc.keys[0].byte_cols.back(), 4 + static_cast<int>(key.size()));
 }
+
+TEST(ConfigLimits, AnAliasOfAnAnchorInsideACollectionKeyIsSafe) {
+  // Found by the fuzzer: the anchor's node was freed with the key it was written in.
+  ConfigDocument doc = read_config("quantization_config: {{&a {op_state_spec: {}}: 1},\n"
+                                   "  module_name_configs: {x: *a}, global_config: *a}\n",
+                                   Format::Yaml);
+  EXPECT_EQ(doc.keys.size(), 1u);
+}
