@@ -2,6 +2,10 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
 
 namespace opscope::config::detail {
 namespace {
@@ -50,7 +54,32 @@ const Node* resolve(const Node* node, bool& via_alias) {
   return node;
 }
 
-void collect_entries(const Node* map, bool via_alias, int depth, std::vector<VisibleEntry>& out) {
+// Entries reached through aliases and merges, counted across one classification: a
+// "billion laughs" document (`<<: [*a, *a, ...]` nested) stops at the limit.
+class AliasBudget {
+public:
+  explicit AliasBudget(std::size_t limit) : remaining_(limit) {}
+  // Takes one aliased entry; false (and `where` remembered) once the limit is reached.
+  bool take(const Range& where) {
+    if (remaining_ > 0) {
+      --remaining_;
+      return true;
+    }
+    if (!exceeded_at_)
+      exceeded_at_ = where;
+    return false;
+  }
+  const std::optional<Range>& exceeded_at() const { return exceeded_at_; }
+
+private:
+  std::size_t remaining_;
+  std::optional<Range> exceeded_at_;
+};
+
+// Appends `map`'s visible entries; `where` is the alias or merge key that brought it in
+// (for the budget's message).
+void collect_entries(const Node* map, bool via_alias, int depth, const Range& where,
+                     AliasBudget& budget, std::vector<VisibleEntry>& out) {
   if (!map || map->kind != Node::Kind::Map || depth > kMaxAliasDepth)
     return;
   for (const Entry& e : map->entries) {
@@ -62,30 +91,48 @@ void collect_entries(const Node* map, bool via_alias, int depth, std::vector<Vis
       else
         sources.push_back(e.value.get());
       for (const Node* source : sources) {
+        if (!budget.take(e.key_range)) // each merge is work too: bounds the walk itself
+          return;
         bool aliased = via_alias;
         const Node* merged = resolve(source, aliased); // sets `aliased`: keep it sequenced
-        collect_entries(merged, aliased, depth + 1, out);
+        collect_entries(merged, aliased, depth + 1, e.key_range, budget, out);
       }
       continue;
     }
+    if (via_alias && !budget.take(where))
+      return;
     out.push_back({&e, via_alias});
   }
 }
 
-std::vector<VisibleEntry> entries_of(const Node* node, bool& via_alias, int depth) {
+std::vector<VisibleEntry> entries_of(const Node* node, bool& via_alias, int depth,
+                                     AliasBudget& budget) {
   std::vector<VisibleEntry> out;
   const Node* map = resolve(node, via_alias);
-  collect_entries(map, via_alias, depth, out);
+  collect_entries(map, via_alias, depth, node ? node->range : Range{}, budget, out);
   return out;
+}
+
+std::size_t count_entries(const Node& node) {
+  std::size_t count = node.entries.size();
+  for (const Entry& e : node.entries)
+    if (e.value)
+      count += count_entries(*e.value);
+  for (const auto& item : node.items)
+    count += count_entries(*item);
+  return count;
 }
 
 class Classifier {
 public:
-  Classifier(ConfigDocument& doc, const EntryVisitor& visit) : doc_(doc), visit_(visit) {}
+  // Aliases may add kMaxAliasedEntries entries beyond those written (each written
+  // entry may also be merged once more: a config that shares one spec everywhere is fine).
+  Classifier(ConfigDocument& doc, const EntryVisitor& visit, std::size_t written_entries)
+      : doc_(doc), visit_(visit), budget_(kMaxAliasedEntries + written_entries) {}
 
   void document(const Node& root) {
     bool aliased = false;
-    std::vector<VisibleEntry> entries = entries_of(&root, aliased, 0);
+    std::vector<VisibleEntry> entries = entries_of(&root, aliased, 0, budget_);
     for (const VisibleEntry& v : entries) // the root first: it decides which fields are valid
       for (const RootName& r : kRoots)
         if (v.entry->key == r.key && doc_.root == Root::None) {
@@ -98,6 +145,13 @@ public:
         if (v.entry->key == r.key)
           top_config(v.entry->value.get(), r.root, v.via_alias, 1);
     }
+    if (budget_.exceeded_at())
+      doc_.problems.push_back({*budget_.exceeded_at(),
+                               "aliases and merge keys expand to more than " +
+                                   std::to_string(kMaxAliasedEntries) +
+                                   " entries: opscope reads no further (coreai-opt configs need "
+                                   "a few; is an alias merged into itself many times?)",
+                               "alias-expansion"});
   }
 
 private:
@@ -161,7 +215,7 @@ private:
   }
 
   void top_config(const Node* node, Root root, bool via_alias, int depth) {
-    for (const VisibleEntry& v : entries_of(node, via_alias, depth)) {
+    for (const VisibleEntry& v : entries_of(node, via_alias, depth, budget_)) {
       const Entry& e = *v.entry;
       field(e, FieldLevel::TopConfig, root, v.via_alias);
       if (e.key == "global_config") {
@@ -169,7 +223,7 @@ private:
       } else if (e.key == "module_type_configs" || e.key == "module_name_configs") {
         bool by_type = e.key == "module_type_configs";
         bool aliased = v.via_alias;
-        for (const VisibleEntry& k : entries_of(e.value.get(), aliased, depth + 1)) {
+        for (const VisibleEntry& k : entries_of(e.value.get(), aliased, depth + 1, budget_)) {
           Scope scope;
           scope.kind = by_type ? Scope::Kind::ModuleType : Scope::Kind::ModuleName;
           scope.key = k.entry->key;
@@ -186,13 +240,13 @@ private:
   }
 
   void module_config(const Node* node, Root root, const Scope& scope, bool via_alias, int depth) {
-    for (const VisibleEntry& v : entries_of(node, via_alias, depth)) {
+    for (const VisibleEntry& v : entries_of(node, via_alias, depth, budget_)) {
       const Entry& e = *v.entry;
       field(e, FieldLevel::ModuleConfig, root, v.via_alias);
       if (e.key == "op_name_config" || e.key == "op_type_config") {
         Table table = e.key == "op_name_config" ? Table::OpName : Table::OpType;
         bool aliased = v.via_alias;
-        for (const VisibleEntry& k : entries_of(e.value.get(), aliased, depth + 1)) {
+        for (const VisibleEntry& k : entries_of(e.value.get(), aliased, depth + 1, budget_)) {
           pattern(*k.entry, table, scope, k.via_alias);
           op_config(k.entry->value.get(), root, k.via_alias, depth + 2);
         }
@@ -201,23 +255,26 @@ private:
   }
 
   void op_config(const Node* node, Root root, bool via_alias, int depth) {
-    for (const VisibleEntry& v : entries_of(node, via_alias, depth))
+    for (const VisibleEntry& v : entries_of(node, via_alias, depth, budget_))
       field(*v.entry, FieldLevel::OpConfig, root, v.via_alias);
   }
 
   ConfigDocument& doc_;
   const EntryVisitor& visit_;
+  AliasBudget budget_;
 };
 
 } // namespace
 
 void classify(const Node& root, ConfigDocument& document, const EntryVisitor& visit) {
-  Classifier(document, visit).document(root);
+  Classifier(document, visit, count_entries(root)).document(root);
 }
 
 void find_duplicates(const Node& node, std::vector<DuplicateKey>& out) {
   if (node.kind == Node::Kind::Map) {
-    std::map<std::string, const Entry*> seen;
+    // Views into the tree: a 50,000-key table is read on every keystroke.
+    std::unordered_map<std::string_view, const Entry*> seen;
+    seen.reserve(node.entries.size());
     for (const Entry& e : node.entries) {
       if (e.key == "<<" && !e.quoted)
         continue;

@@ -9,12 +9,17 @@ ConfigDocument read_config(std::string text, Format format) {
   ConfigDocument doc;
   doc.format = format;
   doc.text = std::move(text);
+  // A lone '\r' ends a line, as in PyYAML and LSP: turned into '\n' (same length, so byte
+  // offsets hold) the readers and the protocol count the same lines.
+  for (std::size_t i = 0; i < doc.text.size(); ++i)
+    if (doc.text[i] == '\r' && (i + 1 == doc.text.size() || doc.text[i + 1] != '\n'))
+      doc.text[i] = '\n';
   detail::SourceText source(doc.text);
   detail::Tree tree =
       format == Format::Json ? detail::scan_json(source) : detail::scan_yaml(source);
-  detail::classify(*tree.root, doc, nullptr);
-  detail::find_duplicates(*tree.root, doc.duplicates);
   doc.problems = std::move(tree.problems);
+  detail::classify(*tree.root, doc, nullptr); // may add an alias-expansion problem
+  detail::find_duplicates(*tree.root, doc.duplicates);
   return doc;
 }
 

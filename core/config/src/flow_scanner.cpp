@@ -9,7 +9,11 @@
 namespace opscope::config::detail {
 namespace {
 
+// Escapes may name what UTF-8 cannot hold (a lone surrogate `\\udc00`, `\\UFFFFFFFF`):
+// those become U+FFFD, so a key's text is always valid UTF-8.
 void append_utf8(std::string& out, unsigned long cp) {
+  if ((cp >= 0xD800 && cp < 0xE000) || cp > 0x10FFFF)
+    cp = 0xFFFD;
   if (cp < 0x80) {
     out += static_cast<char>(cp);
   } else if (cp < 0x800) {
@@ -185,9 +189,9 @@ namespace {
 
 class FlowScanner {
 public:
-  FlowScanner(const SourceText& source, bool yaml, int stop_indent, AnchorTable* anchors,
+  FlowScanner(const SourceText& source, bool yaml, int stop_indent, int depth, AnchorTable* anchors,
               std::vector<SyntaxProblem>& problems)
-      : src_(source), text_(source.text()), yaml_(yaml), stop_indent_(stop_indent),
+      : src_(source), text_(source.text()), yaml_(yaml), stop_indent_(stop_indent), depth_(depth),
         anchors_(anchors), problems_(problems) {}
 
   FlowResult run(std::size_t offset) {
@@ -201,6 +205,15 @@ public:
 private:
   void problem(std::size_t begin, std::size_t end, std::string message) {
     problems_.push_back({src_.range(begin, end), std::move(message)});
+  }
+
+  // Collections left open where the text (or the YAML value) ends: the innermost is
+  // reported, not every one around it (a run of thousands of '[' is one message).
+  void unclosed(std::size_t open, std::string message) {
+    if (unclosed_end_ == pos_)
+      return;
+    unclosed_end_ = pos_;
+    problem(open, open + 1, std::move(message));
   }
 
   bool at_end() const { return pos_ >= text_.size() || stopped_; }
@@ -257,11 +270,13 @@ private:
     }
     std::unique_ptr<Node> node;
     char c = at_end() ? '\0' : text_[pos_];
-    if (c == '{')
-      node = mapping();
-    else if (c == '[')
-      node = sequence();
-    else if (c == '"' || (c == '\'' && yaml_))
+    if ((c == '{' || c == '[') && depth_ >= kMaxNesting) {
+      node = skip_too_deep();
+    } else if (c == '{' || c == '[') {
+      ++depth_;
+      node = c == '{' ? mapping() : sequence();
+      --depth_;
+    } else if (c == '"' || (c == '\'' && yaml_))
       node = quoted();
     else if (yaml_ && c == '*')
       node = alias();
@@ -271,6 +286,35 @@ private:
       node = plain();
     if (!anchor.empty() && anchors_)
       anchors_->define(anchor, node.get());
+    return node;
+  }
+
+  // A collection opening deeper than kMaxNesting: reported once, and its text (brackets
+  // balanced, strings skipped) passed over without recursion. It reads as null.
+  std::unique_ptr<Node> skip_too_deep() {
+    std::size_t b = pos_;
+    problems_.push_back(too_deep(src_.range(b, b + 1)));
+    std::size_t open = 0;
+    while (true) {
+      skip_space();
+      if (at_end())
+        break;
+      char c = text_[pos_];
+      if (c == '{' || c == '[') {
+        ++open;
+        ++pos_;
+      } else if (c == '}' || c == ']') {
+        ++pos_;
+        if (--open == 0)
+          break;
+      } else if (c == '"' || (c == '\'' && yaml_)) {
+        pos_ = read_quoted(text_, pos_).end;
+      } else {
+        ++pos_;
+      }
+    }
+    auto node = std::make_unique<Node>();
+    node->range = src_.range(b, pos_);
     return node;
   }
 
@@ -351,7 +395,7 @@ private:
     while (true) {
       skip_space();
       if (at_end()) {
-        problem(b, b + 1, "unclosed '[': add the matching ']'");
+        unclosed(b, "unclosed '[': add the matching ']'");
         break;
       }
       char c = text_[pos_];
@@ -385,7 +429,7 @@ private:
     while (true) {
       skip_space();
       if (at_end()) {
-        problem(b, b + 1, "unclosed '{': add the matching '}'");
+        unclosed(b, "unclosed '{': add the matching '}'");
         break;
       }
       char c = text_[pos_];
@@ -420,7 +464,9 @@ private:
     std::size_t kb = pos_;
     char c = text_[pos_];
     if (c == '{' || c == '[') { // a collection as a key: not ours, read and drop it
-      value();
+      std::unique_ptr<Node> dropped = value();
+      if (anchors_) // an anchor inside it may still be aliased
+        anchors_->detached.push_back(std::move(dropped));
       return;
     }
     if (c == '"' || (c == '\'' && yaml_)) {
@@ -459,23 +505,32 @@ private:
   std::string_view text_;
   bool yaml_;
   int stop_indent_;
+  int depth_; // collections open around pos_, the YAML block levels included
   AnchorTable* anchors_;
   std::vector<SyntaxProblem>& problems_;
   std::size_t pos_ = 0;
   bool stopped_ = false;
+  std::size_t unclosed_end_ = std::string_view::npos; // where the last unclosed one ended
 };
 
 } // namespace
 
 FlowResult scan_flow(const SourceText& source, std::size_t offset, bool yaml, int stop_indent,
-                     AnchorTable* anchors, std::vector<SyntaxProblem>& problems) {
-  return FlowScanner(source, yaml, stop_indent, anchors, problems).run(offset);
+                     int depth, AnchorTable* anchors, std::vector<SyntaxProblem>& problems) {
+  return FlowScanner(source, yaml, stop_indent, depth, anchors, problems).run(offset);
+}
+
+SyntaxProblem too_deep(Range where) {
+  return {where,
+          "nesting deeper than " + std::to_string(kMaxNesting) +
+              " levels; coreai-opt configs need at most ~6: the rest of this value is skipped",
+          "too-deep"};
 }
 
 Tree scan_json(const SourceText& source) {
   Tree tree;
   std::size_t start = source.text().substr(0, 3) == "\xEF\xBB\xBF" ? 3 : 0; // byte order mark
-  FlowResult r = scan_flow(source, start, false, -1, nullptr, tree.problems);
+  FlowResult r = scan_flow(source, start, false, -1, 0, nullptr, tree.problems);
   tree.root = std::move(r.node);
   std::string_view text = source.text();
   std::size_t i = r.end;

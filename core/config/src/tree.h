@@ -10,6 +10,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 namespace opscope::config::detail {
@@ -76,6 +77,9 @@ struct Node {
 struct Tree {
   std::unique_ptr<Node> root;
   std::vector<SyntaxProblem> problems;
+  // Nodes read but not part of the tree (a collection used as a key) that an anchor may
+  // name: kept alive while aliases can point at them.
+  std::vector<std::unique_ptr<Node>> detached;
 };
 
 // A quoted scalar read up to its closing quote (or the end of the line when
@@ -99,20 +103,25 @@ struct FlowResult {
   std::size_t end = 0;
 };
 struct AnchorTable;
+// `depth`: how many collections enclose the one at `offset` (the YAML block levels
+// around it), so that both readers together stop at kMaxNesting.
 FlowResult scan_flow(const SourceText& source, std::size_t offset, bool yaml, int stop_indent,
-                     AnchorTable* anchors, std::vector<SyntaxProblem>& problems);
+                     int depth, AnchorTable* anchors, std::vector<SyntaxProblem>& problems);
 
-// YAML anchors seen so far (the latest definition wins for later aliases).
+// YAML anchors seen so far (the latest definition wins for later aliases). Hashed: a
+// generated config may define and use tens of thousands.
 struct AnchorTable {
-  std::vector<std::pair<std::string, const Node*>> anchors;
-  void define(std::string name, const Node* node) { anchors.emplace_back(std::move(name), node); }
+  std::unordered_map<std::string, const Node*> anchors;
+  std::vector<std::unique_ptr<Node>> detached; // see Tree::detached
+  void define(std::string name, const Node* node) { anchors[std::move(name)] = node; }
   const Node* find(const std::string& name) const {
-    for (auto it = anchors.rbegin(); it != anchors.rend(); ++it)
-      if (it->first == name)
-        return it->second;
-    return nullptr;
+    auto it = anchors.find(name);
+    return it == anchors.end() ? nullptr : it->second;
   }
 };
+
+// The problem reported where a collection opens deeper than kMaxNesting.
+SyntaxProblem too_deep(Range where);
 
 std::vector<int> columns_of(const SourceText& source, const std::vector<std::size_t>& offsets);
 

@@ -64,13 +64,19 @@ public:
         ++li_;
         continue;
       }
+      std::size_t before = li_;
       auto more = block_map(lines_[li_].indent, -1);
       for (auto& e : more->entries)
         root->entries.push_back(std::move(e));
+      if (li_ == before) { // nothing a mapping takes (a sequence item after it): never loop
+        problem(lines_[li_].begin, lines_[li_].end, "unexpected content after the document");
+        ++li_;
+      }
     }
     Tree tree;
     tree.root = std::move(root);
     tree.problems = std::move(problems_);
+    tree.detached = std::move(anchors_.detached);
     return tree;
   }
 
@@ -98,6 +104,12 @@ private:
   bool is_seq_item(std::size_t at, std::size_t end) const {
     return at < end && text_[at] == '-' &&
            (at + 1 == end || text_[at + 1] == ' ' || text_[at + 1] == '\t');
+  }
+
+  // Whether nothing but a comment follows `at` (which is past any blanks). Checked in
+  // O(1): each level of `- - - ...` asking comment_start for the whole line was quadratic.
+  bool rest_is_empty(std::size_t at, std::size_t end) const {
+    return at >= end || text_[at] == '#';
   }
 
   // Where a comment starts on [at, end), or end.
@@ -150,7 +162,43 @@ private:
     return block_map(indent, first_col);
   }
 
+  // Each block collection is one nesting level; past kMaxNesting its lines are skipped.
+  struct Level {
+    explicit Level(int& counter) : depth(counter) { ++depth; }
+    ~Level() { --depth; }
+    Level(const Level&) = delete;
+    Level& operator=(const Level&) = delete;
+    int& depth;
+  };
+
+  // A block collection starting at lines_[li_] (column `first_col`, or its indent) that
+  // opens deeper than kMaxNesting: reported once, then the lines it would span are passed
+  // over (those indented past `indent`, and for a map those at `indent` too). Reads as null.
+  std::unique_ptr<Node> skip_too_deep(int indent, int first_col, bool seq) {
+    const Line& first = lines_[li_];
+    std::size_t begin = node_start(first, first_col);
+    problems_.push_back(too_deep(src_.range(begin, begin + 1)));
+    std::size_t end = first.end;
+    ++li_;
+    while (li_ < lines_.size()) {
+      const Line& line = lines_[li_];
+      bool inside = line.blank || line.indent > indent ||
+                    (line.indent == indent && (!seq || is_seq_item(content(line), line.end)));
+      if (!inside)
+        break;
+      if (!line.blank)
+        end = line.end;
+      ++li_;
+    }
+    auto node = std::make_unique<Node>();
+    node->range = src_.range(begin, end);
+    return node;
+  }
+
   std::unique_ptr<Node> block_seq(int indent, int first_col) {
+    if (depth_ >= kMaxNesting)
+      return skip_too_deep(indent, first_col, true);
+    Level level(depth_);
     auto node = std::make_unique<Node>();
     node->kind = Node::Kind::Seq;
     std::size_t begin = node_start(lines_[li_], first_col);
@@ -168,7 +216,7 @@ private:
       std::size_t item = at + 1;
       while (item < line.end && (text_[item] == ' ' || text_[item] == '\t'))
         ++item;
-      if (item >= comment_start(item, line.end)) { // "-" alone: the item is on the next lines
+      if (rest_is_empty(item, line.end)) { // "-" alone: the item is on the next lines
         ++li_;
         skip_blank();
         if (li_ < lines_.size() && lines_[li_].indent > indent) {
@@ -189,6 +237,9 @@ private:
   }
 
   std::unique_ptr<Node> block_map(int indent, int first_col) {
+    if (depth_ >= kMaxNesting)
+      return skip_too_deep(indent, first_col, false);
+    Level level(depth_);
     auto node = std::make_unique<Node>();
     node->kind = Node::Kind::Map;
     std::size_t begin = node_start(lines_[li_], first_col);
@@ -249,10 +300,11 @@ private:
       while (key_end > at && (text_[key_end - 1] == ' ' || text_[key_end - 1] == '\t'))
         --key_end;
       e.key = std::string(text_.substr(at, key_end - at));
-      std::vector<std::size_t> offsets;
-      for (std::size_t i = at; i <= key_end; ++i)
-        offsets.push_back(i);
-      e.key_cols = columns_of(src_, offsets);
+      // A plain key is one run of its line: its columns follow from where it starts.
+      int first = static_cast<int>(at - line.begin);
+      e.key_cols.resize(key_end - at + 1);
+      for (std::size_t i = 0; i < e.key_cols.size(); ++i)
+        e.key_cols[i] = first + static_cast<int>(i);
       e.key_range = src_.range(at, key_end);
       if (colon != std::string_view::npos) {
         e.has_colon = true;
@@ -271,23 +323,21 @@ private:
     const Line& line = lines_[li_];
     while (at < line.end && (text_[at] == ' ' || text_[at] == '\t'))
       ++at;
-    std::string anchor;
-    if (at < line.end && text_[at] == '&') {
-      std::size_t b = ++at;
+    // Anchors and tags (`&a !!map`), read in a loop: a line of thousands of them must
+    // not recurse. Every anchor names the value; tags are ignored.
+    std::vector<std::string> anchors;
+    while (at < line.end && (text_[at] == '&' || text_[at] == '!')) {
+      bool anchor = text_[at] == '&';
+      std::size_t b = anchor ? ++at : at;
       while (at < line.end && text_[at] != ' ' && text_[at] != '\t')
         ++at;
-      anchor = std::string(text_.substr(b, at - b));
+      if (anchor)
+        anchors.emplace_back(text_.substr(b, at - b));
       while (at < line.end && (text_[at] == ' ' || text_[at] == '\t'))
         ++at;
     }
-    if (at < line.end && text_[at] == '!') { // a tag such as !!str: ignored
-      while (at < line.end && text_[at] != ' ')
-        ++at;
-      while (at < line.end && text_[at] == ' ')
-        ++at;
-    }
     std::unique_ptr<Node> node;
-    if (at >= comment_start(at, line.end)) {
+    if (rest_is_empty(at, line.end)) {
       std::size_t colon_end = at;
       ++li_;
       skip_blank();
@@ -303,8 +353,9 @@ private:
     } else {
       node = inline_value(at, indent);
     }
-    if (!anchor.empty())
-      anchors_.define(anchor, node.get());
+    for (std::string& anchor : anchors)
+      if (!anchor.empty())
+        anchors_.define(std::move(anchor), node.get());
     return node;
   }
 
@@ -312,17 +363,10 @@ private:
   std::unique_ptr<Node> inline_value(std::size_t at, int indent) {
     const Line& line = lines_[li_];
     char c = text_[at];
-    if (c == '&') { // anchor before a value on the same line or the next lines
-      std::size_t b = ++at;
-      while (at < line.end && text_[at] != ' ')
-        ++at;
-      std::string anchor(text_.substr(b, at - b));
-      std::unique_ptr<Node> node = after_colon(at, indent);
-      anchors_.define(anchor, node.get());
-      return node;
-    }
+    if (c == '&') // anchors before a value on the same line or the next lines
+      return after_colon(at, indent);
     if (c == '{' || c == '[') {
-      FlowResult r = scan_flow(src_, at, true, indent, &anchors_, problems_);
+      FlowResult r = scan_flow(src_, at, true, indent, depth_, &anchors_, problems_);
       // Resume after the collection; an unterminated one stopped at the start of a
       // dedented line, which is read again as a key.
       std::size_t end_line = static_cast<std::size_t>(src_.position(r.end).line);
@@ -387,6 +431,7 @@ private:
   std::string_view text_;
   std::vector<Line> lines_;
   std::size_t li_ = 0;
+  int depth_ = 0; // block collections open around li_
   AnchorTable anchors_;
   std::vector<SyntaxProblem> problems_;
 };

@@ -123,7 +123,8 @@ PatternStatus check_pattern(std::string_view pattern) {
   return status;
 }
 
-Query::Query(QueryKind kind, std::string text) : kind_(kind), text_(std::move(text)) {
+Query::Query(QueryKind kind, std::string text, bool find_range)
+    : kind_(kind), text_(std::move(text)) {
   if (!is_pattern_kind(kind_)) {
     literal_ = true;
     return;
@@ -132,11 +133,15 @@ Query::Query(QueryKind kind, std::string text) : kind_(kind), text_(std::move(te
     literal_ = true;
     return;
   }
-  status_ = check_pattern(text_);
-  if (status_.ok()) {
-    regex_ = std::make_unique<RE2>(text_, regex_options());
-    has_range_ = regex_->PossibleMatchRange(&range_min_, &range_max_, 16);
+  // Compiled once; check_pattern (a second compile) only explains a failure.
+  regex_ = std::make_unique<RE2>(text_, regex_options());
+  if (!regex_->ok()) {
+    status_ = check_pattern(text_);
+    regex_.reset();
+    return;
   }
+  if (find_range)
+    has_range_ = regex_->PossibleMatchRange(&range_min_, &range_max_, 16);
 }
 
 Query::~Query() = default;
@@ -155,7 +160,9 @@ bool Query::matches(std::string_view name) const {
 }
 
 struct QueryEngine::QueryCache {
-  static constexpr std::size_t kMaxEntries = 4096; // a user typing variants: start over
+  // A user typing variants: start over. Above the key count of a generated config (50,000
+  // keys), or every check of it compiles every pattern again.
+  static constexpr std::size_t kMaxEntries = 1 << 17;
   std::mutex mutex;
   std::unordered_map<std::string, std::shared_ptr<const Query>> by_key;
 };
@@ -307,7 +314,10 @@ std::shared_ptr<const Query> QueryEngine::query(QueryKind kind, const std::strin
     return found->second;
   if (queries_->by_key.size() >= QueryCache::kMaxEntries)
     queries_->by_key.clear();
-  auto made = std::make_shared<const Query>(kind, text);
+  // Narrowing by RE2's match range pays only on long name lists (big models).
+  constexpr std::size_t kNamesWorthARange = 256;
+  bool find_range = std::max(module_names_.size(), op_names_.size()) > kNamesWorthARange;
+  auto made = std::make_shared<const Query>(kind, text, find_range);
   queries_->by_key.emplace(std::move(key), made);
   return made;
 }

@@ -43,7 +43,7 @@ public:
           {top, model_problem->severity, model_problem->code, model_problem->message, {}});
     }
     for (const config::SyntaxProblem& p : doc_.problems)
-      out_.push_back({p.range, Severity::Error, "syntax", p.message, {}});
+      out_.push_back({p.range, Severity::Error, p.code, p.message, {}});
     for (const config::DuplicateKey& d : doc_.duplicates)
       out_.push_back({d.duplicate,
                       Severity::Warning,

@@ -6,6 +6,7 @@
 // lines and byte columns (the protocol layer converts to UTF-16).
 #pragma once
 
+#include <cstddef>
 #include <optional>
 #include <string>
 #include <vector>
@@ -70,11 +71,20 @@ struct DuplicateKey {
   Range duplicate; // the later occurrence, which wins in coreai-opt (PyYAML/json keep the last)
 };
 
-// A syntax problem the strict loader (PyYAML / json) would reject.
+// A syntax problem the strict loader (PyYAML / json) would reject, or a limit the
+// reader enforces on hostile input (nesting depth, alias expansion).
 struct SyntaxProblem {
   Range range;
   std::string message;
+  std::string code = "syntax"; // stable id: "syntax", "too-deep", "alias-expansion"
 };
+
+// Deeper than any coreai-opt config (they need about 6 levels): the readers stop here, so
+// a hostile `x: [[[[...` is one diagnostic instead of a stack overflow.
+inline constexpr int kMaxNesting = 256;
+// YAML aliases and merge keys (`<<: [*a, *a]`) may expand to at most this many entries
+// beyond those written (a "billion laughs" document stops here, with one diagnostic).
+inline constexpr std::size_t kMaxAliasedEntries = 100'000;
 
 // A key coreai-opt does not accept where it is written (its pydantic models
 // forbid extra fields): usually a typo such as `module_name_config`.

@@ -44,7 +44,9 @@ PatternStatus check_pattern(std::string_view pattern);
 // One lookup, compiled once. Exact kinds never fail; pattern kinds carry their status.
 class Query {
 public:
-  Query(QueryKind kind, std::string text);
+  // `find_range`: ask RE2 for the bounds of what the pattern can match (a DFA walk, two
+  // thirds of a compile), worth it only to narrow a long sorted name list.
+  Query(QueryKind kind, std::string text, bool find_range = true);
   ~Query();
   Query(Query&&) noexcept;
   Query& operator=(Query&&) noexcept;

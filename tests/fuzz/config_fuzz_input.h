@@ -1,0 +1,66 @@
+// Shared body of the config reader fuzzers (config_yaml, config_json): the input is read
+// as a config document of one format, then everything the editor does with a document
+// runs over it: cursor contexts at a few fuzzer-chosen offsets, completion, hover,
+// definition and diagnostics against a small in-memory model (and without one).
+#pragma once
+
+#include "opscope/config/context.h"
+#include "opscope/config/document.h"
+#include "opscope/features/completion.h"
+#include "opscope/features/definition.h"
+#include "opscope/features/diagnostics.h"
+#include "opscope/features/hover.h"
+#include "opscope/index/query.h"
+#include "small_model.h"
+
+#include <fuzzer/FuzzedDataProvider.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+namespace opscope::fuzz {
+
+// The (line, byte column) of byte `offset` of `text`.
+inline config::Position position_of(const std::string& text, std::size_t offset) {
+  config::Position p;
+  for (std::size_t i = 0; i < offset && i < text.size(); ++i) {
+    if (text[i] == '\n') {
+      ++p.line;
+      p.byte_col = 0;
+    } else {
+      ++p.byte_col;
+    }
+  }
+  return p;
+}
+
+inline void run_config_input(const std::uint8_t* data, std::size_t size, config::Format format) {
+  static const index::Index resnet = testing::small_resnet();
+  static const index::QueryEngine queries(resnet);
+  FuzzedDataProvider input(data, size);
+  // The cursors come from the input's last bytes, the document is the rest: a seed taken
+  // from a real config stays (almost) that config.
+  std::size_t cursors[3];
+  for (std::size_t& c : cursors)
+    c = input.ConsumeIntegral<std::uint16_t>();
+  const std::string text = input.ConsumeRemainingBytesAsString();
+
+  config::ConfigDocument doc = config::read_config(text, format);
+  (void)config::guess_format("config", text);
+  const features::Model model{&resnet, features::compressor_for(doc, index::Compressor::None),
+                              &queries};
+  // A cursor anywhere: past the end of a line or of the document too.
+  for (std::size_t c : cursors) {
+    config::Position at = position_of(text, text.empty() ? 0 : c % (text.size() + 2));
+    (void)config::context_at(doc, at);
+    (void)features::complete(doc, at, &model);
+    (void)features::complete(doc, at, nullptr);
+    (void)features::hover(doc, at, &model);
+    (void)features::definition(doc, at, model);
+  }
+  (void)features::diagnose(doc, &model);
+  (void)features::diagnose(doc, nullptr, features::ModelProblem{"no model", {}});
+}
+
+} // namespace opscope::fuzz

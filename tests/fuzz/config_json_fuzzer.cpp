@@ -1,0 +1,7 @@
+// libFuzzer harness: the JSON config reader and every feature that runs over its document.
+#include "config_fuzz_input.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  opscope::fuzz::run_config_input(data, size, opscope::config::Format::Json);
+  return 0;
+}
