@@ -25,6 +25,7 @@ InvalidMessage invalid(RequestId id, std::string message) {
 class TopLevelIdReader : public nlohmann::json_sax<Json> {
 public:
   RequestId id;
+  bool has_method = false; // a request (or notification), not a response
 
   bool null() override { return value(); }
   bool boolean(bool) override { return value(); }
@@ -42,6 +43,7 @@ public:
   bool start_object(std::size_t) override { return open(); }
   bool key(string_t& name) override {
     at_id_key_ = depth_ == 1 && name == "id";
+    has_method = has_method || (depth_ == 1 && name == "method");
     return true;
   }
   bool end_object() override { return close(); }
@@ -81,7 +83,9 @@ InvalidMessage too_deeply_nested(std::string_view body, std::size_t depth) {
                         std::to_string(kMaxJsonNesting);
   if (!valid)
     return InvalidMessage{{}, {ErrorCode::ParseError, message + " (and it is not valid JSON)"}};
-  return InvalidMessage{reader.id, {ErrorCode::InvalidRequest, message}};
+  // The id of a response is ours: answering it would look like a reply to our own call.
+  return InvalidMessage{reader.has_method ? reader.id : RequestId{},
+                        {ErrorCode::InvalidRequest, message}};
 }
 
 } // namespace

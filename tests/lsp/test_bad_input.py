@@ -59,6 +59,41 @@ def test_missing_and_wrong_content_length(make_client):
     still_alive(client)
 
 
+def test_hundred_thousand_levels_of_nesting_are_refused_even_before_initialize(make_client):
+    # Issue 14: params nested 100,000 levels (200 KB) killed the server with SIGSEGV.
+    client = make_client()
+    deep = "[" * 100_000 + "]" * 100_000
+    client.send_raw(frame(b'{"jsonrpc":"2.0","id":90,"method":"initialize","params":%s}'
+                          % deep.encode()))
+    reply = client.response(90)
+    assert reply["error"]["code"] == INVALID_REQUEST
+    assert "100001 levels" in reply["error"]["message"]
+    assert "limit is 512" in reply["error"]["message"]
+    # The same as a notification and as a response: an error with id null, no crash.
+    client.send_raw(frame(b'{"jsonrpc":"2.0","method":"$/cancelRequest","params":{"id":%s}}'
+                          % deep.encode()))
+    assert "100002 levels" in client.response(None)["error"]["message"]
+    client.send_raw(frame(b'{"jsonrpc":"2.0","id":1,"result":%s}' % deep.encode()))
+    assert "100001 levels" in client.response(None)["error"]["message"]
+    client.initialize()
+    still_alive(client)
+
+
+def test_huge_content_length_does_not_swallow_the_next_message(make_client):
+    # Issue 14: "Content-Length: 67108865" made the server drop that many bytes, so it
+    # never answered again. Now: an error, then the next real header is read.
+    client = make_client()
+    client.initialize()
+    client.send_raw(b'Content-Length: 67108865\r\n\r\n{"jsonrpc":"2.0","id":91,"method":"x"}')
+    reply = client.response(None)
+    assert reply["error"]["code"] == PARSE_ERROR
+    assert "67108865 bytes exceeds the limit" in reply["error"]["message"]
+    assert client.request("workspace/unknown", {})["error"]["code"] == METHOD_NOT_FOUND
+    client.send_raw(b"Content-Length: 99999999999999999999999\r\n\r\n{}")
+    assert client.response(None)["error"]["code"] == PARSE_ERROR
+    still_alive(client)
+
+
 def test_invalid_requests_unknown_methods_and_invalid_params(make_client):
     client = make_client()
     client.initialize()

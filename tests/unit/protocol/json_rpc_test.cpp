@@ -111,6 +111,10 @@ TEST(ParseMessage, IdAfterTheDeepPartIsStillRead) {
   auto inner = parse_message(R"({"jsonrpc":"2.0","method":"m","params":)" + std::string(600, '[') +
                              R"({"id":9})" + std::string(600, ']') + "}");
   EXPECT_TRUE(std::holds_alternative<std::monostate>(std::get<InvalidMessage>(inner).id));
+  // A response's id names one of our calls: the error about it must not carry it.
+  auto response = parse_message(R"({"jsonrpc":"2.0","id":1,"result":)" + std::string(600, '[') +
+                                std::string(600, ']') + "}");
+  EXPECT_TRUE(std::holds_alternative<std::monostate>(std::get<InvalidMessage>(response).id));
 }
 
 TEST(ParseMessage, DeepAndMalformedIsAParseError) {
