@@ -94,6 +94,45 @@ def test_huge_content_length_does_not_swallow_the_next_message(make_client):
     still_alive(client)
 
 
+def test_thousands_of_problems_publish_a_bounded_list(make_client, tmp_path):
+    # A garbled 250 KB file gave 38,000 diagnostics: 80 MB and 5 s per edit.
+    client = make_client()
+    client.initialize(tmp_path)
+    text = "quantization_config:\n  global_config:\n" + "".join(
+        "    bogus_key_%d: 1\n" % i for i in range(2000))
+    uri = client.open(tmp_path / "many.yaml", text)
+    diagnostics = client.diagnostics(uri)
+    assert len(diagnostics) == 500
+    hidden, _, rest = diagnostics[-1]["message"].partition(" ")
+    assert int(hidden) >= 1500 and rest.startswith("more problems are not shown")
+    assert diagnostics[-1]["severity"] == 3
+    still_alive(client)
+
+
+def test_documents_opened_and_never_closed_are_bounded(make_client, tmp_path):
+    # Issue 14: memory grew without bound under fuzzing; open documents are capped.
+    client = make_client()
+    client.initialize(tmp_path)
+    for i in range(1000):
+        client.notify("textDocument/didOpen", {"textDocument": {
+            "uri": "untitled:doc-%d" % i, "languageId": "yaml", "version": 1, "text": "a: 1\n"}})
+    mark = client.mark()
+    client.notify("textDocument/didOpen", {"textDocument": {
+        "uri": "untitled:one-too-many", "languageId": "yaml", "version": 1, "text": "a: 1\n"}})
+    note = client.wait_notification(lambda n: n["method"] == "window/showMessage", start=mark)
+    assert note["params"]["type"] == 1
+    assert "1000 documents are open" in note["params"]["message"]
+    reply = client.request("textDocument/hover", text_position("untitled:one-too-many", 0, 0))
+    assert "document not open" in reply["error"]["message"]
+    # Closing one makes room again.
+    client.notify("textDocument/didClose", {"textDocument": {"uri": "untitled:doc-0"}})
+    client.notify("textDocument/didOpen", {"textDocument": {
+        "uri": "untitled:one-too-many", "languageId": "yaml", "version": 1, "text": "a: 1\n"}})
+    assert "result" in client.request("textDocument/hover",
+                                      text_position("untitled:one-too-many", 0, 0))
+    still_alive(client)
+
+
 def test_invalid_requests_unknown_methods_and_invalid_params(make_client):
     client = make_client()
     client.initialize()

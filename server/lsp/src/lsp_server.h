@@ -58,6 +58,8 @@ private:
   // Documents.
   void on_did_open(const protocol::DidOpenTextDocumentParams& params);
   void on_did_change(const protocol::DidChangeTextDocumentParams& params);
+  void forget_document(const std::string& uri);
+  void show_error(const std::string& message);
   void on_did_close(const protocol::DidCloseTextDocumentParams& params);
   void release_unused_models();
   // Features.
