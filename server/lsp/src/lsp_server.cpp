@@ -23,6 +23,9 @@ constexpr auto kDiagnosticDelay = std::chrono::milliseconds(200);
 // A garbled 250 KB file gave 38,000 diagnostics: 80 MB of JSON and 5 s per
 // edit, for a list no one reads past the first screens.
 constexpr std::size_t kMaxPublishedDiagnostics = 500;
+// Parses kept for the documents used last: the one being edited and a few
+// beside it. Others are read again when used.
+constexpr std::size_t kMaxParsedDocuments = 4;
 // A config closed and opened again (switching files, reverting) keeps its
 // model loaded rather than reading the index again.
 constexpr auto kModelReleaseDelay = std::chrono::seconds(30);
@@ -412,13 +415,19 @@ const Document* LspServer::document_or_error(const std::string& uri, const Reply
 LspServer::Analysis LspServer::analyse(const Document& doc) {
   Analysis out;
   auto& cached = parsed_[doc.uri];
-  if (doc.revision == 0 || cached.first != doc.revision || !cached.second) {
-    cached = {doc.revision, std::make_shared<const config::ConfigDocument>(config::read_config(
-                                doc.text, config::guess_format(doc.path, doc.text)))};
+  if (doc.revision == 0 || cached.revision != doc.revision || !cached.config) {
+    cached.revision = doc.revision;
+    cached.config = std::make_shared<const config::ConfigDocument>(
+        config::read_config(doc.text, config::guess_format(doc.path, doc.text)));
   }
-  out.config = cached.second;
+  cached.last_used = ++parse_clock_;
+  out.config = cached.config;
   if (doc.revision == 0)
     parsed_.erase(doc.uri); // read from disk: not kept
+  else if (parsed_.size() > kMaxParsedDocuments)
+    parsed_.erase(std::min_element(parsed_.begin(), parsed_.end(), [](auto& a, auto& b) {
+      return a.second.last_used < b.second.last_used;
+    }));
   if (out.config->root == config::Root::None || doc.path.empty())
     return out; // not a compression config (or not a file): no model needed
   project::ConfigHints hints{config::compressor_name(out.config->root), out.config->execution_mode};
