@@ -41,6 +41,36 @@ bool is_complete_json(std::string_view text) {
   return !text.empty() && nlohmann::json::accept(text);
 }
 
+enum class Match { Yes, No, NeedMore };
+
+// Whether a real length header starts at `at`: "Content-Length", a colon,
+// digits, and a raw line break. Valid JSON holds no raw line break inside a
+// string and no bare word outside one, so no message body can fake this.
+Match real_length_header_at(std::string_view text, std::size_t at) {
+  std::size_t i = at + kLengthHeader.size();
+  auto blanks = [&] {
+    while (i < text.size() && (text[i] == ' ' || text[i] == '\t'))
+      ++i;
+  };
+  blanks();
+  if (i == text.size())
+    return Match::NeedMore;
+  if (text[i++] != ':')
+    return Match::No;
+  blanks();
+  std::size_t digits = i;
+  while (i < text.size() && std::isdigit(static_cast<unsigned char>(text[i])))
+    ++i;
+  if (i == text.size())
+    return Match::NeedMore;
+  if (i == digits)
+    return Match::No;
+  blanks();
+  if (i == text.size())
+    return Match::NeedMore;
+  return text[i] == '\r' || text[i] == '\n' ? Match::Yes : Match::No;
+}
+
 enum class HeaderStart { Header, Garbage, NeedMore };
 
 // Whether the text starts like a header line ("Name: value"), so that the tail
@@ -63,11 +93,6 @@ HeaderStart header_start(std::string_view text) {
 } // namespace
 
 void FrameDecoder::feed(std::string_view bytes) {
-  if (discard_remaining_ > 0) {
-    std::size_t dropped = std::min(discard_remaining_, bytes.size());
-    discard_remaining_ -= dropped;
-    bytes.remove_prefix(dropped);
-  }
   buffer_.append(bytes);
   decode();
 }
@@ -81,8 +106,30 @@ std::optional<FrameEvent> FrameDecoder::next() {
 }
 
 void FrameDecoder::decode() {
-  while (discard_remaining_ == 0 && (body_length_ ? decode_body() : decode_header())) {
+  while (true) {
+    if (skipping_oversized_ && !skip_to_real_header())
+      return;
+    if (!(body_length_ ? decode_body() : decode_header()))
+      return;
   }
+}
+
+// Drops the bytes of an oversized message up to the next real header; false
+// while that header has not arrived yet.
+bool FrameDecoder::skip_to_real_header() {
+  constexpr std::size_t kLongestHeaderLine = 256; // spaces and digits included
+  for (std::size_t at = find_length_header(buffer_, 0); at != std::string::npos;
+       at = find_length_header(buffer_, at + 1)) {
+    Match match = real_length_header_at(buffer_, at);
+    if (match == Match::Yes ||
+        (match == Match::NeedMore && buffer_.size() - at <= kLongestHeaderLine)) {
+      buffer_.erase(0, at);
+      skipping_oversized_ = match == Match::NeedMore;
+      return !skipping_oversized_;
+    }
+  }
+  resync(buffer_.size()); // keeps only a tail that may begin a header
+  return false;
 }
 
 // Drops bytes up to the next "Content-Length" header at or after `from` (or
@@ -164,14 +211,14 @@ bool FrameDecoder::decode_header() {
   buffer_.erase(0, end + separator);
   if (*length > max_body_) {
     ready_.push_back(FramingError{"message of " + std::to_string(*length) +
-                                  " bytes exceeds the limit of " + std::to_string(max_body_)});
-    std::size_t dropped = std::min(*length, buffer_.size());
-    buffer_.erase(0, dropped);
-    discard_remaining_ = *length - dropped;
-    return discard_remaining_ == 0;
+                                  " bytes exceeds the limit of " + std::to_string(max_body_) +
+                                  "; skipped up to the next Content-Length header"});
+    skipping_oversized_ = true;
+    return true;
   }
   body_length_ = length;
   scanned_ = 0;
+  completeness_checks_ = 0;
   return true;
 }
 
@@ -187,7 +234,20 @@ bool FrameDecoder::decode_body() {
   std::size_t from = scanned_ > kLengthHeader.size() ? scanned_ - kLengthHeader.size() : 0;
   std::size_t next = find_length_header(buffer_, from);
   scanned_ = buffer_.size();
-  while (next != std::string::npos) {
+  // Each check reads the body so far: a few per body, or a stream of fake
+  // headers would make the work quadratic.
+  constexpr int kMaxChecksPerBody = 8;
+  while (next != std::string::npos && completeness_checks_ < kMaxChecksPerBody) {
+    Match header = real_length_header_at(buffer_, next);
+    if (header == Match::NeedMore) {
+      scanned_ = next + kLengthHeader.size(); // look here again when more arrives
+      break;
+    }
+    if (header == Match::No) {
+      next = find_length_header(buffer_, next + 1);
+      continue;
+    }
+    ++completeness_checks_;
     if (is_complete_json(std::string_view(buffer_).substr(0, next))) {
       ready_.push_back(Frame{buffer_.substr(0, next)});
       buffer_.erase(0, next);
@@ -200,6 +260,8 @@ bool FrameDecoder::decode_body() {
 }
 
 void FrameDecoder::flush_stalled() {
+  if (skipping_oversized_)
+    return; // reported already; waiting for the next header is all there is to do
   if (body_length_ && is_complete_json(buffer_)) {
     ready_.push_back(Frame{std::move(buffer_)});
     buffer_.clear();

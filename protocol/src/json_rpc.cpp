@@ -1,5 +1,6 @@
 #include "opscope/protocol/json_rpc.h"
 
+#include "opscope/protocol/json_depth.h"
 #include "opscope/protocol/utf8.h"
 
 namespace opscope::protocol {
@@ -16,6 +17,75 @@ std::optional<RequestId> read_id(const Json& value) {
 
 InvalidMessage invalid(RequestId id, std::string message) {
   return {std::move(id), {ErrorCode::InvalidRequest, std::move(message)}};
+}
+
+// Reads the top-level "id" of a message too deeply nested to build as a DOM,
+// so that the error reply can name it. Values below the top level are only
+// counted, never stored; nlohmann's own parse stack keeps one bit per level.
+class TopLevelIdReader : public nlohmann::json_sax<Json> {
+public:
+  RequestId id;
+  bool has_method = false; // a request (or notification), not a response
+
+  bool null() override { return value(); }
+  bool boolean(bool) override { return value(); }
+  bool number_integer(number_integer_t number) override {
+    return value(RequestId{static_cast<std::int64_t>(number)});
+  }
+  bool number_unsigned(number_unsigned_t number) override {
+    if (number <= static_cast<number_unsigned_t>(INT64_MAX))
+      return value(RequestId{static_cast<std::int64_t>(number)});
+    return value();
+  }
+  bool number_float(number_float_t, const string_t&) override { return value(); }
+  bool string(string_t& text) override { return value(RequestId{text}); }
+  bool binary(binary_t&) override { return value(); }
+  bool start_object(std::size_t) override { return open(); }
+  bool key(string_t& name) override {
+    at_id_key_ = depth_ == 1 && name == "id";
+    has_method = has_method || (depth_ == 1 && name == "method");
+    return true;
+  }
+  bool end_object() override { return close(); }
+  bool start_array(std::size_t) override { return open(); }
+  bool end_array() override { return close(); }
+  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception&) override {
+    return false;
+  }
+
+private:
+  bool value(std::optional<RequestId> read = std::nullopt) {
+    if (at_id_key_ && depth_ == 1 && read)
+      id = std::move(*read);
+    at_id_key_ = false;
+    return true;
+  }
+  bool open() {
+    at_id_key_ = false;
+    ++depth_;
+    return true;
+  }
+  bool close() {
+    --depth_;
+    return true;
+  }
+
+  std::size_t depth_ = 0;
+  bool at_id_key_ = false;
+};
+
+InvalidMessage too_deeply_nested(std::string_view body, std::size_t depth) {
+  TopLevelIdReader reader;
+  bool valid = Json::sax_parse(sanitize_utf8(body), &reader, nlohmann::json::input_format_t::json,
+                               /*strict=*/true, /*ignore_comments=*/false);
+  std::string message = "the message nests " + std::to_string(depth) +
+                        " levels of arrays and objects; the limit is " +
+                        std::to_string(kMaxJsonNesting);
+  if (!valid)
+    return InvalidMessage{{}, {ErrorCode::ParseError, message + " (and it is not valid JSON)"}};
+  // The id of a response is ours: answering it would look like a reply to our own call.
+  return InvalidMessage{reader.has_method ? reader.id : RequestId{},
+                        {ErrorCode::InvalidRequest, message}};
 }
 
 } // namespace
@@ -72,6 +142,9 @@ Message classify_message(const Json& value) {
 }
 
 Message parse_message(std::string_view body) {
+  // Measured first: copying or dumping a deeper DOM would recurse once per level.
+  if (std::size_t depth = json_nesting_depth(body); depth > kMaxJsonNesting)
+    return too_deeply_nested(body, depth);
   Json value = Json::parse(sanitize_utf8(body), nullptr, /*allow_exceptions=*/false);
   if (value.is_discarded())
     return InvalidMessage{{}, {ErrorCode::ParseError, "the message body is not valid JSON"}};

@@ -59,6 +59,80 @@ def test_missing_and_wrong_content_length(make_client):
     still_alive(client)
 
 
+def test_hundred_thousand_levels_of_nesting_are_refused_even_before_initialize(make_client):
+    # Issue 14: params nested 100,000 levels (200 KB) killed the server with SIGSEGV.
+    client = make_client()
+    deep = "[" * 100_000 + "]" * 100_000
+    client.send_raw(frame(b'{"jsonrpc":"2.0","id":90,"method":"initialize","params":%s}'
+                          % deep.encode()))
+    reply = client.response(90)
+    assert reply["error"]["code"] == INVALID_REQUEST
+    assert "100001 levels" in reply["error"]["message"]
+    assert "limit is 512" in reply["error"]["message"]
+    # The same as a notification and as a response: an error with id null, no crash.
+    client.send_raw(frame(b'{"jsonrpc":"2.0","method":"$/cancelRequest","params":{"id":%s}}'
+                          % deep.encode()))
+    assert "100002 levels" in client.response(None)["error"]["message"]
+    client.send_raw(frame(b'{"jsonrpc":"2.0","id":1,"result":%s}' % deep.encode()))
+    assert "100001 levels" in client.response(None)["error"]["message"]
+    client.initialize()
+    still_alive(client)
+
+
+def test_huge_content_length_does_not_swallow_the_next_message(make_client):
+    # Issue 14: "Content-Length: 67108865" made the server drop that many bytes, so it
+    # never answered again. Now: an error, then the next real header is read.
+    client = make_client()
+    client.initialize()
+    client.send_raw(b'Content-Length: 67108865\r\n\r\n{"jsonrpc":"2.0","id":91,"method":"x"}')
+    reply = client.response(None)
+    assert reply["error"]["code"] == PARSE_ERROR
+    assert "67108865 bytes exceeds the limit" in reply["error"]["message"]
+    assert client.request("workspace/unknown", {})["error"]["code"] == METHOD_NOT_FOUND
+    client.send_raw(b"Content-Length: 99999999999999999999999\r\n\r\n{}")
+    assert client.response(None)["error"]["code"] == PARSE_ERROR
+    still_alive(client)
+
+
+def test_thousands_of_problems_publish_a_bounded_list(make_client, tmp_path):
+    # A garbled 250 KB file gave 38,000 diagnostics: 80 MB and 5 s per edit.
+    client = make_client()
+    client.initialize(tmp_path)
+    text = "quantization_config:\n  global_config:\n" + "".join(
+        "    bogus_key_%d: 1\n" % i for i in range(2000))
+    uri = client.open(tmp_path / "many.yaml", text)
+    diagnostics = client.diagnostics(uri)
+    assert len(diagnostics) == 500
+    hidden, _, rest = diagnostics[-1]["message"].partition(" ")
+    assert int(hidden) >= 1500 and rest.startswith("more problems are not shown")
+    assert diagnostics[-1]["severity"] == 3
+    still_alive(client)
+
+
+def test_documents_opened_and_never_closed_are_bounded(make_client, tmp_path):
+    # Issue 14: memory grew without bound under fuzzing; open documents are capped.
+    client = make_client()
+    client.initialize(tmp_path)
+    for i in range(1000):
+        client.notify("textDocument/didOpen", {"textDocument": {
+            "uri": "untitled:doc-%d" % i, "languageId": "yaml", "version": 1, "text": "a: 1\n"}})
+    mark = client.mark()
+    client.notify("textDocument/didOpen", {"textDocument": {
+        "uri": "untitled:one-too-many", "languageId": "yaml", "version": 1, "text": "a: 1\n"}})
+    note = client.wait_notification(lambda n: n["method"] == "window/showMessage", start=mark)
+    assert note["params"]["type"] == 1
+    assert "1000 documents are open" in note["params"]["message"]
+    reply = client.request("textDocument/hover", text_position("untitled:one-too-many", 0, 0))
+    assert "document not open" in reply["error"]["message"]
+    # Closing one makes room again.
+    client.notify("textDocument/didClose", {"textDocument": {"uri": "untitled:doc-0"}})
+    client.notify("textDocument/didOpen", {"textDocument": {
+        "uri": "untitled:one-too-many", "languageId": "yaml", "version": 1, "text": "a: 1\n"}})
+    assert "result" in client.request("textDocument/hover",
+                                      text_position("untitled:one-too-many", 0, 0))
+    still_alive(client)
+
+
 def test_invalid_requests_unknown_methods_and_invalid_params(make_client):
     client = make_client()
     client.initialize()

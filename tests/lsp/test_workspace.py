@@ -1,17 +1,12 @@
 """Session-level behaviour: progress while loading, editor settings (pushed and
 pulled), file watchers, the log level, position encodings, several projects in
-one workspace, and the TCP transport."""
+one workspace. (--port and --socket: test_listener.py.)"""
 
-import json
 import shutil
-import socket
-import subprocess
-import time
 
 import pytest
 
 from conftest import QUANT_CONFIG, text_position, write_project
-from lsp_client import encode
 
 
 def status(client, state, start=0, timeout=120):
@@ -186,45 +181,3 @@ def test_several_projects_each_with_its_own_model(make_client, tmp_path, resnet_
     reply = client.result("textDocument/hover", text_position(good_uri, 4, 8))
     assert "conv2d" in reply["contents"]["value"]
     assert client.shutdown_and_exit() == 0
-
-
-def read_message(sock_file):
-    length = None
-    while True:
-        line = sock_file.readline().strip()
-        if not line:
-            break
-        name, _, value = line.decode().partition(":")
-        if name.lower() == "content-length":
-            length = int(value)
-    return json.loads(sock_file.read(length))
-
-
-def test_tcp_port(opscope_bin, tmp_path):
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    server = subprocess.Popen([str(opscope_bin), "lsp", "--port", str(port)],
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    try:
-        deadline = time.monotonic() + 10
-        while True:
-            try:
-                sock = socket.create_connection(("127.0.0.1", port))
-                break
-            except OSError:
-                assert time.monotonic() < deadline, "server did not listen"
-                time.sleep(0.05)
-        with sock, sock.makefile("rb") as reader:
-            sock.sendall(encode({"jsonrpc": "2.0", "id": 1, "method": "initialize",
-                                 "params": {"processId": None, "capabilities": {}}}))
-            reply = read_message(reader)
-            assert reply["id"] == 1 and "capabilities" in reply["result"]
-            sock.sendall(encode({"jsonrpc": "2.0", "id": 2, "method": "shutdown"}))
-            while (reply := read_message(reader)).get("id") != 2:
-                pass
-            sock.sendall(encode({"jsonrpc": "2.0", "method": "exit"}))
-            assert server.wait(10) == 0
-    finally:
-        if server.poll() is None:
-            server.kill()

@@ -1,10 +1,7 @@
 #include "connection.h"
 
-#include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/posix/stream_descriptor.hpp>
 #include <boost/asio/post.hpp>
-#include <boost/asio/read.hpp>
-#include <boost/asio/write.hpp>
 
 #include <cerrno>
 #include <poll.h>
@@ -135,82 +132,12 @@ bool stdin_is_pipe_or_socket() {
   return ::fstat(STDIN_FILENO, &st) == 0 && (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode));
 }
 
-class TcpChannel : public ByteChannel {
-public:
-  TcpChannel(asio::io_context& io, int port, Logger& log)
-      : acceptor_(io), socket_(io), log_(log), port_(port) {}
-
-  void start(std::function<void(std::string_view)> on_bytes,
-             std::function<void()> on_eof) override {
-    on_bytes_ = std::move(on_bytes);
-    on_eof_ = std::move(on_eof);
-    boost::system::error_code ec;
-    asio::ip::tcp::endpoint endpoint(asio::ip::make_address("127.0.0.1"),
-                                     static_cast<unsigned short>(port_));
-    acceptor_.open(endpoint.protocol(), ec);
-    if (!ec)
-      acceptor_.set_option(asio::socket_base::reuse_address(true), ec);
-    if (!ec)
-      acceptor_.bind(endpoint, ec);
-    if (!ec)
-      acceptor_.listen(1, ec);
-    if (ec) {
-      log_.error("cannot listen on 127.0.0.1:" + std::to_string(port_) + ": " + ec.message() +
-                 "; choose another --port");
-      asio::post(acceptor_.get_executor(), on_eof_);
-      return;
-    }
-    log_.info("listening on 127.0.0.1:" + std::to_string(port_));
-    acceptor_.async_accept(socket_, [this](boost::system::error_code accept_error) {
-      acceptor_.close();
-      if (accept_error)
-        return on_eof_();
-      log_.info("client connected");
-      read_more();
-    });
-  }
-
-  void write(std::string bytes) override {
-    boost::system::error_code ec;
-    asio::write(socket_, asio::buffer(bytes), ec);
-  }
-
-  void close() override {
-    boost::system::error_code ec;
-    acceptor_.close(ec);
-    socket_.close(ec);
-  }
-
-private:
-  void read_more() {
-    socket_.async_read_some(asio::buffer(buffer_),
-                            [this](boost::system::error_code ec, std::size_t n) {
-                              if (ec)
-                                return on_eof_();
-                              on_bytes_(std::string_view(buffer_.data(), n));
-                              read_more();
-                            });
-  }
-
-  asio::ip::tcp::acceptor acceptor_;
-  asio::ip::tcp::socket socket_;
-  Logger& log_;
-  int port_;
-  std::array<char, 256 * 1024> buffer_{};
-  std::function<void(std::string_view)> on_bytes_;
-  std::function<void()> on_eof_;
-};
-
 } // namespace
 
 std::unique_ptr<ByteChannel> make_stdio_channel(asio::io_context& io) {
   if (stdin_is_pipe_or_socket())
     return std::make_unique<PipeStdioChannel>(io);
   return std::make_unique<ThreadStdioChannel>(io);
-}
-
-std::unique_ptr<ByteChannel> make_tcp_channel(asio::io_context& io, int port, Logger& log) {
-  return std::make_unique<TcpChannel>(io, port, log);
 }
 
 Connection::Connection(asio::io_context& io, std::unique_ptr<ByteChannel> channel, Logger& log)
@@ -282,6 +209,13 @@ void Connection::notify(std::string_view method, Json params) {
 
 void Connection::call(std::string_view method, Json params, ReplyCallback on_reply) {
   std::int64_t id = next_call_id_++;
+  // A client that never answers must not make the table grow without end.
+  if (pending_calls_.size() >= kMaxPendingCalls) {
+    log_.warning("the client left " + std::to_string(pending_calls_.size()) +
+                 " requests unanswered; forgetting request " +
+                 std::to_string(pending_calls_.begin()->first));
+    pending_calls_.erase(pending_calls_.begin());
+  }
   pending_calls_[id] = std::move(on_reply);
   send(protocol::make_request(id, method, std::move(params)));
 }

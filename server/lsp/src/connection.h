@@ -1,4 +1,4 @@
-// A JSON-RPC connection over a byte channel (stdio or a TCP socket, both on
+// A JSON-RPC connection over a byte channel (stdio or a socket, both on
 // Asio): frames and parses incoming bytes, replies to what cannot be parsed,
 // routes responses to our calls, and writes outgoing messages.
 #pragma once
@@ -30,8 +30,7 @@ public:
 // stdin/stdout: read on the loop when stdin is a pipe or socket, else by a
 // reader thread (a file or a tty).
 std::unique_ptr<ByteChannel> make_stdio_channel(boost::asio::io_context& io);
-// Listens on 127.0.0.1:port and serves the first client that connects.
-std::unique_ptr<ByteChannel> make_tcp_channel(boost::asio::io_context& io, int port, Logger& log);
+// (--port and --socket listeners: listening_channel.h.)
 
 class Connection : public Transport {
 public:
@@ -55,6 +54,7 @@ private:
   MessageHandler* handler_ = nullptr;
   protocol::FrameDecoder decoder_;
   boost::asio::steady_timer stall_timer_;
+  static constexpr std::size_t kMaxPendingCalls = 256;
   std::int64_t next_call_id_ = 1;
   std::map<std::int64_t, ReplyCallback> pending_calls_;
 };

@@ -20,7 +20,15 @@ void apply_change(std::string& text, const protocol::TextDocumentContentChangeEv
   text.replace(start, end - start, change.text);
 }
 
-void DocumentStore::open(const protocol::TextDocumentItem& item) {
+std::optional<std::string> DocumentStore::open(const protocol::TextDocumentItem& item) {
+  auto existing = documents_.find(item.uri);
+  std::size_t replaced = existing == documents_.end() ? 0 : existing->second.text.size();
+  if (existing == documents_.end() && documents_.size() >= limits_.max_documents)
+    return "cannot open " + item.uri + ": " + std::to_string(documents_.size()) +
+           " documents are open, the limit; close some";
+  if (total_bytes_ - replaced + item.text.size() > limits_.max_total_bytes)
+    return over_limit_message(item.uri, item.text.size());
+  total_bytes_ = total_bytes_ - replaced + item.text.size();
   Document doc;
   doc.uri = item.uri;
   doc.path = protocol::path_from_uri(item.uri).value_or("");
@@ -29,23 +37,43 @@ void DocumentStore::open(const protocol::TextDocumentItem& item) {
   doc.text = item.text;
   doc.revision = next_revision_++;
   documents_[item.uri] = std::move(doc);
+  return std::nullopt;
 }
 
-bool DocumentStore::change(const protocol::DidChangeTextDocumentParams& params,
-                           protocol::PositionEncoding encoding) {
+std::string DocumentStore::over_limit_message(const std::string& uri, std::size_t bytes) const {
+  return "cannot hold " + uri + " (" + std::to_string(bytes) + " bytes): open documents may " +
+         "hold " + std::to_string(limits_.max_total_bytes >> 20) + " MB in all, and " +
+         std::to_string(total_bytes_ >> 20) + " MB are open; close some documents";
+}
+
+DocumentStore::Change DocumentStore::change(const protocol::DidChangeTextDocumentParams& params,
+                                            protocol::PositionEncoding encoding) {
   auto it = documents_.find(params.text_document.uri);
   if (it == documents_.end())
-    return false;
-  for (const auto& change : params.content_changes)
-    apply_change(it->second.text, change, encoding);
+    return Change::NotOpen;
+  std::string& text = it->second.text;
+  std::size_t before = text.size();
+  for (const auto& change : params.content_changes) {
+    apply_change(text, change, encoding);
+    if (total_bytes_ - before + text.size() > limits_.max_total_bytes) {
+      total_bytes_ -= before;
+      documents_.erase(it);
+      return Change::OverLimit;
+    }
+  }
+  total_bytes_ = total_bytes_ - before + text.size();
   it->second.revision = next_revision_++;
   if (params.text_document.version)
     it->second.version = *params.text_document.version;
-  return true;
+  return Change::Applied;
 }
 
 void DocumentStore::close(const std::string& uri) {
-  documents_.erase(uri);
+  auto it = documents_.find(uri);
+  if (it == documents_.end())
+    return;
+  total_bytes_ -= it->second.text.size();
+  documents_.erase(it);
 }
 
 const Document* DocumentStore::find(const std::string& uri) const {

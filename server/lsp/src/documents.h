@@ -19,18 +19,37 @@ struct Document {
   std::uint64_t revision = 0; // unique per text the store has held; 0: not from the store
 };
 
+// What clients may keep open at once. A client (or an attacker) that opens
+// documents and never closes them gets errors, not an ever-growing server.
+struct DocumentLimits {
+  std::size_t max_documents = 1000;
+  std::size_t max_total_bytes = std::size_t{64} << 20; // a 10 MB config fits, several times
+};
+
 class DocumentStore {
 public:
-  void open(const protocol::TextDocumentItem& item);
+  explicit DocumentStore(DocumentLimits limits = {}) : limits_(limits) {}
+
+  // Opens (or reopens) a document; a message saying which limit it would
+  // pass when refused, the store then unchanged.
+  std::optional<std::string> open(const protocol::TextDocumentItem& item);
+  enum class Change { Applied, NotOpen, OverLimit };
   // Applies full and incremental changes in order (positions in `encoding`).
-  // Returns false when the document is not open.
-  bool change(const protocol::DidChangeTextDocumentParams& params,
-              protocol::PositionEncoding encoding);
+  // OverLimit: the text grew past the limit, so the document was closed (a
+  // text the server cannot hold is better dropped than kept wrong).
+  Change change(const protocol::DidChangeTextDocumentParams& params,
+                protocol::PositionEncoding encoding);
   void close(const std::string& uri);
+  std::size_t total_bytes() const { return total_bytes_; }
+  const DocumentLimits& limits() const { return limits_; }
+  // Why a text of `bytes` more cannot be held (for messages).
+  std::string over_limit_message(const std::string& uri, std::size_t bytes) const;
   const Document* find(const std::string& uri) const;
   const std::map<std::string, Document>& all() const { return documents_; }
 
 private:
+  DocumentLimits limits_;
+  std::size_t total_bytes_ = 0;
   std::map<std::string, Document> documents_;
   std::uint64_t next_revision_ = 1;
 };

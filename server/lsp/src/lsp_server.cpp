@@ -21,6 +21,12 @@ namespace {
 // items only cost time: building the JSON was 81% of a 500-item reply (callgrind).
 constexpr std::size_t kMaxCompletionItems = 100;
 constexpr auto kDiagnosticDelay = std::chrono::milliseconds(200);
+// A garbled 250 KB file gave 38,000 diagnostics: 80 MB of JSON and 5 s per
+// edit, for a list no one reads past the first screens.
+constexpr std::size_t kMaxPublishedDiagnostics = 500;
+// Parses kept for the documents used last: the one being edited and a few
+// beside it. Others are read again when used.
+constexpr std::size_t kMaxParsedDocuments = 4;
 // A config closed and opened again (switching files, reverting) keeps its
 // model loaded rather than reading the index again.
 constexpr auto kModelReleaseDelay = std::chrono::seconds(30);
@@ -351,21 +357,42 @@ void LspServer::on_did_change_watched_files(const protocol::DidChangeWatchedFile
 // ---------------------------------------------------------------- documents
 
 void LspServer::on_did_open(const protocol::DidOpenTextDocumentParams& params) {
-  documents_.open(params.text_document);
+  if (auto refused = documents_.open(params.text_document))
+    return show_error(*refused);
   schedule_diagnostics(params.text_document.uri, std::chrono::milliseconds(0));
 }
 
 void LspServer::on_did_change(const protocol::DidChangeTextDocumentParams& params) {
-  if (!documents_.change(params, encoding_)) {
-    log_.warning("didChange for a document that is not open: " + params.text_document.uri);
-    return;
+  const std::string& uri = params.text_document.uri;
+  switch (documents_.change(params, encoding_)) {
+  case DocumentStore::Change::Applied:
+    return schedule_diagnostics(uri, kDiagnosticDelay);
+  case DocumentStore::Change::NotOpen:
+    return log_.warning("didChange for a document that is not open: " + uri);
+  case DocumentStore::Change::OverLimit:
+    forget_document(uri);
+    return show_error(uri + " grew past the " +
+                      std::to_string(documents_.limits().max_total_bytes >> 20) +
+                      " MB that open documents may hold in all, so the server closed it; "
+                      "close other documents and reopen it");
   }
-  schedule_diagnostics(params.text_document.uri, kDiagnosticDelay);
+}
+
+// An error the user should see (not only in the log).
+void LspServer::show_error(const std::string& message) {
+  log_.warning(message);
+  transport_.notify("window/showMessage",
+                    protocol::LogMessageParams{protocol::MessageType::Error, message});
 }
 
 void LspServer::on_did_close(const protocol::DidCloseTextDocumentParams& params) {
   const std::string& uri = params.text_document.uri;
   documents_.close(uri);
+  forget_document(uri);
+}
+
+// Drops what the server kept for `uri`, which is no longer open.
+void LspServer::forget_document(const std::string& uri) {
   diagnostic_timers_.erase(uri);
   parsed_.erase(uri);
   transport_.notify("textDocument/publishDiagnostics",
@@ -398,13 +425,19 @@ const Document* LspServer::document_or_error(const std::string& uri, const Reply
 LspServer::Analysis LspServer::analyse(const Document& doc) {
   Analysis out;
   auto& cached = parsed_[doc.uri];
-  if (doc.revision == 0 || cached.first != doc.revision || !cached.second) {
-    cached = {doc.revision, std::make_shared<const config::ConfigDocument>(config::read_config(
-                                doc.text, config::guess_format(doc.path, doc.text)))};
+  if (doc.revision == 0 || cached.revision != doc.revision || !cached.config) {
+    cached.revision = doc.revision;
+    cached.config = std::make_shared<const config::ConfigDocument>(
+        config::read_config(doc.text, config::guess_format(doc.path, doc.text)));
   }
-  out.config = cached.second;
+  cached.last_used = ++parse_clock_;
+  out.config = cached.config;
   if (doc.revision == 0)
     parsed_.erase(doc.uri); // read from disk: not kept
+  else if (parsed_.size() > kMaxParsedDocuments)
+    parsed_.erase(std::min_element(parsed_.begin(), parsed_.end(), [](auto& a, auto& b) {
+      return a.second.last_used < b.second.last_used;
+    }));
   if (out.config->root == config::Root::None || doc.path.empty())
     return out; // not a compression config (or not a file): no model needed
   project::ConfigHints hints{config::compressor_name(out.config->root), out.config->execution_mode};
@@ -462,8 +495,16 @@ void LspServer::publish_diagnostics(const std::string& uri) {
                             model->spec.origin + "): " + model->error +
                             (index ? "; showing the last good index" : "");
     }
-    for (auto& d : diagnose(input))
-      diagnostics.push_back(std::move(d));
+    diagnostics = diagnose(input);
+  }
+  if (diagnostics.size() > kMaxPublishedDiagnostics) {
+    std::size_t hidden = diagnostics.size() - (kMaxPublishedDiagnostics - 1);
+    diagnostics.resize(kMaxPublishedDiagnostics - 1);
+    protocol::Diagnostic more;
+    more.range = diagnostics.back().range;
+    more.severity = protocol::DiagnosticSeverity::Information;
+    more.message = std::to_string(hidden) + " more problems are not shown; fix these first";
+    diagnostics.push_back(std::move(more));
   }
   transport_.notify("textDocument/publishDiagnostics",
                     protocol::PublishDiagnosticsParams{uri, doc->version, diagnostics});

@@ -60,6 +60,8 @@ private:
   // Documents.
   void on_did_open(const protocol::DidOpenTextDocumentParams& params);
   void on_did_change(const protocol::DidChangeTextDocumentParams& params);
+  void forget_document(const std::string& uri);
+  void show_error(const std::string& message);
   void on_did_close(const protocol::DidCloseTextDocumentParams& params);
   void release_unused_models();
   // Features.
@@ -116,9 +118,15 @@ private:
   // also for clients that cannot watch files.
   std::map<std::string, FileStamp> project_files_;
   std::set<std::string> reported_project_problems_;
-  // The last parse of each open document (a 10 MB config is read once per edit).
-  std::map<std::string, std::pair<std::uint64_t, std::shared_ptr<const config::ConfigDocument>>>
-      parsed_;
+  // The last parse of the documents used most recently (a 10 MB config is read
+  // once per edit). A parse takes ~14 times its text, so only a few are kept.
+  struct ParsedDocument {
+    std::uint64_t revision = 0;
+    std::shared_ptr<const config::ConfigDocument> config;
+    std::uint64_t last_used = 0;
+  };
+  std::map<std::string, ParsedDocument> parsed_;
+  std::uint64_t parse_clock_ = 0;
   boost::asio::steady_timer project_poll_;
   boost::asio::steady_timer release_models_; // drops models no open config uses
   void poll_project_files();

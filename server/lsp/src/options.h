@@ -11,7 +11,9 @@
 namespace opscope::lsp {
 
 struct LspOptions {
-  std::optional<int> port; // listen on 127.0.0.1:port instead of stdio
+  std::optional<int> port;                // listen on 127.0.0.1:port instead of stdio
+  std::optional<std::string> token_file;  // where --port writes its token (else the default)
+  std::optional<std::string> socket_path; // listen on this Unix-domain socket instead
   LogLevel log_level = LogLevel::Info;
 };
 

@@ -1,13 +1,41 @@
 #include "opscope/lsp/run_lsp.h"
 
+#include "access_token.h"
 #include "connection.h"
+#include "listening_channel.h"
 #include "lsp_server.h"
 #include "options.h"
 
+#include <boost/asio/steady_timer.hpp>
+
 #include <csignal>
 #include <cstdio>
+#include <unistd.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 
 namespace opscope::lsp {
+namespace {
+
+// glibc keeps freed heap pages: after a large document is parsed and closed the
+// server would stay at its high-water mark. Like clangd, hand them back now and
+// then (a few ms for a small heap).
+void trim_heap_periodically(boost::asio::steady_timer& timer) {
+#ifdef __GLIBC__
+  timer.expires_after(std::chrono::seconds(2));
+  timer.async_wait([&timer](boost::system::error_code ec) {
+    if (ec)
+      return;
+    ::malloc_trim(0);
+    trim_heap_periodically(timer);
+  });
+#else
+  (void)timer;
+#endif
+}
+
+} // namespace
 
 int run_lsp(const std::vector<std::string>& args) {
   auto parsed = parse_lsp_options(args);
@@ -24,14 +52,34 @@ int run_lsp(const std::vector<std::string>& args) {
   // when we return, and it posts to this io_context.
   auto& io = *new boost::asio::io_context();
   Logger log(options.log_level);
-  std::unique_ptr<ByteChannel> channel =
-      options.port ? make_tcp_channel(io, *options.port, log) : make_stdio_channel(io);
+  std::unique_ptr<ByteChannel> channel;
+  std::string token_path;
+  if (options.port) {
+    std::string token = make_access_token();
+    token_path = options.token_file.value_or(default_token_path(*options.port));
+    if (auto problem = write_token_file(token_path, token)) {
+      std::fprintf(stderr, "opscope lsp: %s\n", problem->c_str());
+      return 2;
+    }
+    // Printed whatever the log level: the client needs it to connect.
+    std::fprintf(stderr, "opscope-lsp: token file: %s\n", token_path.c_str());
+    std::fflush(stderr);
+    channel = make_tcp_channel(io, *options.port, std::move(token), log);
+  } else if (options.socket_path) {
+    channel = make_unix_socket_channel(io, *options.socket_path, log);
+  } else {
+    channel = make_stdio_channel(io);
+  }
   Connection connection(io, std::move(channel), log);
   LspServer server(io, connection, log, WorkerSettings::from_environment());
   server.on_finished = [&] { io.stop(); };
+  boost::asio::steady_timer trim_timer(io);
+  trim_heap_periodically(trim_timer);
   connection.start(server);
   io.run();
   connection.close();
+  if (!token_path.empty())
+    ::unlink(token_path.c_str()); // a token of a server that is gone is no use to anyone
   return server.exit_code();
 }
 

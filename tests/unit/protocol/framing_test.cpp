@@ -129,5 +129,56 @@ TEST(FrameDecoder, GarbageNeverLoopsForever) {
   EXPECT_EQ(drain(decoder), (std::vector<std::string>{"{}"}));
 }
 
+TEST(FrameDecoder, HugeLengthWithSmallBodyDoesNotSwallowTheNextMessage) {
+  // Issue 14: "Content-Length: 67108865" used to make the decoder drop that
+  // many bytes, every later message with them.
+  FrameDecoder decoder;
+  decoder.feed("Content-Length: 67108865\r\n\r\n{\"jsonrpc\":\"2.0\",\"id\":1}" +
+               frame_message("{\"ok\":1}"));
+  auto got = drain(decoder);
+  ASSERT_EQ(got.size(), 2u);
+  EXPECT_NE(got[0].find("67108865 bytes exceeds the limit of 67108864"), std::string::npos);
+  EXPECT_EQ(got[1], "{\"ok\":1}");
+}
+
+TEST(FrameDecoder, OversizedSkipIgnoresHeaderTextInsideTheBody) {
+  FrameDecoder decoder(/*max_body=*/10);
+  // The body quotes a header; JSON escapes its line break, so it is not one.
+  decoder.feed("Content-Length: 60\r\n\r\n{\"text\":\"Content-Length: 3\\r\\n\\r\\nabc\"}");
+  EXPECT_EQ(drain(decoder).size(), 1u);
+  // The next real header arrives split inside its number.
+  decoder.feed("Content-Len");
+  decoder.feed("gth: 1");
+  EXPECT_TRUE(drain(decoder).empty());
+  decoder.feed("0\r\n\r\n{\"ok\":123}");
+  EXPECT_EQ(drain(decoder), (std::vector<std::string>{"{\"ok\":123}"}));
+}
+
+TEST(FrameDecoder, OversizedSkipKeepsLittleWhileWaiting) {
+  FrameDecoder decoder(/*max_body=*/10);
+  decoder.feed("Content-Length: 100000000\r\n\r\n");
+  for (int i = 0; i < 100; ++i)
+    decoder.feed(std::string(65536, 'x'));
+  decoder.flush_stalled(); // the stall timer must not report the skipped bytes again
+  EXPECT_EQ(drain(decoder).size(), 1u);
+  EXPECT_FALSE(decoder.has_partial());
+  decoder.feed(frame_message("{}"));
+  EXPECT_EQ(drain(decoder), (std::vector<std::string>{"{}"}));
+}
+
+TEST(FrameDecoder, ManyFakeHeadersInsideALongBodyCostLittle) {
+  // Each header found inside a too long body used to trigger a full JSON check
+  // of the body so far: quadratic in a stream of fake headers.
+  FrameDecoder decoder;
+  decoder.feed("Content-Length: 60000000\r\n\r\n{\"a\":\"");
+  std::string fakes;
+  for (int i = 0; i < 20000; ++i)
+    fakes += "}Content-Length: 1\r\n";
+  for (int i = 0; i < 50; ++i)
+    decoder.feed(fakes); // 20 MB, a million fake headers: hours if quadratic
+  EXPECT_TRUE(drain(decoder).empty());
+  EXPECT_TRUE(decoder.has_partial());
+}
+
 } // namespace
 } // namespace opscope::protocol

@@ -1,5 +1,7 @@
 #include "opscope/protocol/json_rpc.h"
 
+#include "opscope/protocol/json_depth.h"
+
 #include <gtest/gtest.h>
 
 namespace opscope::protocol {
@@ -83,6 +85,56 @@ TEST(DumpResult, WritesTheBytesOfAResultMessage) {
   Json result = {{"isIncomplete", false}, {"items", Json::array()}};
   for (RequestId id : {RequestId{std::int64_t{7}}, RequestId{std::string("a\"b")}, RequestId{}})
     EXPECT_EQ(dump_result(id, result.dump()), dump_message(make_result(id, result)));
+}
+
+// params nested `depth` levels: {"jsonrpc":"2.0",<before>"method":"m","params":[[[...]]]<after>}
+std::string deeply_nested(std::size_t depth, const std::string& before, const std::string& after) {
+  return R"({"jsonrpc":"2.0",)" + before + R"("method":"m","params":)" + std::string(depth, '[') +
+         std::string(depth, ']') + after + "}";
+}
+
+TEST(ParseMessage, HundredThousandLevelsAreRefusedWithTheDepthAndTheId) {
+  // Issue 14: 100,000 levels (200 KB) used to overflow the stack.
+  auto message = parse_message(deeply_nested(100'000, R"("id":7,)", ""));
+  auto& invalid = std::get<InvalidMessage>(message);
+  EXPECT_EQ(invalid.error.code, ErrorCode::InvalidRequest);
+  EXPECT_EQ(std::get<std::int64_t>(invalid.id), 7);
+  EXPECT_NE(invalid.error.message.find("100001 levels"), std::string::npos)
+      << invalid.error.message;
+  EXPECT_NE(invalid.error.message.find("limit is 512"), std::string::npos);
+}
+
+TEST(ParseMessage, IdAfterTheDeepPartIsStillRead) {
+  auto message = parse_message(deeply_nested(5'000, "", R"(,"id":"late")"));
+  EXPECT_EQ(std::get<std::string>(std::get<InvalidMessage>(message).id), "late");
+  // An "id" key inside the nested part is not the message's id.
+  auto inner = parse_message(R"({"jsonrpc":"2.0","method":"m","params":)" + std::string(600, '[') +
+                             R"({"id":9})" + std::string(600, ']') + "}");
+  EXPECT_TRUE(std::holds_alternative<std::monostate>(std::get<InvalidMessage>(inner).id));
+  // A response's id names one of our calls: the error about it must not carry it.
+  auto response = parse_message(R"({"jsonrpc":"2.0","id":1,"result":)" + std::string(600, '[') +
+                                std::string(600, ']') + "}");
+  EXPECT_TRUE(std::holds_alternative<std::monostate>(std::get<InvalidMessage>(response).id));
+}
+
+TEST(ParseMessage, DeepAndMalformedIsAParseError) {
+  auto message = parse_message(R"({"jsonrpc":"2.0","id":1,"params":)" + std::string(100'000, '{'));
+  EXPECT_EQ(std::get<InvalidMessage>(message).error.code, ErrorCode::ParseError);
+}
+
+TEST(ParseMessage, NestingUpToTheLimitIsAccepted) {
+  // The message object itself is one level: params may nest 511 more.
+  auto at_limit = parse_message(deeply_nested(kMaxJsonNesting - 1, R"("id":1,)", ""));
+  EXPECT_TRUE(std::holds_alternative<Request>(at_limit));
+  auto over = parse_message(deeply_nested(kMaxJsonNesting, R"("id":1,)", ""));
+  EXPECT_TRUE(std::holds_alternative<InvalidMessage>(over));
+}
+
+TEST(JsonNestingDepth, BracketsInsideStringsDoNotCount) {
+  EXPECT_EQ(json_nesting_depth(R"({"a":"[[[{{{","b":[1,{"c":"\"[["}]})"), 3u);
+  EXPECT_EQ(json_nesting_depth(R"("\\"[)"), 1u); // an escaped backslash ends no string
+  EXPECT_EQ(json_nesting_depth("3"), 0u);
+  EXPECT_EQ(json_nesting_depth("]]]["), 1u);
 }
 
 } // namespace

@@ -2,7 +2,8 @@
 // The decoder is push-based (feed it whatever bytes arrive, pop whole frames)
 // so it works over any byte stream and never blocks. It survives bad input:
 // a missing or unreadable Content-Length, extra or oddly-cased headers, a
-// length that is too short or too long, and oversized bodies.
+// length that is too short or too long, and oversized bodies (reported, then
+// skipped up to the next real "Content-Length: N" line).
 #pragma once
 
 #include <cstddef>
@@ -38,20 +39,25 @@ public:
   // large Content-Length; take what arrived rather than waiting forever.
   void flush_stalled();
   // True while a partial message is buffered (for the idle timer).
-  bool has_partial() const { return !buffer_.empty() || discard_remaining_ > 0; }
+  bool has_partial() const { return !buffer_.empty(); }
 
 private:
   void decode();
   bool decode_header();
   bool decode_body();
   void resync(std::size_t from);
+  bool skip_to_real_header();
 
   std::size_t max_body_;
   std::string buffer_;
   std::deque<FrameEvent> ready_;
   std::optional<std::size_t> body_length_; // set while reading a body
-  std::size_t discard_remaining_ = 0;      // bytes of an oversized body still to drop
-  std::size_t scanned_ = 0;                // body bytes already searched for a next header
+  // After a Content-Length over max_body_: bytes are dropped up to the next
+  // real header, not counted, so a small body sent with a huge length cannot
+  // swallow the messages after it.
+  bool skipping_oversized_ = false;
+  std::size_t scanned_ = 0;     // body bytes already searched for a next header
+  int completeness_checks_ = 0; // of this body, when a next header arrived early
 };
 
 // Frames a serialised message for sending.
