@@ -257,3 +257,29 @@ def test_another_user_can_read_neither_the_token_nor_connect_to_the_socket(opsco
         server.stop()
         socket_server.stop()
         shutil.rmtree(shared, ignore_errors=True)
+
+
+def test_help_explains_the_token_and_bad_combinations_are_refused(opscope_bin, tmp_path):
+    run = subprocess.run([str(opscope_bin), "lsp", "--help"], capture_output=True, text=True,
+                         timeout=10)
+    assert run.returncode == 0
+    assert "token" in run.stdout and "--socket PATH" in run.stdout and "0600" in run.stdout
+    for args, complaint in ((["--port", "4000", "--socket", str(tmp_path / "s")], "not both"),
+                            (["--token-file", str(tmp_path / "t")], "goes with --port"),
+                            (["--socket", "/" + "x" * 200], "at most 107 bytes")):
+        run = subprocess.run([str(opscope_bin), "lsp", *args], capture_output=True, text=True,
+                             timeout=10, stdin=subprocess.DEVNULL)
+        assert run.returncode == 2, args
+        assert complaint in run.stderr, (args, run.stderr)
+
+
+def test_token_file_in_a_folder_others_may_write_is_refused(opscope_bin, tmp_path):
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    shared.chmod(0o777)
+    run = subprocess.run([str(opscope_bin), "lsp", "--port", str(free_port()), "--token-file",
+                          str(shared / "t")], capture_output=True, text=True, timeout=10,
+                         stdin=subprocess.DEVNULL)
+    assert run.returncode == 2
+    assert "writable by other users" in run.stderr
+    assert not (shared / "t").exists()
