@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <list>
 #include <mutex>
 
 namespace opscope::index {
@@ -160,11 +161,16 @@ bool Query::matches(std::string_view name) const {
 }
 
 struct QueryEngine::QueryCache {
-  // A user typing variants: start over. Above the key count of a generated config (50,000
-  // keys), or every check of it compiles every pattern again.
-  static constexpr std::size_t kMaxEntries = 1 << 17;
+  // Least recently used first out: the patterns the open documents use stay compiled (a
+  // re-check looks each one up again), while variants a user typed and deleted, or patterns
+  // of a closed config, age out one at a time instead of growing memory until a reset.
+  // Above the key count of a generated config (50,000 keys), or every check of it compiles
+  // every pattern again.
+  static constexpr std::size_t kMaxEntries = 1 << 16;
+  using Entry = std::pair<std::string, std::shared_ptr<const Query>>;
   std::mutex mutex;
-  std::unordered_map<std::string, std::shared_ptr<const Query>> by_key;
+  std::list<Entry> recent; // most recently used first
+  std::unordered_map<std::string_view, std::list<Entry>::iterator> by_key; // keys in `recent`
 };
 
 QueryEngine::QueryEngine(const Index& index)
@@ -309,17 +315,27 @@ QueryEngine::QueryEngine(QueryEngine&&) noexcept = default;
 std::shared_ptr<const Query> QueryEngine::query(QueryKind kind, const std::string& text) const {
   std::string key = std::string(1, static_cast<char>('0' + static_cast<int>(kind))) + text;
   std::lock_guard<std::mutex> lock(queries_->mutex);
-  auto found = queries_->by_key.find(key);
-  if (found != queries_->by_key.end())
-    return found->second;
-  if (queries_->by_key.size() >= QueryCache::kMaxEntries)
-    queries_->by_key.clear();
+  QueryCache& cache = *queries_;
+  if (auto found = cache.by_key.find(key); found != cache.by_key.end()) {
+    cache.recent.splice(cache.recent.begin(), cache.recent, found->second);
+    return found->second->second;
+  }
+  if (cache.by_key.size() >= QueryCache::kMaxEntries) {
+    cache.by_key.erase(cache.recent.back().first);
+    cache.recent.pop_back();
+  }
   // Narrowing by RE2's match range pays only on long name lists (big models).
   constexpr std::size_t kNamesWorthARange = 256;
   bool find_range = std::max(module_names_.size(), op_names_.size()) > kNamesWorthARange;
   auto made = std::make_shared<const Query>(kind, text, find_range);
-  queries_->by_key.emplace(std::move(key), made);
+  cache.recent.emplace_front(std::move(key), made);
+  cache.by_key.emplace(cache.recent.front().first, cache.recent.begin());
   return made;
+}
+
+std::size_t QueryEngine::cached_queries() const {
+  std::lock_guard<std::mutex> lock(queries_->mutex);
+  return queries_->by_key.size();
 }
 
 std::vector<int> QueryEngine::all_ops(Compressor compressor) const {

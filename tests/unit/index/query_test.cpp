@@ -6,6 +6,11 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <memory>
+#include <string>
+#include <vector>
+
 using namespace opscope::index;
 
 namespace {
@@ -159,4 +164,33 @@ TEST(Nearest, SuggestsCloseRealNames) {
   EXPECT_EQ(nearest_names("conv_1", modules), (std::vector<std::string>{"conv1"}));
   EXPECT_TRUE(nearest_names("transformer", modules).empty());
   EXPECT_EQ(edit_distance("kitten", "sitting"), 3);
+}
+
+// A long editing session (issue 14): patterns a config still uses stay compiled, patterns
+// typed and deleted age out, and the cache never holds more than its bound.
+TEST(QueryCache, KeepsPatternsInUseAndDropsStaleOnesWithinABound) {
+  Index index = opscope::fixtures::my_model_index();
+  QueryEngine engine(index);
+  std::vector<std::shared_ptr<const Query>> in_use;
+  for (int i = 0; i < 100; ++i)
+    in_use.push_back(engine.query(QueryKind::ModuleName, "linear" + std::to_string(i)));
+  auto stale = engine.query(QueryKind::ModuleName, "typed_then_deleted");
+  const std::weak_ptr<const Query> stale_alive = stale;
+  stale.reset();
+
+  // 150,000 keystrokes, each a new variant, each followed by a re-check of the config.
+  std::size_t most_held = 0;
+  for (int keystroke = 0; keystroke < 150000; ++keystroke) {
+    engine.query(QueryKind::ModuleName, "variant" + std::to_string(keystroke));
+    if (keystroke % 1000 == 0) {
+      for (int i = 0; i < 100; ++i) {
+        ASSERT_EQ(engine.query(QueryKind::ModuleName, "linear" + std::to_string(i)), in_use[i])
+            << "a pattern the config still uses was compiled again";
+      }
+    }
+    most_held = std::max(most_held, engine.cached_queries());
+  }
+  EXPECT_TRUE(stale_alive.expired()) << "a pattern nobody uses stayed compiled";
+  EXPECT_LE(most_held, std::size_t{1} << 16);
+  EXPECT_GT(most_held, std::size_t{50000}) << "a 50,000-key config must fit";
 }

@@ -91,7 +91,10 @@ public:
 
   // The query for (kind, text), compiled and analysed once per engine: the editor re-checks
   // a whole config on every edit, and most of its patterns are the ones it saw last time.
+  // Patterns not looked up for a while are dropped (see QueryCache).
   std::shared_ptr<const Query> query(QueryKind kind, const std::string& text) const;
+  // How many compiled queries the engine holds (for tests and memory figures).
+  std::size_t cached_queries() const;
 
   const Index& index() const { return index_; }
 
