@@ -66,15 +66,7 @@ ZipRecords::ZipRecords(const std::string& path, RecordLimits limits) : limits_(l
     zip_error_fini(&error);
     throw ZipRecordsError(text);
   }
-  zip_ = zip_open_from_source(source, ZIP_RDONLY, &error);
-  if (!zip_) {
-    zip_source_free(source);
-    std::string text = open_error(&error);
-    zip_error_fini(&error);
-    throw ZipRecordsError(text);
-  }
-  zip_error_fini(&error);
-  read_names();
+  open_source(source, error);
 }
 
 ZipRecords::ZipRecords(std::string_view bytes, RecordLimits limits)
@@ -87,6 +79,11 @@ ZipRecords::ZipRecords(std::string_view bytes, RecordLimits limits)
     zip_error_fini(&error);
     throw ZipRecordsError(text);
   }
+  open_source(source, error);
+}
+
+// Opens the archive from `source` (a file or a buffer); `error` was initialised by the caller.
+void ZipRecords::open_source(zip_source_t* source, zip_error_t& error) {
   zip_ = zip_open_from_source(source, ZIP_RDONLY, &error);
   if (!zip_) {
     zip_source_free(source);

@@ -16,6 +16,8 @@
 #include <vector>
 
 typedef struct zip zip_t;
+struct zip_source;
+struct zip_error;
 
 namespace opscope::inspect {
 
@@ -69,6 +71,7 @@ public:
   std::string read(const std::string& name) const;
 
 private:
+  void open_source(zip_source* source, zip_error& error);
   void read_names();
   std::int64_t locate(const std::string& name) const;
 
