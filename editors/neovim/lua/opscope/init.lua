@@ -158,12 +158,20 @@ local function buffer_client(bufnr)
   return opscope_clients()[1]
 end
 
---- `:OpscopeSummary`: the model's summary tree in a scratch buffer.
-function M.show_summary()
+-- The current buffer and its opscope client; warns when the buffer has none.
+local function current_buffer_client()
   local bufnr = vim.api.nvim_get_current_buf()
   local client = buffer_client(bufnr)
   if not client then
     vim.notify('opscope: no server for this buffer', vim.log.levels.WARN)
+  end
+  return bufnr, client
+end
+
+--- `:OpscopeSummary`: the model's summary tree in a scratch buffer.
+function M.show_summary()
+  local bufnr, client = current_buffer_client()
+  if not client then
     return
   end
   local params = { command = 'opscope.showSummary', arguments = { vim.uri_from_bufnr(bufnr) } }
@@ -195,10 +203,8 @@ end
 --- `:OpscopeTrust`: allow the server to run the Python model this config's project names (the
 --- server asked once when the config opened; this trusts later, like `opscope trust`).
 function M.trust_project()
-  local bufnr = vim.api.nvim_get_current_buf()
-  local client = buffer_client(bufnr)
+  local bufnr, client = current_buffer_client()
   if not client then
-    vim.notify('opscope: no server for this buffer', vim.log.levels.WARN)
     return
   end
   call(client, 'request', 'workspace/executeCommand',
