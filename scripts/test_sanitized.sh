@@ -18,5 +18,7 @@ export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktra
 cd "$BUILD_DIR"
 log "unit tests under ASan + UBSan"
 ctest --output-on-failure --timeout 600 -L unit
-log "fuzzers, ${SECONDS_EACH}s each"
+# A fixed seed: a CI gate must replay the same inputs as the developer's run of this script.
+export OPSCOPE_FUZZ_SEED="${OPSCOPE_FUZZ_SEED:-1}"
+log "fuzzers, ${SECONDS_EACH}s each, seed $OPSCOPE_FUZZ_SEED"
 ctest --output-on-failure -L fuzz

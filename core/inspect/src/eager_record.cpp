@@ -213,6 +213,7 @@ index::Index build_eager_index_from_record(const std::string& record_json,
                         parse_boundaries(doc.at("module_outputs")));
     collect_source_files(idx);
     idx.rebuild_lookups();
+    require_indexable(idx, origin);
     return idx;
   } catch (const json::exception& e) {
     throw EagerRecordError(origin + ": corrupt eager record (" + e.what() +

@@ -202,6 +202,7 @@ Index build_graph_index(const Archive& archive) {
   add_boundaries(graph, index);
   index.provenance.source_files = source_files(index);
   index.rebuild_lookups();
+  require_indexable(index, archive.path);
   return index;
 }
 

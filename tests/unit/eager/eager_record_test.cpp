@@ -129,3 +129,25 @@ TEST(EagerRecord, UnusableRecordsSayWhatToDo) {
     EXPECT_NE(std::string(e.what()).find("version 99"), std::string::npos);
   }
 }
+
+// A hostile record whose module stack nests deeper than any loader accepts fails as a model
+// error here, not later as "corrupt index file" at every read of the index it would write.
+TEST(EagerRecord, ModulesNestedBeyondTheLimitAreAModelError) {
+  std::string stack = R"([["", "m.M"])";
+  for (int depth = 0; depth < 300; ++depth)
+    stack += R"(, ["m)" + std::to_string(depth) + R"(", "torch.nn.Linear"])";
+  stack += "]";
+  std::string record = R"({"format": "opscope-eager-trace", "version": 1, "model_type": "m.M",
+    "ops": [{"name": "deep", "kind": "call", "type": "linear", "function": "f", "module_stack": )" +
+                       stack + R"(, "source": [], "inputs": [], "outputs": []}],
+    "module_inputs": {}, "module_outputs": {}})";
+  try {
+    inspect::build_eager_index_from_record(record, "deep.pt2");
+    FAIL() << "built an index the loaders refuse";
+  } catch (const inspect::ArchiveError& e) {
+    EXPECT_EQ(std::string(e.what()).rfind("deep.pt2: this model's structure cannot be indexed", 0),
+              0u)
+        << e.what();
+    EXPECT_NE(std::string(e.what()).find("nested more than 256"), std::string::npos) << e.what();
+  }
+}

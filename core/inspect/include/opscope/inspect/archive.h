@@ -3,6 +3,7 @@
 // eager mode both start from an `Archive`.
 #pragma once
 
+#include "opscope/index/index.h"
 #include "opscope/inspect/zip_records.h"
 
 #include <simdjson.h>
@@ -52,6 +53,12 @@ Archive read_archive(const std::string& path);
 // `name` stands for the path in messages.
 Archive read_archive_bytes(std::string_view bytes, const std::string& name,
                            RecordLimits limits = {});
+
+// Throws ArchiveError when a built index breaks a rule the loaders enforce (validate.h: for
+// example modules nested deeper than any real model), so a hostile archive fails here, once,
+// with a message about the model, instead of producing an index every later read refuses.
+// Needs the index's lookups built.
+void require_indexable(const index::Index& built, const std::string& origin);
 
 // The command that makes the right kind of file, for error messages.
 inline constexpr const char* kExportHint =
