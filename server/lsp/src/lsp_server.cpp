@@ -85,16 +85,10 @@ LspServer::LspServer(boost::asio::io_context& io, Transport& transport, Logger& 
 }
 
 void LspServer::poll_project_files() {
-  bool changed = false;
-  for (auto& [path, stamp] : project_files_) {
-    FileStamp now = stamp_of(path);
-    if (now != stamp) {
-      log_.info(path + " changed; re-reading the project");
-      stamp = now;
-      changed = true;
-    }
-  }
-  if (changed) {
+  std::vector<std::string> changed = workspace_.changed_project_files();
+  for (const std::string& path : changed)
+    log_.info(path + " changed; re-reading the project");
+  if (!changed.empty()) {
     refresh_all_documents();
     release_unused_models(); // a project whose consent an edit revoked stops rebuilding
   }
@@ -438,8 +432,6 @@ LspServer::Analysis LspServer::analyse(const Document& doc) {
   for (const auto& problem : out.resolution.project_problems)
     if (reported_project_problems_.insert(problem).second)
       log_.warning(problem);
-  if (!out.resolution.project_file.empty() && !project_files_.count(out.resolution.project_file))
-    project_files_[out.resolution.project_file] = stamp_of(out.resolution.project_file);
   return out;
 }
 

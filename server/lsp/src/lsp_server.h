@@ -151,9 +151,6 @@ private:
   TrustGate trust_;
   workspace::Workspace workspace_;
   std::map<std::string, std::unique_ptr<boost::asio::steady_timer>> diagnostic_timers_;
-  // Project files of open configs: an edit on disk re-resolves every config,
-  // also for clients that cannot watch files.
-  std::map<std::string, FileStamp> project_files_;
   std::set<std::string> reported_project_problems_;
   boost::asio::steady_timer project_poll_;
   boost::asio::steady_timer release_models_; // drops models no open config uses

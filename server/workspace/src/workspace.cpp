@@ -55,6 +55,9 @@ Analysis Workspace::analyse(const Document& doc) {
   out.resolved = true;
   project::ConfigHints hints{config::compressor_name(out.config->root), out.config->execution_mode};
   out.resolution = project::resolve_model(doc.path, hints, settings_.models, settings_.base_dir);
+  if (const std::string& file = out.resolution.project_file;
+      !file.empty() && !project_files_.count(file))
+    project_files_[file] = project::stamp_of(file);
   if (out.resolution.model) {
     // Nothing the project or the editor settings name runs without the user's consent.
     trust::Need need = trust::consent_needed(out.resolution, settings_.models,
@@ -65,6 +68,16 @@ Analysis Workspace::analyse(const Document& doc) {
       out.model = host_.ensure(*out.resolution.model);
   }
   return out;
+}
+
+std::vector<std::string> Workspace::changed_project_files() {
+  std::vector<std::string> changed;
+  for (auto& [path, stamp] : project_files_)
+    if (project::FileStamp now = project::stamp_of(path); now != stamp) {
+      stamp = now;
+      changed.push_back(path);
+    }
+  return changed;
 }
 
 std::optional<features::ModelProblem> Workspace::model_problem(const Analysis& analysis) const {

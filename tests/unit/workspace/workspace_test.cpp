@@ -113,6 +113,17 @@ TEST_F(WorkspaceTest, AFailedLoadIsAnErrorUntilThereIsALastGoodIndex) {
   EXPECT_NE(problem->message.find("; showing the last good index"), std::string::npos);
 }
 
+TEST_F(WorkspaceTest, AnEditedProjectFileIsReportedOnce) {
+  write(root_ / "opscope.yaml", "model: model.pt2\n");
+  Workspace workspace(host_, {});
+  workspace.analyse(config(kConfig));
+  EXPECT_TRUE(workspace.changed_project_files().empty());
+  write(root_ / "opscope.yaml", "model: other-model.pt2\n"); // a different size
+  EXPECT_EQ(workspace.changed_project_files(),
+            (std::vector<std::string>{(root_ / "opscope.yaml").string()}));
+  EXPECT_TRUE(workspace.changed_project_files().empty());
+}
+
 TEST_F(WorkspaceTest, ParsesAreKeptPerRevisionButNotForFilesReadFromDisk) {
   Workspace workspace(host_, {});
   auto first = workspace.analyse(config(kConfig, 7)).config;

@@ -95,6 +95,10 @@ public:
   // Drops the parse kept for `uri`, which is no longer open.
   void forget(const std::string& uri) { parsed_.erase(uri); }
 
+  // The project files of the configs analysed so far that changed on disk since the last call
+  // (an edit re-resolves every config, also for editors that cannot watch files).
+  std::vector<std::string> changed_project_files();
+
   // Why `analysis` is not checked against a current model: one diagnostic on its first line.
   std::optional<features::ModelProblem> model_problem(const Analysis& analysis) const;
   // The model the features read (no index while it loads, fails or may not run).
@@ -120,6 +124,7 @@ private:
   };
   std::map<std::string, ParsedDocument> parsed_;
   std::uint64_t parse_clock_ = 0;
+  std::map<std::string, project::FileStamp> project_files_; // as first seen or last changed
 };
 
 } // namespace opscope::workspace
