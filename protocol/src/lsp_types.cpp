@@ -267,6 +267,10 @@ void to_json(Json& j, const LogMessageParams& p) {
   j = {{"type", static_cast<int>(p.type)}, {"message", p.message}};
 }
 
+void to_json(Json& j, const ProgressParams& p) {
+  j = {{"token", p.token}, {"value", p.value}};
+}
+
 void from_json(const Json& j, CancelParams& p) {
   const Json& id = j.at("id");
   if (id.is_number_integer())

@@ -30,4 +30,19 @@ std::optional<std::string> MethodTable::notify(const std::string& method,
   return std::nullopt;
 }
 
+void MethodTable::execute(const std::string& command, const Json& arguments, Reply reply) const {
+  auto it = commands_.find(command);
+  if (it == commands_.end()) {
+    std::string expected;
+    for (std::size_t i = 0; i < command_names_.size(); ++i)
+      expected += (i == 0                           ? ""
+                   : i + 1 == command_names_.size() ? " or "
+                                                    : ", ") +
+                  command_names_[i];
+    return reply.error(ErrorCode::InvalidParams,
+                       "unknown command " + command + " (expected " + expected + ")");
+  }
+  it->second(arguments.is_array() && !arguments.empty() ? arguments[0] : Json(nullptr), reply);
+}
+
 } // namespace opscope::protocol

@@ -11,6 +11,9 @@
 #include "opscope/index/regular_file.h"
 #include "opscope/model/model_source.h"
 #include "opscope/trust/consent.h"
+#include "opscope/workspace/workspace.h"
+
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <filesystem>
@@ -44,6 +47,9 @@ cli::CommandSpec check_spec(std::size_t config_count) {
   for (const cli::OptionSpec& o : cli::model_options(true))
     spec.options.push_back(o);
   spec.options.push_back({"--strict", "", "", "fail on warnings too"});
+  spec.options.push_back({"--json", "", "",
+                          "one JSON object per diagnostic and line: file, range (1-based lines "
+                          "and character columns, end exclusive), severity, code, message"});
   spec.options.push_back({"--trust", "", "",
                           "run the Python model the project names, for this run only "
                           "(nothing is recorded)"});
@@ -102,95 +108,101 @@ private:
   std::vector<std::size_t> starts_;
 };
 
-struct Loaded {
-  std::unique_ptr<index::Index> index;
-  std::unique_ptr<index::QueryEngine> queries; // over `index`: built once, shared by all configs
-  std::string error;
+// `check`'s side of the workspace: models load in-line, once per run; consent comes from the
+// store or --trust, and the untrusted diagnostic says how to give it on the command line.
+class CheckHost : public workspace::Host {
+public:
+  explicit CheckHost(const cli::ParsedArgs& args) : args_(args) {}
+
+  const workspace::Model* ensure(const project::ModelSpec& spec) override {
+    auto [it, inserted] = loaded_.try_emplace(spec.key());
+    workspace::Model& model = it->second;
+    if (!inserted)
+      return &model;
+    model.spec = spec;
+    model::Settings settings = cli::model_settings(args_);
+    settings.mode = spec.mode;
+    settings.mode_given = true;
+    settings.inputs = spec.inputs;
+    settings.python = spec.python;
+    std::string source = spec.kind == project::ModelKind::PythonTarget ? spec.target : spec.path;
+    try {
+      auto index = std::make_shared<const index::Index>(model::load_index(source, settings));
+      model.queries = std::make_shared<const index::QueryEngine>(*index); // shared by all configs
+      model.index = std::move(index);
+      model.state = workspace::ModelState::Ready;
+    } catch (const std::exception& e) {
+      model.error = e.what();
+      model.state = workspace::ModelState::Failed;
+    }
+    return &model;
+  }
+
+  bool allows(const trust::Need& need) override {
+    return !need.needed() || args_.has("--trust") || trust::is_trusted(need, store_);
+  }
+
+  std::string untrusted_message(const trust::Need& need) const override {
+    std::string text = need.what_would_run() +
+                       "; opscope runs a project's code only with "
+                       "your consent: run `opscope trust " +
+                       need.project_file + "` (or pass --trust for this run) to allow it";
+    if (need.unreadable_project)
+      text = need.what_would_run() + "; " + need.project_file + " cannot be read";
+    if (!store_.problem().empty())
+      text += " (" + store_.problem() + ")";
+    return text;
+  }
+
+private:
+  const cli::ParsedArgs& args_;
+  trust::Store store_{trust::Store::default_file()};
+  std::map<std::string, workspace::Model> loaded_; // by ModelSpec::key()
 };
 
 class Checker {
 public:
-  explicit Checker(const cli::ParsedArgs& args) : args_(args) {}
+  explicit Checker(const cli::ParsedArgs& args)
+      : args_(args), host_(args),
+        // The language server's workspace, with the command line in the editor settings'
+        // place, so `opscope check` and the editor give a config the same diagnostics.
+        workspace_(host_, {command_line_settings(), fs::current_path().string(), true, true}) {}
 
   // Checks one config; returns false if it could not be read.
   bool check(const std::string& path) {
     constexpr std::uint64_t kMaxConfigBytes = std::uint64_t{256} << 20;
-    std::string text;
+    workspace::Document doc;
     try {
       // Regular files only: a FIFO given as a config would block the check forever.
-      text = index::read_regular_file(path, kMaxConfigBytes);
+      doc.text = index::read_regular_file(path, kMaxConfigBytes);
     } catch (const index::FileReadError& e) {
       std::string why = std::string(e.what()).substr(path.size() + 2); // "PATH: why"
       std::cerr << path << ": cannot read this config file (" << why << "); check the path\n";
       ++errors_;
       return false;
     }
-    config::ConfigDocument doc = config::read_config(text, config::guess_format(path, text));
-
-    // The language server's resolver, with the command line in the editor settings' place, so
-    // `opscope check` and the editor pick the same model, mode and compressor for a config.
-    std::string cwd = fs::current_path().string();
-    project::ConfigHints hints{config::compressor_name(doc.root), doc.execution_mode};
-    project::Resolution resolved =
-        project::resolve_model(fs::absolute(path).string(), hints, command_line_settings(), cwd);
-    for (const std::string& problem : resolved.project_problems)
+    doc.path = fs::absolute(path).string();
+    doc.uri = doc.path;
+    workspace::Analysis analysis = workspace_.analyse(doc);
+    for (const std::string& problem : analysis.resolution.project_problems)
       std::cerr << problem << "\n";
 
-    // The command line is the user's own choice; what the project file decides needs consent.
-    trust::Need need = trust::consent_needed(resolved, command_line_settings(), true, cwd);
-
-    std::optional<features::ModelProblem> problem;
-    features::Model model;
-    index::Compressor compressor = resolved.compressor;
-    model::Settings settings = cli::model_settings(args_);
-    std::string source;
-    if (resolved.model) {
-      const project::ModelSpec& spec = *resolved.model;
-      source = spec.kind == project::ModelKind::PythonTarget ? spec.target : spec.path;
-      settings.mode = spec.mode;
-      settings.mode_given = true;
-      settings.inputs = spec.inputs;
-      settings.python = spec.python;
-    }
-
-    if (source.empty()) {
-      problem = features::ModelProblem{
-          resolved.project_file.empty()
-              ? "no model to check names against: pass --model MODEL, or create an opscope.yaml "
-                "next to the config with `model: path/to/model.pt2`"
-              : resolved.problem,
-          features::Severity::Error};
-    } else if (need.needed() && !args_.has("--trust") && !trust::is_trusted(need, store_)) {
-      std::string text = need.what_would_run() +
-                         "; opscope runs a project's code only with "
-                         "your consent: run `opscope trust " +
-                         need.project_file + "` (or pass --trust for this run) to allow it";
-      if (need.unreadable_project)
-        text = need.what_would_run() + "; " + need.project_file + " cannot be read";
-      if (!store_.problem().empty())
-        text += " (" + store_.problem() + ")";
-      problem = features::ModelProblem{text, features::Severity::Error, "untrusted-project"};
-    } else if (!index::mode_supports(settings.mode, compressor)) {
-      problem = features::ModelProblem{std::string("coreai-opt's ") + index::to_string(compressor) +
-                                           " does not run in " + index::to_string(settings.mode) +
-                                           " mode: set execution_mode (or --mode) to eager",
-                                       features::Severity::Error};
-    } else {
-      const Loaded& loaded = load(source, settings);
-      if (loaded.index) {
-        model.index = loaded.index.get();
-        model.queries = loaded.queries.get();
-        model.compressor = compressor;
-      } else {
-        problem = features::ModelProblem{"cannot load the model: " + loaded.error,
-                                         features::Severity::Error};
-      }
-    }
-    CharColumns columns(doc.text); // the reader's text: a lone CR ends a line there too
-    for (const features::Diagnostic& d :
-         features::diagnose(doc, model.index ? &model : nullptr, problem)) {
-      std::cout << path << ":" << d.range.start.line + 1 << ":" << columns(d.range.start) << ": "
-                << features::to_string(d.severity) << ": " << d.message << " [" << d.code << "]\n";
+    CharColumns columns(analysis.config->text); // the reader's text: a lone CR ends a line too
+    for (const features::Diagnostic& d : workspace_.diagnose(analysis)) {
+      if (args_.has("--json"))
+        std::cout << nlohmann::json{{"file", path},
+                                    {"range",
+                                     {{"start", {d.range.start.line + 1, columns(d.range.start)}},
+                                      {"end", {d.range.end.line + 1, columns(d.range.end)}}}},
+                                    {"severity", features::to_string(d.severity)},
+                                    {"code", d.code},
+                                    {"message", d.message}}
+                         .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)
+                  << "\n";
+      else
+        std::cout << path << ":" << d.range.start.line + 1 << ":" << columns(d.range.start) << ": "
+                  << features::to_string(d.severity) << ": " << d.message << " [" << d.code
+                  << "]\n";
       if (d.severity == features::Severity::Error)
         ++errors_;
       else if (d.severity == features::Severity::Warning)
@@ -226,24 +238,9 @@ private:
     return settings;
   }
 
-  const Loaded& load(const std::string& source, const model::Settings& settings) {
-    auto key = std::make_pair(source, settings.mode);
-    auto it = loaded_.find(key);
-    if (it != loaded_.end())
-      return it->second;
-    Loaded result;
-    try {
-      result.index = std::make_unique<index::Index>(model::load_index(source, settings));
-      result.queries = std::make_unique<index::QueryEngine>(*result.index);
-    } catch (const std::exception& e) {
-      result.error = e.what();
-    }
-    return loaded_.emplace(key, std::move(result)).first->second;
-  }
-
   const cli::ParsedArgs& args_;
-  trust::Store store_{trust::Store::default_file()};
-  std::map<std::pair<std::string, index::Mode>, Loaded> loaded_;
+  CheckHost host_;
+  workspace::Workspace workspace_;
   int errors_ = 0;
   int warnings_ = 0;
 };

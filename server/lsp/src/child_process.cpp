@@ -8,6 +8,7 @@
 #include <csignal>
 #include <cstring>
 #include <fcntl.h>
+#include <string_view>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -40,8 +41,14 @@ std::string ChildResult::describe(const std::string& what) const {
   if (signal != 0)
     return what + " crashed (" + strsignal(signal) + ")" +
            (last.empty() ? std::string() : ": " + last);
-  if (exit_code != 0)
-    return last.empty() ? what + " failed with exit code " + std::to_string(exit_code) : last;
+  if (exit_code != 0) {
+    if (last.empty())
+      return what + " failed with exit code " + std::to_string(exit_code);
+    // The child is `opscope` itself: its message without the program name, as `check`, which
+    // loads in-process, says it.
+    constexpr std::string_view kProgram = "opscope: ";
+    return last.rfind(kProgram, 0) == 0 ? last.substr(kProgram.size()) : last;
+  }
   return what + " succeeded";
 }
 

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "opscope/protocol/lsp_types.h"
+#include "opscope/workspace/workspace.h"
 
 #include <cstdint>
 #include <map>
@@ -10,14 +11,7 @@
 
 namespace opscope::lsp {
 
-struct Document {
-  std::string uri;
-  std::string path; // local path, empty for non-file URIs
-  std::string language_id;
-  int version = 0;
-  std::string text;
-  std::uint64_t revision = 0; // unique per text the store has held; 0: not from the store
-};
+using workspace::Document;
 
 // What clients may keep open at once. A client (or an attacker) that opens
 // documents and never closes them gets errors, not an ever-growing server.

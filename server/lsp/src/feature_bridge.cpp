@@ -85,17 +85,6 @@ protocol::DiagnosticSeverity severity_of(features::Severity severity) {
   return protocol::DiagnosticSeverity::Warning;
 }
 
-std::vector<features::Diagnostic> diagnose_features(const FeatureInput& in) {
-  features::Model model = model_of(in);
-  std::optional<features::ModelProblem> problem;
-  if (!in.model_problem.empty())
-    problem = features::ModelProblem{in.model_problem,
-                                     in.model_problem_is_error ? features::Severity::Error
-                                                               : features::Severity::Warning,
-                                     in.model_problem_code};
-  return features::diagnose(in.config, in.index ? &model : nullptr, problem);
-}
-
 protocol::Diagnostic to_lsp(const FeatureInput& in, const features::Diagnostic& d) {
   protocol::Diagnostic out;
   out.range = in.positions.to_lsp(d.range);
@@ -117,9 +106,11 @@ bool overlaps(const protocol::Range& a, const protocol::Range& b) {
 
 } // namespace
 
-std::vector<protocol::Diagnostic> diagnose(const FeatureInput& in) {
+std::vector<protocol::Diagnostic> to_lsp(const FeatureInput& in,
+                                         const std::vector<features::Diagnostic>& diagnostics) {
   std::vector<protocol::Diagnostic> out;
-  for (const auto& d : diagnose_features(in))
+  out.reserve(diagnostics.size());
+  for (const auto& d : diagnostics)
     out.push_back(to_lsp(in, d));
   return out;
 }
@@ -141,9 +132,11 @@ std::vector<protocol::Location> definition(const FeatureInput& in, protocol::Pos
   return out;
 }
 
-std::vector<protocol::CodeAction> code_actions(const FeatureInput& in, protocol::Range range) {
+std::vector<protocol::CodeAction> code_actions(const FeatureInput& in,
+                                               const std::vector<features::Diagnostic>& diagnostics,
+                                               protocol::Range range) {
   std::vector<protocol::CodeAction> out;
-  for (const auto& d : diagnose_features(in)) {
+  for (const auto& d : diagnostics) {
     if (d.fixes.empty())
       continue;
     protocol::Diagnostic lsp = to_lsp(in, d);

@@ -1,11 +1,11 @@
-// The seam to server/features (engineer D's pure functions): turns their
-// results, in config byte positions, into LSP structures. The session knows
-// only this header.
+// The seam to server/features' pure functions: turns their results, in config byte
+// positions, into LSP structures.
 #pragma once
 
 #include "position_mapper.h"
 
 #include "opscope/config/document.h"
+#include "opscope/features/diagnostics.h"
 #include "opscope/index/index.h"
 #include "opscope/index/query.h"
 #include "opscope/protocol/lsp_types.h"
@@ -23,19 +23,20 @@ struct FeatureInput {
   const PositionMapper& positions;
   std::string uri;
   std::string source_base; // resolves relative source file names (the model's folder)
-  // Why there is no (current) model: one diagnostic at the top of the config.
-  std::string model_problem;
-  bool model_problem_is_error = false;
   const index::QueryEngine* queries = nullptr; // over `index`, built when it loaded
-  std::string model_problem_code = "no-model"; // the diagnostic's code
 };
 
 // At most `max_items` items; more sets isIncomplete.
 protocol::CompletionList complete(const FeatureInput& in, protocol::Position cursor,
                                   std::size_t max_items);
 std::optional<protocol::Hover> hover(const FeatureInput& in, protocol::Position cursor);
-std::vector<protocol::Diagnostic> diagnose(const FeatureInput& in);
+// The workspace's diagnostics of `in.config` (workspace::Workspace::diagnose), in LSP terms.
+std::vector<protocol::Diagnostic> to_lsp(const FeatureInput& in,
+                                         const std::vector<features::Diagnostic>& diagnostics);
 std::vector<protocol::Location> definition(const FeatureInput& in, protocol::Position cursor);
-std::vector<protocol::CodeAction> code_actions(const FeatureInput& in, protocol::Range range);
+// The fixes of those of `diagnostics` that overlap `range`.
+std::vector<protocol::CodeAction> code_actions(const FeatureInput& in,
+                                               const std::vector<features::Diagnostic>& diagnostics,
+                                               protocol::Range range);
 
 } // namespace opscope::lsp

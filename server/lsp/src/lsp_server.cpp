@@ -24,9 +24,6 @@ constexpr auto kDiagnosticDelay = std::chrono::milliseconds(200);
 // A garbled 250 KB file gave 38,000 diagnostics: 80 MB of JSON and 5 s per
 // edit, for a list no one reads past the first screens.
 constexpr std::size_t kMaxPublishedDiagnostics = 500;
-// Parses kept for the documents used last: the one being edited and a few
-// beside it. Others are read again when used.
-constexpr std::size_t kMaxParsedDocuments = 4;
 // A config closed and opened again (switching files, reverting) keeps its
 // model loaded rather than reading the index again.
 constexpr auto kModelReleaseDelay = std::chrono::seconds(30);
@@ -82,21 +79,16 @@ void use_shared_edit_range(protocol::CompletionList& list) {
 LspServer::LspServer(boost::asio::io_context& io, Transport& transport, Logger& log,
                      WorkerSettings workers)
     : io_(io), transport_(transport), log_(log), worker_settings_(std::move(workers)),
-      trust_(trust::Store(trust::Store::default_file())), project_poll_(io), release_models_(io) {
+      trust_(trust::Store(trust::Store::default_file())), workspace_(*this, {}), project_poll_(io),
+      release_models_(io) {
   bind_methods();
 }
 
 void LspServer::poll_project_files() {
-  bool changed = false;
-  for (auto& [path, stamp] : project_files_) {
-    FileStamp now = stamp_of(path);
-    if (now != stamp) {
-      log_.info(path + " changed; re-reading the project");
-      stamp = now;
-      changed = true;
-    }
-  }
-  if (changed) {
+  std::vector<std::string> changed = workspace_.changed_project_files();
+  for (const std::string& path : changed)
+    log_.info(path + " changed; re-reading the project");
+  if (!changed.empty()) {
     refresh_all_documents();
     release_unused_models(); // a project whose consent an edit revoked stops rebuilding
   }
@@ -125,7 +117,12 @@ void LspServer::bind_methods() {
   methods_.request<CodeActionParams>("textDocument/codeAction",
                                      [this](const auto& p, Reply r) { on_code_action(p, r); });
   methods_.request<ExecuteCommandParams>(
-      "workspace/executeCommand", [this](const auto& p, Reply r) { on_execute_command(p, r); });
+      "workspace/executeCommand",
+      [this](const auto& p, Reply r) { methods_.execute(p.command, p.arguments, r); });
+  // The argument: a config's URI; for trustProject also a project file's path (or none).
+  methods_.command<Json>(kShowSummary, [this](const Json& a, Reply r) { on_show_summary(a, r); });
+  methods_.command<Json>(kReloadModel, [this](const Json& a, Reply r) { on_reload_model(a, r); });
+  methods_.command<Json>(kTrustProject, [this](const Json& a, Reply r) { on_trust_project(a, r); });
 
   methods_.notification<Json>("initialized", [this](const Json&) { on_initialized(); });
   methods_.notification<Json>("exit", [this](const Json&) { finish(); });
@@ -248,6 +245,7 @@ void LspServer::on_initialize(const protocol::InitializeParams& params, Reply re
   client_ = params;
   encoding_ = protocol::negotiate_position_encoding(params.position_encodings);
   init_settings_ = project::settings_from_json(params.initialization_options);
+  update_workspace_settings();
   // Absent: the client has no notion of workspace trust, and the server asks the user itself.
   if (params.initialization_options.is_object()) {
     auto trusted = params.initialization_options.find("workspaceTrusted");
@@ -256,8 +254,7 @@ void LspServer::on_initialize(const protocol::InitializeParams& params, Reply re
   }
   lifecycle_ = Lifecycle::Running;
   log_.set_client_sink([this](LogLevel level, const std::string& message) {
-    transport_.notify("window/logMessage",
-                      protocol::LogMessageParams{message_type(level), message});
+    notify_log_(protocol::LogMessageParams{message_type(level), message});
   });
   models_ = std::make_unique<ModelStore>(
       io_, log_, worker_settings_,
@@ -272,7 +269,7 @@ void LspServer::on_initialize(const protocol::InitializeParams& params, Reply re
       {"hoverProvider", true},
       {"definitionProvider", true},
       {"codeActionProvider", {{"codeActionKinds", {"quickfix"}}}},
-      {"executeCommandProvider", {{"commands", {kShowSummary, kReloadModel, kTrustProject}}}},
+      {"executeCommandProvider", {{"commands", methods_.command_names()}}},
       {"workspace", {{"workspaceFolders", {{"supported", true}}}}},
   };
   reply.result({{"capabilities", capabilities},
@@ -308,6 +305,7 @@ void LspServer::pull_configuration() {
                         response.result->empty())
                       return;
                     pulled_settings_ = project::settings_from_json((*response.result)[0]);
+                    update_workspace_settings();
                     refresh_all_documents();
                   });
 }
@@ -317,6 +315,7 @@ void LspServer::on_did_change_configuration(const Json& params) {
     const Json& settings = params["settings"];
     pulled_settings_ =
         project::settings_from_json(settings.contains("opscope") ? settings["opscope"] : settings);
+    update_workspace_settings();
   }
   pull_configuration(); // the pull model: the notification may carry nothing
   refresh_all_documents();
@@ -381,8 +380,7 @@ void LspServer::on_did_change(const protocol::DidChangeTextDocumentParams& param
 // An error the user should see (not only in the log).
 void LspServer::show_error(const std::string& message) {
   log_.warning(message);
-  transport_.notify("window/showMessage",
-                    protocol::LogMessageParams{protocol::MessageType::Error, message});
+  notify_message_(protocol::LogMessageParams{protocol::MessageType::Error, message});
 }
 
 void LspServer::on_did_close(const protocol::DidCloseTextDocumentParams& params) {
@@ -394,9 +392,8 @@ void LspServer::on_did_close(const protocol::DidCloseTextDocumentParams& params)
 // Drops what the server kept for `uri`, which is no longer open.
 void LspServer::forget_document(const std::string& uri) {
   diagnostic_timers_.erase(uri);
-  parsed_.erase(uri);
-  transport_.notify("textDocument/publishDiagnostics",
-                    protocol::PublishDiagnosticsParams{uri, std::nullopt, {}});
+  workspace_.forget(uri);
+  notify_diagnostics_(protocol::PublishDiagnosticsParams{uri, std::nullopt, {}});
   release_models_.expires_after(kModelReleaseDelay);
   release_models_.async_wait([this](boost::system::error_code ec) {
     if (!ec && !finished_)
@@ -422,41 +419,19 @@ const Document* LspServer::document_or_error(const std::string& uri, const Reply
   return doc;
 }
 
+const workspace::Model* LspServer::ensure(const project::ModelSpec& spec) {
+  return models_ ? &models_->ensure(spec) : nullptr;
+}
+
+void LspServer::update_workspace_settings() {
+  workspace_.set_settings({init_settings_.overridden_by(pulled_settings_), workspace_dir()});
+}
+
 LspServer::Analysis LspServer::analyse(const Document& doc) {
-  Analysis out;
-  auto& cached = parsed_[doc.uri];
-  if (doc.revision == 0 || cached.revision != doc.revision || !cached.config) {
-    cached.revision = doc.revision;
-    cached.config = std::make_shared<const config::ConfigDocument>(
-        config::read_config(doc.text, config::guess_format(doc.path, doc.text)));
-  }
-  cached.last_used = ++parse_clock_;
-  out.config = cached.config;
-  if (doc.revision == 0)
-    parsed_.erase(doc.uri); // read from disk: not kept
-  else if (parsed_.size() > kMaxParsedDocuments)
-    parsed_.erase(std::min_element(parsed_.begin(), parsed_.end(), [](auto& a, auto& b) {
-      return a.second.last_used < b.second.last_used;
-    }));
-  if (out.config->root == config::Root::None || doc.path.empty())
-    return out; // not a compression config (or not a file): no model needed
-  project::ConfigHints hints{config::compressor_name(out.config->root), out.config->execution_mode};
-  out.resolution = project::resolve_model(
-      doc.path, hints, init_settings_.overridden_by(pulled_settings_), workspace_dir());
+  Analysis out = workspace_.analyse(doc);
   for (const auto& problem : out.resolution.project_problems)
     if (reported_project_problems_.insert(problem).second)
       log_.warning(problem);
-  if (!out.resolution.project_file.empty() && !project_files_.count(out.resolution.project_file))
-    project_files_[out.resolution.project_file] = stamp_of(out.resolution.project_file);
-  if (out.resolution.model) {
-    // Nothing the project or the editor settings name runs without the user's consent.
-    trust::Need need = trust_.need(out.resolution, init_settings_.overridden_by(pulled_settings_),
-                                   workspace_dir());
-    if (!trust_.allows(need))
-      out.untrusted = std::move(need);
-    else if (models_)
-      out.model = &models_->ensure(*out.resolution.model);
-  }
   return out;
 }
 
@@ -477,26 +452,10 @@ void LspServer::publish_diagnostics(const std::string& uri) {
     return;
   Analysis analysis = analyse(*doc);
   PositionMapper positions(doc->text, encoding_);
-  std::vector<protocol::Diagnostic> diagnostics;
-  if (analysis.config->root != config::Root::None) {
-    const LoadedModel* model = analysis.model;
-    const index::Index* index = model ? model->index.get() : nullptr;
-    FeatureInput input = feature_input(analysis, positions, uri);
-    if (!analysis.resolution.model) {
-      input.model_problem = analysis.resolution.problem;
-    } else if (analysis.untrusted.needed()) {
-      input.model_problem = trust_.diagnostic(analysis.untrusted);
-      input.model_problem_code = kUntrustedProjectCode;
-      if (trust_.first_time(analysis.untrusted))
-        ask_trust(analysis.untrusted);
-    } else if (model && model->state == ModelState::Failed) {
-      input.model_problem_is_error = index == nullptr;
-      input.model_problem = "opscope could not load the model " + model->spec.written + " (from " +
-                            model->spec.origin + "): " + model->error +
-                            (index ? "; showing the last good index" : "");
-    }
-    diagnostics = diagnose(input);
-  }
+  if (analysis.untrusted.needed() && trust_.first_time(analysis.untrusted))
+    ask_trust(analysis.untrusted);
+  std::vector<protocol::Diagnostic> diagnostics =
+      to_lsp(feature_input(analysis, positions, uri), workspace_.diagnose(analysis));
   if (diagnostics.size() > kMaxPublishedDiagnostics) {
     std::size_t hidden = diagnostics.size() - (kMaxPublishedDiagnostics - 1);
     diagnostics.resize(kMaxPublishedDiagnostics - 1);
@@ -506,22 +465,16 @@ void LspServer::publish_diagnostics(const std::string& uri) {
     more.message = std::to_string(hidden) + " more problems are not shown; fix these first";
     diagnostics.push_back(std::move(more));
   }
-  transport_.notify("textDocument/publishDiagnostics",
-                    protocol::PublishDiagnosticsParams{uri, doc->version, diagnostics});
+  notify_diagnostics_(protocol::PublishDiagnosticsParams{uri, doc->version, diagnostics});
 }
 
 FeatureInput LspServer::feature_input(const Analysis& analysis, const PositionMapper& positions,
                                       const std::string& uri) const {
-  const LoadedModel* model = analysis.model;
-  FeatureInput input{*analysis.config,
-                     model ? model->index.get() : nullptr,
-                     analysis.resolution.compressor,
-                     positions,
-                     uri,
-                     model ? model->spec.work_dir : "",
-                     "",
-                     false};
-  input.queries = model ? model->queries.get() : nullptr;
+  features::Model model = workspace_.feature_model(analysis);
+  FeatureInput input{
+      *analysis.config, model.index, model.compressor,
+      positions,        uri,         analysis.model ? analysis.model->spec.work_dir : ""};
+  input.queries = model.queries;
   return input;
 }
 
@@ -533,16 +486,16 @@ void LspServer::refresh_all_documents() {
 // ---------------------------------------------------------------- models
 
 void LspServer::send_status(const LoadedModel& model) {
-  Json status = {{"state", to_string(model.state)}, {"model", model.spec.written}};
+  ModelStatusParams status{to_string(model.state), model.spec.written, std::nullopt, ""};
   if (model.index)
-    status["ops"] = model.call_ops;
+    status.ops = model.call_ops;
   if (model.state == ModelState::Loading)
-    status["message"] = model.step + " " + model.spec.written;
+    status.message = model.step + " " + model.spec.written;
   else if (model.state == ModelState::Failed)
-    status["message"] = model.error;
+    status.message = model.error;
   else
-    status["message"] = model.spec.written + ": " + std::to_string(model.call_ops) + " ops";
-  transport_.notify("opscope/status", status);
+    status.message = model.spec.written + ": " + std::to_string(model.call_ops) + " ops";
+  notify_status_(status);
 }
 
 void LspServer::model_load_started(const LoadedModel& model) {
@@ -553,9 +506,8 @@ void LspServer::model_load_started(const LoadedModel& model) {
   auto& progress = progress_[key];
   if (progress && !progress->end_message) {
     if (progress->begun) // the next step of the same load
-      transport_.notify("$/progress", {{"token", progress->token},
-                                       {"value", protocol::progress_report(model.step + " " +
-                                                                           model.spec.written)}});
+      notify_progress_(
+          {progress->token, protocol::progress_report(model.step + " " + model.spec.written)});
     return;
   }
   progress = std::make_shared<Progress>();
@@ -569,12 +521,9 @@ void LspServer::model_load_started(const LoadedModel& model) {
           return;
         progress->created = true;
         progress->begun = true;
-        transport_.notify("$/progress", {{"token", progress->token},
-                                         {"value", protocol::progress_begin("opscope", message)}});
+        notify_progress_({progress->token, protocol::progress_begin("opscope", message)});
         if (progress->end_message)
-          transport_.notify("$/progress",
-                            {{"token", progress->token},
-                             {"value", protocol::progress_end(*progress->end_message)}});
+          notify_progress_({progress->token, protocol::progress_end(*progress->end_message)});
       });
 }
 
@@ -588,13 +537,12 @@ void LspServer::model_load_finished(const LoadedModel& model) {
             ? model.spec.written + " ready: " + std::to_string(model.call_ops) + " ops"
             : "failed: " + model.error;
     if (progress->begun)
-      transport_.notify("$/progress", {{"token", progress->token},
-                                       {"value", protocol::progress_end(*progress->end_message)}});
+      notify_progress_({progress->token, protocol::progress_end(*progress->end_message)});
     progress_.erase(it);
   }
   if (model.state == ModelState::Failed)
-    transport_.notify("window/showMessage", protocol::LogMessageParams{protocol::MessageType::Error,
-                                                                       "opscope: " + model.error});
+    notify_message_(
+        protocol::LogMessageParams{protocol::MessageType::Error, "opscope: " + model.error});
   // Every open config is re-checked: the ones on this model see new names.
   refresh_all_documents();
 }
@@ -647,7 +595,7 @@ void LspServer::on_definition(const protocol::TextDocumentPositionParams& params
 void LspServer::on_code_action(const protocol::CodeActionParams& params, Reply reply) {
   answer_feature_request(
       params.text_document.uri, reply, [&](const Analysis& analysis, const FeatureInput& input) {
-        Json actions = code_actions(input, params.range);
+        Json actions = code_actions(input, workspace_.diagnose(analysis), params.range);
         // Trusting later: for clients that cannot show the question, and after "Not now".
         if (analysis.untrusted.needed() && !trust_.workspace_untrusted() &&
             !analysis.untrusted.unreadable_project) {
@@ -663,77 +611,79 @@ void LspServer::on_code_action(const protocol::CodeActionParams& params, Reply r
       });
 }
 
-void LspServer::on_execute_command(const protocol::ExecuteCommandParams& params, Reply reply) {
-  if (params.command == kTrustProject) // its argument may be a path, not a config's URI
-    return on_trust_project(params.arguments.is_array() && !params.arguments.empty()
-                                ? params.arguments[0]
-                                : Json(nullptr),
-                            reply);
+// The config a command's argument names (its URI, or {"uri": ...}): the open document, else
+// the file as saved. Nothing when the argument names none; when the file cannot be read, the
+// error is the reply (reply.sent()).
+std::optional<Document> LspServer::command_document(const Json& argument, const Reply& reply) {
   std::optional<std::string> uri;
-  if (params.arguments.is_array() && !params.arguments.empty()) {
-    const Json& first = params.arguments[0];
-    if (first.is_string())
-      uri = first.get<std::string>();
-    else if (first.is_object() && first.contains("uri") && first["uri"].is_string())
-      uri = first["uri"].get<std::string>();
+  if (argument.is_string())
+    uri = argument.get<std::string>();
+  else if (argument.is_object() && argument.contains("uri") && argument["uri"].is_string())
+    uri = argument["uri"].get<std::string>();
+  if (!uri)
+    return std::nullopt;
+  if (const Document* doc = documents_.find(*uri))
+    return *doc;
+  auto path = protocol::path_from_uri(*uri);
+  std::string text;
+  try {
+    // Regular files only: a FIFO named by the client would block the server.
+    text = index::read_regular_file(path.value_or(""), std::uint64_t{256} << 20);
+  } catch (const index::FileReadError&) {
+    path.reset();
   }
-  const Document* doc = uri ? documents_.find(*uri) : nullptr;
+  if (!path) {
+    reply.error(ErrorCode::InvalidParams,
+                "cannot read " + *uri + ": open the config in the editor first");
+    return std::nullopt;
+  }
   Document from_disk; // a config named by URI but not open: read it as saved
-  if (uri && !doc) {
-    auto path = protocol::path_from_uri(*uri);
-    std::string text;
-    try {
-      // Regular files only: a FIFO named by the client would block the server.
-      text = index::read_regular_file(path.value_or(""), std::uint64_t{256} << 20);
-    } catch (const index::FileReadError&) {
-      path.reset();
-    }
-    if (!path)
-      return reply.error(ErrorCode::InvalidParams,
-                         "cannot read " + *uri + ": open the config in the editor first");
-    from_disk.uri = *uri;
-    from_disk.path = *path;
-    from_disk.text = std::move(text);
-    doc = &from_disk;
-  }
-  if (!doc && !documents_.all().empty() && params.command == kShowSummary)
-    doc = &documents_.all().begin()->second;
+  from_disk.uri = *uri;
+  from_disk.path = *path;
+  from_disk.text = std::move(text);
+  return from_disk;
+}
 
-  if (params.command == kReloadModel) {
-    if (doc) {
-      Analysis analysis = analyse(*doc);
-      if (analysis.model)
-        models_->reload(analysis.model->spec.key());
-    } else if (models_) {
-      models_->reload_all();
-    }
-    return reply.result(nullptr);
-  }
-  if (params.command == kShowSummary) {
-    if (!doc)
-      return reply.error(ErrorCode::InvalidParams,
-                         "opscope.showSummary needs an open config document (its URI as the "
-                         "first argument)");
+void LspServer::on_reload_model(const Json& argument, Reply reply) {
+  std::optional<Document> doc = command_document(argument, reply);
+  if (reply.sent())
+    return;
+  if (doc) {
     Analysis analysis = analyse(*doc);
-    if (!analysis.model)
-      return reply.error(ErrorCode::RequestFailed,
-                         analysis.resolution.problem.empty()
-                             ? "this document is not a coreai-opt config with a model"
-                             : analysis.resolution.problem);
-    if (!analysis.model->index)
-      return reply.error(ErrorCode::RequestFailed,
-                         analysis.model->state == ModelState::Failed
-                             ? analysis.model->error
-                             : "the model is still loading; try again in a moment");
-    format::SummaryOptions options;
-    options.compressor = analysis.resolution.compressor;
-    options.cwd = analysis.model->spec.work_dir;
-    options.width = 100;
-    return reply.result(format::format_summary(*analysis.model->index, options));
+    if (analysis.model)
+      models_->reload(analysis.model->spec.key());
+  } else if (models_) {
+    models_->reload_all();
   }
-  reply.error(ErrorCode::InvalidParams, "unknown command " + params.command + " (expected " +
-                                            kShowSummary + ", " + kReloadModel + " or " +
-                                            kTrustProject + ")");
+  reply.result(nullptr);
+}
+
+void LspServer::on_show_summary(const Json& argument, Reply reply) {
+  std::optional<Document> doc = command_document(argument, reply);
+  if (reply.sent())
+    return;
+  if (!doc && !documents_.all().empty())
+    doc = documents_.all().begin()->second;
+  if (!doc)
+    return reply.error(ErrorCode::InvalidParams,
+                       "opscope.showSummary needs an open config document (its URI as the "
+                       "first argument)");
+  Analysis analysis = analyse(*doc);
+  if (!analysis.model)
+    return reply.error(ErrorCode::RequestFailed,
+                       analysis.resolution.problem.empty()
+                           ? "this document is not a coreai-opt config with a model"
+                           : analysis.resolution.problem);
+  if (!analysis.model->index)
+    return reply.error(ErrorCode::RequestFailed,
+                       analysis.model->state == ModelState::Failed
+                           ? analysis.model->error
+                           : "the model is still loading; try again in a moment");
+  format::SummaryOptions options;
+  options.compressor = analysis.resolution.compressor;
+  options.cwd = analysis.model->spec.work_dir;
+  options.width = 100;
+  reply.result(format::format_summary(*analysis.model->index, options));
 }
 
 // ---------------------------------------------------------------- trust
@@ -760,8 +710,7 @@ void LspServer::trust_and_export(const trust::Need& need) {
   std::string warning = trust_.allow(need);
   if (!warning.empty()) {
     log_.warning(warning);
-    transport_.notify(
-        "window/showMessage",
+    notify_message_(
         protocol::LogMessageParams{protocol::MessageType::Warning, "opscope: " + warning});
   }
   log_.info("trusted: " + need.runs());

@@ -14,6 +14,7 @@
 #include "opscope/config/document.h"
 #include "opscope/protocol/lsp_types.h"
 #include "opscope/protocol/method_table.h"
+#include "opscope/workspace/workspace.h"
 
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/steady_timer.hpp>
@@ -25,7 +26,22 @@
 
 namespace opscope::lsp {
 
-class LspServer : public MessageHandler {
+// opscope/status: one model's state, for the editors' status items.
+struct ModelStatusParams {
+  std::string state; // loading | ready | failed
+  std::string model; // as the project names it
+  std::optional<int> ops;
+  std::string message;
+};
+inline void to_json(Json& j, const ModelStatusParams& p) {
+  j = {{"state", p.state}, {"model", p.model}, {"message", p.message}};
+  if (p.ops)
+    j["ops"] = *p.ops;
+}
+
+// LSP glue over the workspace (server/workspace): binds methods, converts types, runs the
+// timers and the model store; the workspace decides what each config is checked against.
+class LspServer : public MessageHandler, private workspace::Host {
 public:
   LspServer(boost::asio::io_context& io, Transport& transport, Logger& log, WorkerSettings workers);
   ~LspServer() override;
@@ -40,13 +56,15 @@ public:
 private:
   enum class Lifecycle { Uninitialized, Running, ShuttingDown };
 
-  // What one config document resolves to right now.
-  struct Analysis {
-    std::shared_ptr<const config::ConfigDocument> config;
-    project::Resolution resolution;
-    const LoadedModel* model = nullptr;
-    trust::Need untrusted; // set while the model may not run (no consent yet)
-  };
+  using Analysis = workspace::Analysis;
+
+  // workspace::Host: models load in child processes; consent is asked in the editor.
+  const workspace::Model* ensure(const project::ModelSpec& spec) override;
+  bool allows(const trust::Need& need) override { return trust_.allows(need); }
+  std::string untrusted_message(const trust::Need& need) const override {
+    return trust_.diagnostic(need);
+  }
+  void update_workspace_settings();
 
   void bind_methods();
   void handle_request(const protocol::Request& request, bool cancelled, bool modified);
@@ -69,7 +87,10 @@ private:
   void on_hover(const protocol::TextDocumentPositionParams& params, protocol::Reply reply);
   void on_definition(const protocol::TextDocumentPositionParams& params, protocol::Reply reply);
   void on_code_action(const protocol::CodeActionParams& params, protocol::Reply reply);
-  void on_execute_command(const protocol::ExecuteCommandParams& params, protocol::Reply reply);
+  // Commands (workspace/executeCommand).
+  std::optional<Document> command_document(const Json& argument, const protocol::Reply& reply);
+  void on_show_summary(const Json& argument, protocol::Reply reply);
+  void on_reload_model(const Json& argument, protocol::Reply reply);
   // Workspace.
   void on_did_change_configuration(const Json& params);
   void on_did_change_watched_files(const protocol::DidChangeWatchedFilesParams& params);
@@ -101,6 +122,21 @@ private:
   Transport& transport_;
   Logger& log_;
   protocol::MethodTable methods_;
+  // Outgoing notifications, typed (clangd's LSPBinder::outgoingNotification): each method's
+  // name is written once, here.
+  template <typename Params> using Outgoing = std::function<void(const Params&)>;
+  template <typename Params> Outgoing<Params> outgoing(const char* method) {
+    return [this, method](const Params& params) { transport_.notify(method, Json(params)); };
+  }
+  Outgoing<protocol::PublishDiagnosticsParams> notify_diagnostics_ =
+      outgoing<protocol::PublishDiagnosticsParams>("textDocument/publishDiagnostics");
+  Outgoing<protocol::LogMessageParams> notify_log_ =
+      outgoing<protocol::LogMessageParams>("window/logMessage");
+  Outgoing<protocol::LogMessageParams> notify_message_ =
+      outgoing<protocol::LogMessageParams>("window/showMessage");
+  Outgoing<protocol::ProgressParams> notify_progress_ =
+      outgoing<protocol::ProgressParams>("$/progress");
+  Outgoing<ModelStatusParams> notify_status_ = outgoing<ModelStatusParams>("opscope/status");
   DocumentStore documents_;
   std::unique_ptr<ModelStore> models_;
   WorkerSettings worker_settings_;
@@ -113,20 +149,9 @@ private:
   project::ModelSettings init_settings_;   // initializationOptions
   project::ModelSettings pulled_settings_; // workspace/configuration or didChangeConfiguration
   TrustGate trust_;
+  workspace::Workspace workspace_;
   std::map<std::string, std::unique_ptr<boost::asio::steady_timer>> diagnostic_timers_;
-  // Project files of open configs: an edit on disk re-resolves every config,
-  // also for clients that cannot watch files.
-  std::map<std::string, FileStamp> project_files_;
   std::set<std::string> reported_project_problems_;
-  // The last parse of the documents used most recently (a 10 MB config is read
-  // once per edit). A parse takes ~14 times its text, so only a few are kept.
-  struct ParsedDocument {
-    std::uint64_t revision = 0;
-    std::shared_ptr<const config::ConfigDocument> config;
-    std::uint64_t last_used = 0;
-  };
-  std::map<std::string, ParsedDocument> parsed_;
-  std::uint64_t parse_clock_ = 0;
   boost::asio::steady_timer project_poll_;
   boost::asio::steady_timer release_models_; // drops models no open config uses
   void poll_project_files();

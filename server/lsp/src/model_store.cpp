@@ -13,18 +13,6 @@
 namespace opscope::lsp {
 namespace fs = std::filesystem;
 
-const char* to_string(ModelState state) {
-  switch (state) {
-  case ModelState::Loading:
-    return "loading";
-  case ModelState::Ready:
-    return "ready";
-  case ModelState::Failed:
-    return "failed";
-  }
-  return "loading";
-}
-
 namespace {
 
 std::chrono::milliseconds env_ms(const char* name, std::chrono::milliseconds fallback) {

@@ -9,6 +9,7 @@
 #include "child_process.h"
 #include "log.h"
 #include "opscope/project/project.h"
+#include "opscope/workspace/workspace.h"
 
 #include "opscope/index/index.h"
 #include "opscope/index/query.h"
@@ -25,22 +26,18 @@
 
 namespace opscope::lsp {
 
-enum class ModelState { Loading, Ready, Failed };
-const char* to_string(ModelState state);
+using workspace::ModelState;
+using workspace::to_string;
 
 using project::FileStamp;
 using project::stamp_of;
 
-struct LoadedModel {
-  project::ModelSpec spec;
-  ModelState state = ModelState::Loading;
-  std::shared_ptr<const index::Index> index; // the last good one; null before the first
-  std::string error;                         // why the latest load failed
-  std::string step;                          // what is running now ("exporting", "indexing")
-  std::map<std::string, FileStamp> watched;  // the files it is built from
-  int call_ops = 0;                          // ops shown in the tree (Call kind)
-  // The features' lookups over `index`, built once per load and replaced with it.
-  std::shared_ptr<const index::QueryEngine> queries;
+// A model and how its load runs here: the workspace's view (spec, state, index, error)
+// plus the worker and the files it is built from.
+struct LoadedModel : workspace::Model {
+  std::string step;                         // what is running now ("exporting", "indexing")
+  std::map<std::string, FileStamp> watched; // the files it is built from
+  int call_ops = 0;                         // ops shown in the tree (Call kind)
 
   // Internal to the store.
   std::shared_ptr<ChildProcess> worker;

@@ -12,7 +12,6 @@
 
 namespace opscope::lsp {
 
-inline constexpr const char* kUntrustedProjectCode = "untrusted-project";
 inline constexpr const char* kTrustAndExport = "Trust and export";
 inline constexpr const char* kNotNow = "Not now";
 
@@ -25,11 +24,6 @@ public:
   void set_workspace_trusted(bool trusted) { workspace_untrusted_ = !trusted; }
   bool workspace_untrusted() const { return workspace_untrusted_; }
 
-  // What must be trusted before `resolution`'s model runs; editor settings are untrusted.
-  trust::Need need(const project::Resolution& resolution, const project::ModelSettings& editor,
-                   const std::string& workspace_dir) const {
-    return trust::consent_needed(resolution, editor, false, workspace_dir);
-  }
   // May the model run now?
   bool allows(const trust::Need& need) const {
     return !need.needed() || (!workspace_untrusted_ && trust::is_trusted(need, store_, session_));

@@ -389,15 +389,18 @@ Resolution resolve_model(const std::string& config_path, const ConfigHints& hint
   } else {
     spec.path = absolute_in(model_base, *settings.model);
   }
-  // Mode: editor setting, else the config's execution_mode, else the project file, else
-  // the mode the compressor runs in (coreai-opt's palettizer and pruner are eager-only).
-  index::Mode default_mode = index::mode_supports(index::Mode::Graph, out.compressor)
-                                 ? index::Mode::Graph
-                                 : index::Mode::Eager;
+  // Mode: editor setting, else the config's execution_mode, else the project file. A
+  // compressor with no graph mode always runs eager: coreai-opt 0.4.0's KMeansPalettizer and
+  // MagnitudePruner work on the nn.Module (their configs have no execution_mode and
+  // ModelInspector refuses them in graph mode), so a project's `mode: graph`, meant for its
+  // quantization configs, must not check a palettization config against graph-mode names.
   std::optional<std::string> mode = editor.mode            ? editor.mode
                                     : hints.execution_mode ? hints.execution_mode
                                                            : project_settings.mode;
-  spec.mode = mode ? index::parse_mode(*mode).value_or(index::Mode::Graph) : default_mode;
+  if (!index::mode_supports(index::Mode::Graph, out.compressor))
+    spec.mode = index::Mode::Eager;
+  else
+    spec.mode = mode ? index::parse_mode(*mode).value_or(index::Mode::Graph) : index::Mode::Graph;
   out.model = std::move(spec);
   return out;
 }

@@ -129,6 +129,24 @@ TEST_F(ProjectTest, PalettizerAndPrunerConfigsDefaultToEagerMode) {
   EXPECT_EQ(r.model->mode, index::Mode::Graph);
 }
 
+TEST_F(ProjectTest, PalettizerAndPrunerConfigsRunEagerWhateverModeIsSet) {
+  // A project's `mode: graph` is for its quantization configs: coreai-opt runs the palettizer
+  // and the pruner on the nn.Module only, so their configs are checked against eager names
+  // (the editor used to check them against graph-mode tables, `check` to refuse them).
+  write(root_ / "opscope.yaml", "model: model.pt2\nmode: graph\n");
+  std::string config = (root_ / "configs" / "prune.yaml").string();
+  EXPECT_EQ(resolve_model(config, {"magnitude_pruner", std::nullopt}, {}, "").model->mode,
+            index::Mode::Eager);
+  EXPECT_EQ(resolve_model(config, {"kmeans_palettizer", "graph"}, {}, "").model->mode,
+            index::Mode::Eager);
+  ModelSettings editor;
+  editor.mode = "graph";
+  EXPECT_EQ(resolve_model(config, {"magnitude_pruner", std::nullopt}, editor, "").model->mode,
+            index::Mode::Eager);
+  EXPECT_EQ(resolve_model(config, {"quantizer", std::nullopt}, editor, "").model->mode,
+            index::Mode::Graph);
+}
+
 TEST_F(ProjectTest, PythonTargetsKeepInputsAndFindTheirSourceFile) {
   fs::create_directories(root_ / "pkg");
   write(root_ / "pkg" / "models.py", "def make(): ...\n");

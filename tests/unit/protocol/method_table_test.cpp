@@ -63,6 +63,31 @@ TEST(MethodTable, NotificationsReportProblemsForTheLog) {
   EXPECT_EQ(opened, 1);
 }
 
+TEST(MethodTable, CommandsAreBoundLikeRequests) {
+  MethodTable table;
+  table.command<int>("opscope.echo", [](int a, Reply r) { r.result(a); });
+  table.command<Json>("opscope.none", [](const Json& a, Reply r) { r.result(a.is_null()); });
+  EXPECT_EQ(table.command_names(), (std::vector<std::string>{"opscope.echo", "opscope.none"}));
+
+  Captured echoed;
+  table.execute("opscope.echo", Json::parse(R"([42, "more"])"), capture(echoed));
+  EXPECT_EQ(echoed.result, Json(42)); // the first argument, typed
+  Captured none;
+  table.execute("opscope.none", nullptr, capture(none));
+  EXPECT_EQ(none.result, Json(true));
+
+  Captured bad;
+  table.execute("opscope.echo", Json::parse(R"(["file:///c.yaml"])"), capture(bad));
+  ASSERT_TRUE(bad.error);
+  EXPECT_EQ(bad.error->code, ErrorCode::InvalidParams);
+  Captured unknown;
+  table.execute("opscope.nope", Json::array(), capture(unknown));
+  ASSERT_TRUE(unknown.error);
+  EXPECT_EQ(unknown.error->code, ErrorCode::InvalidParams);
+  EXPECT_EQ(unknown.error->message,
+            "unknown command opscope.nope (expected opscope.echo or opscope.none)");
+}
+
 TEST(MethodTable, ReplyIsSentOnlyOnce) {
   int sent = 0;
   Reply reply([&](protocol::Outcome) { ++sent; });

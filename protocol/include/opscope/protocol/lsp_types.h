@@ -224,6 +224,12 @@ struct InitializeParams {
 void from_json(const Json& j, InitializeParams& p);
 
 // "$/progress" payloads for a work-done token.
+// $/progress: a value from progress_begin / _report / _end under a token the client accepted.
+struct ProgressParams {
+  std::string token;
+  Json value;
+};
+void to_json(Json& j, const ProgressParams& p);
 Json progress_begin(const std::string& title, const std::string& message);
 Json progress_report(const std::string& message);
 Json progress_end(const std::string& message);

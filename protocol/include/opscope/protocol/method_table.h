@@ -15,6 +15,7 @@
 #include <string>
 #include <type_traits>
 #include <variant>
+#include <vector>
 
 namespace opscope::protocol {
 
@@ -82,6 +83,23 @@ public:
   // (notifications get no reply, so errors can only be logged).
   std::optional<std::string> notify(const std::string& method, const Json& params) const;
 
+  // A workspace/executeCommand command, bound like a request (clangd's LSPBinder::command):
+  // the handler gets the command's first argument (null when there is none) parsed as Arg.
+  template <typename Arg, typename Handler> void command(std::string name, Handler handler) {
+    command_names_.push_back(name);
+    commands_[std::move(name)] = [handler = std::move(handler)](const Json& argument, Reply reply) {
+      auto parsed = parse<Arg>(argument);
+      if (std::holds_alternative<std::string>(parsed))
+        return reply.error(ErrorCode::InvalidParams, std::get<std::string>(parsed));
+      handler(std::get<Arg>(parsed), reply);
+    };
+  }
+  // Runs the command named `command` with its `arguments` (a JSON array), or replies
+  // InvalidParams naming the commands there are.
+  void execute(const std::string& command, const Json& arguments, Reply reply) const;
+  // In the order they were bound: executeCommandProvider.commands.
+  const std::vector<std::string>& command_names() const { return command_names_; }
+
 private:
   struct InvalidNotification : std::runtime_error {
     using std::runtime_error::runtime_error;
@@ -102,6 +120,8 @@ private:
 
   std::map<std::string, RequestHandler, std::less<>> requests_;
   std::map<std::string, NotificationHandler, std::less<>> notifications_;
+  std::map<std::string, RequestHandler, std::less<>> commands_;
+  std::vector<std::string> command_names_;
 };
 
 } // namespace opscope::protocol

@@ -1,0 +1,130 @@
+// The engine behind both faces of opscope's config checking: the editor (server/lsp, glue
+// over this) and `opscope check` (run_check.cpp). For each config it keeps the parse, resolves
+// the model (project file, settings, the config's root key and execution_mode), asks whether
+// that model may run, and says what the features get, including the one diagnostic on the
+// first line when there is no current model. Knows nothing of LSP, JSON-RPC or how a model is
+// loaded: the host does that (the editor in child processes, `check` in-line), so the editor
+// and CI cannot disagree about a config.
+#pragma once
+
+#include "opscope/config/document.h"
+#include "opscope/features/diagnostics.h"
+#include "opscope/features/model.h"
+#include "opscope/index/index.h"
+#include "opscope/index/query.h"
+#include "opscope/project/project.h"
+#include "opscope/trust/consent.h"
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace opscope::workspace {
+
+// A config's text as the workspace is given it.
+struct Document {
+  std::string uri;
+  std::string path; // local path, empty for non-file URIs
+  std::string language_id;
+  int version = 0;
+  std::string text;
+  std::uint64_t revision = 0; // unique per text the editor has held; 0: read from disk
+};
+
+enum class ModelState { Loading, Ready, Failed };
+const char* to_string(ModelState state);
+
+// One model as the features see it; the host owns and loads it.
+struct Model {
+  project::ModelSpec spec;
+  ModelState state = ModelState::Loading;
+  std::shared_ptr<const index::Index> index; // the last good one; null before the first
+  std::string error;                         // why the latest load failed
+  // The features' lookups over `index`, built once per load and replaced with it.
+  std::shared_ptr<const index::QueryEngine> queries;
+};
+
+// What differs between the editor and the command line.
+class Host {
+public:
+  virtual ~Host() = default;
+  // The model for `spec`: the editor starts loading it in the background, `check` loads it now.
+  // Null when no model can be loaded (the session is not running).
+  virtual const Model* ensure(const project::ModelSpec& spec) = 0;
+  // May the model `need` consents to run now?
+  virtual bool allows(const trust::Need& need) = 0;
+  // The `untrusted-project` diagnostic's text: how to consent differs (a button, `opscope trust`).
+  virtual std::string untrusted_message(const trust::Need& need) const = 0;
+};
+
+// The model settings that override the project file field by field.
+struct Settings {
+  project::ModelSettings models; // the editor settings, or the command line's model flags
+  std::string base_dir;          // resolves relative paths in `models`
+  // Typed by the user (the command line), not settings a repository can ship: needs no consent.
+  bool chosen_by_user = false;
+  // Check files without a coreai-opt root key too: `check` was named them, while an editor
+  // opens every YAML and JSON file of a project.
+  bool every_document_is_a_config = false;
+};
+
+inline constexpr const char* kNoModelCode = "no-model";
+inline constexpr const char* kUntrustedProjectCode = "untrusted-project";
+
+// What one config resolves to right now.
+struct Analysis {
+  std::shared_ptr<const config::ConfigDocument> config;
+  bool resolved = false; // a config in a file: its model was looked for
+  project::Resolution resolution;
+  const Model* model = nullptr; // set when the model may run
+  trust::Need untrusted;        // set while the model may not run (no consent yet)
+};
+
+class Workspace {
+public:
+  Workspace(Host& host, Settings settings) : host_(host), settings_(std::move(settings)) {}
+
+  const Settings& settings() const { return settings_; }
+  void set_settings(Settings settings) { settings_ = std::move(settings); }
+
+  // Parses `doc` (once per revision; a few parses are kept) and resolves its model.
+  Analysis analyse(const Document& doc);
+  // Drops the parse kept for `uri`, which is no longer open.
+  void forget(const std::string& uri) { parsed_.erase(uri); }
+
+  // The project files of the configs analysed so far that changed on disk since the last call
+  // (an edit re-resolves every config, also for editors that cannot watch files).
+  std::vector<std::string> changed_project_files();
+
+  // Why `analysis` is not checked against a current model: one diagnostic on its first line.
+  std::optional<features::ModelProblem> model_problem(const Analysis& analysis) const;
+  // The model the features read (no index while it loads, fails or may not run).
+  features::Model feature_model(const Analysis& analysis) const;
+  // Every diagnostic of the config, the model problem first: what the editor publishes and
+  // `opscope check` prints.
+  std::vector<features::Diagnostic> diagnose(const Analysis& analysis) const;
+
+  // A coreai-opt config (or any file, when the settings say so): diagnosed and given a model.
+  bool is_checked(const config::ConfigDocument& config) const;
+
+private:
+  std::shared_ptr<const config::ConfigDocument> parse(const Document& doc);
+
+  Host& host_;
+  Settings settings_;
+  // The last parse of the documents used most recently (a 10 MB config is read once per
+  // edit). A parse takes ~14 times its text, so only a few are kept.
+  struct ParsedDocument {
+    std::uint64_t revision = 0;
+    std::shared_ptr<const config::ConfigDocument> config;
+    std::uint64_t last_used = 0;
+  };
+  std::map<std::string, ParsedDocument> parsed_;
+  std::uint64_t parse_clock_ = 0;
+  std::map<std::string, project::FileStamp> project_files_; // as first seen or last changed
+};
+
+} // namespace opscope::workspace

@@ -1,0 +1,129 @@
+#include "opscope/workspace/workspace.h"
+
+#include <algorithm>
+
+namespace opscope::workspace {
+namespace {
+
+// Parses kept for the documents used last: the one being edited and a few beside it. Others
+// are read again when used.
+constexpr std::size_t kMaxParsedDocuments = 4;
+
+// Both faces say the same: the editor's user may also run `check`, and CI's the editor.
+constexpr const char* kNoModel =
+    "no model to check names against: create an opscope.yaml next to this config (or in a "
+    "parent folder) with `model: path/to/model.pt2`, or name the model in the editor setting "
+    "opscope.model (`opscope check --model MODEL` on the command line)";
+
+} // namespace
+
+const char* to_string(ModelState state) {
+  switch (state) {
+  case ModelState::Loading:
+    return "loading";
+  case ModelState::Ready:
+    return "ready";
+  case ModelState::Failed:
+    return "failed";
+  }
+  return "loading";
+}
+
+std::shared_ptr<const config::ConfigDocument> Workspace::parse(const Document& doc) {
+  auto& cached = parsed_[doc.uri];
+  if (doc.revision == 0 || cached.revision != doc.revision || !cached.config) {
+    cached.revision = doc.revision;
+    cached.config = std::make_shared<const config::ConfigDocument>(
+        config::read_config(doc.text, config::guess_format(doc.path, doc.text)));
+  }
+  cached.last_used = ++parse_clock_;
+  std::shared_ptr<const config::ConfigDocument> config = cached.config;
+  if (doc.revision == 0)
+    parsed_.erase(doc.uri); // read from disk: not kept
+  else if (parsed_.size() > kMaxParsedDocuments)
+    parsed_.erase(std::min_element(parsed_.begin(), parsed_.end(), [](auto& a, auto& b) {
+      return a.second.last_used < b.second.last_used;
+    }));
+  return config;
+}
+
+Analysis Workspace::analyse(const Document& doc) {
+  Analysis out;
+  out.config = parse(doc);
+  if (!is_checked(*out.config) || doc.path.empty())
+    return out; // not a compression config (or not a file): no model needed
+  out.resolved = true;
+  project::ConfigHints hints{config::compressor_name(out.config->root), out.config->execution_mode};
+  out.resolution = project::resolve_model(doc.path, hints, settings_.models, settings_.base_dir);
+  if (const std::string& file = out.resolution.project_file;
+      !file.empty() && !project_files_.count(file))
+    project_files_[file] = project::stamp_of(file);
+  if (out.resolution.model) {
+    // Nothing the project or the editor settings name runs without the user's consent.
+    trust::Need need = trust::consent_needed(out.resolution, settings_.models,
+                                             settings_.chosen_by_user, settings_.base_dir);
+    if (!host_.allows(need))
+      out.untrusted = std::move(need);
+    else
+      out.model = host_.ensure(*out.resolution.model);
+  }
+  return out;
+}
+
+std::vector<std::string> Workspace::changed_project_files() {
+  std::vector<std::string> changed;
+  for (auto& [path, stamp] : project_files_)
+    if (project::FileStamp now = project::stamp_of(path); now != stamp) {
+      stamp = now;
+      changed.push_back(path);
+    }
+  return changed;
+}
+
+std::optional<features::ModelProblem> Workspace::model_problem(const Analysis& analysis) const {
+  using features::ModelProblem;
+  using features::Severity;
+  if (!analysis.resolved)
+    return std::nullopt;
+  const project::Resolution& resolution = analysis.resolution;
+  if (!resolution.model)
+    return ModelProblem{resolution.project_file.empty() ? kNoModel : resolution.problem,
+                        Severity::Error, kNoModelCode};
+  if (analysis.untrusted.needed())
+    return ModelProblem{host_.untrusted_message(analysis.untrusted), Severity::Error,
+                        kUntrustedProjectCode};
+  const Model* model = analysis.model;
+  if (!model || model->state != ModelState::Failed)
+    return std::nullopt; // loading: the names come when it is ready
+  // A project file is named; settings and the command line are what the user just set.
+  std::string origin =
+      model->spec.origin == resolution.project_file ? " (from " + model->spec.origin + ")" : "";
+  bool last_good = model->index != nullptr;
+  return ModelProblem{"opscope cannot load the model " + model->spec.written + origin + ": " +
+                          model->error + (last_good ? "; showing the last good index" : ""),
+                      last_good ? Severity::Warning : Severity::Error, kNoModelCode};
+}
+
+bool Workspace::is_checked(const config::ConfigDocument& config) const {
+  return config.root != config::Root::None || settings_.every_document_is_a_config;
+}
+
+features::Model Workspace::feature_model(const Analysis& analysis) const {
+  features::Model model;
+  model.compressor = analysis.resolution.compressor;
+  if (analysis.model) {
+    model.index = analysis.model->index.get();
+    model.queries = analysis.model->queries.get();
+  }
+  return model;
+}
+
+std::vector<features::Diagnostic> Workspace::diagnose(const Analysis& analysis) const {
+  if (!is_checked(*analysis.config))
+    return {};
+  features::Model model = feature_model(analysis);
+  return features::diagnose(*analysis.config, model.index ? &model : nullptr,
+                            model_problem(analysis));
+}
+
+} // namespace opscope::workspace
