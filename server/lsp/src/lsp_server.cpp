@@ -3,6 +3,7 @@
 #include "feature_bridge.h"
 #include "position_mapper.h"
 
+#include "opscope/config/local_edit.h"
 #include "opscope/format/summary.h"
 #include "opscope/index/regular_file.h"
 
@@ -75,6 +76,19 @@ void use_shared_edit_range(protocol::CompletionList& list) {
     if (!item.text_edit || !(item.text_edit->range == range))
       return;
   list.default_edit_range = range;
+}
+
+// Keeps the first kMaxPublishedDiagnostics - 1 and says how many more there are.
+void limit_diagnostics(std::vector<protocol::Diagnostic>& diagnostics) {
+  if (diagnostics.size() <= kMaxPublishedDiagnostics)
+    return;
+  std::size_t hidden = diagnostics.size() - (kMaxPublishedDiagnostics - 1);
+  diagnostics.resize(kMaxPublishedDiagnostics - 1);
+  protocol::Diagnostic more;
+  more.range = diagnostics.back().range;
+  more.severity = protocol::DiagnosticSeverity::Information;
+  more.message = std::to_string(hidden) + " more problems are not shown; fix these first";
+  diagnostics.push_back(std::move(more));
 }
 
 } // namespace
@@ -394,6 +408,7 @@ void LspServer::on_did_close(const protocol::DidCloseTextDocumentParams& params)
 // Drops what the server kept for `uri`, which is no longer open.
 void LspServer::forget_document(const std::string& uri) {
   diagnostic_timers_.erase(uri);
+  checks_.cancel(uri);
   parsed_.erase(uri);
   transport_.notify("textDocument/publishDiagnostics",
                     protocol::PublishDiagnosticsParams{uri, std::nullopt, {}});
@@ -426,9 +441,21 @@ LspServer::Analysis LspServer::analyse(const Document& doc) {
   Analysis out;
   auto& cached = parsed_[doc.uri];
   if (doc.revision == 0 || cached.revision != doc.revision || !cached.config) {
+    // Typing inside a key patches the last read instead of reading the whole text again
+    // (in place unless a check still reads it: no job pending orders its reads before ours).
+    bool patched = false;
+    if (doc.revision != 0 && cached.config) {
+      if (cached.config.use_count() == 1 && checks_.pending() == 0) {
+        patched = config::patch_after_local_edit(*cached.config, doc.text);
+      } else if (auto copy = config::reread_after_local_edit(*cached.config, doc.text)) {
+        cached.config = std::make_shared<config::ConfigDocument>(std::move(*copy));
+        patched = true;
+      }
+    }
+    if (!patched)
+      cached.config = std::make_shared<config::ConfigDocument>(
+          config::read_config(doc.text, config::guess_format(doc.path, doc.text)));
     cached.revision = doc.revision;
-    cached.config = std::make_shared<const config::ConfigDocument>(
-        config::read_config(doc.text, config::guess_format(doc.path, doc.text)));
   }
   cached.last_used = ++parse_clock_;
   out.config = cached.config;
@@ -476,38 +503,60 @@ void LspServer::publish_diagnostics(const std::string& uri) {
   if (!doc)
     return;
   Analysis analysis = analyse(*doc);
-  PositionMapper positions(doc->text, encoding_);
-  std::vector<protocol::Diagnostic> diagnostics;
-  if (analysis.config->root != config::Root::None) {
+  // What the check reads, owned or shared immutably, so it can run off the io thread.
+  auto text = std::make_shared<const std::string>(doc->text);
+  auto config = analysis.config;
+  std::shared_ptr<const index::Index> index;
+  std::shared_ptr<const index::QueryEngine> queries;
+  std::string source_base;
+  struct {
+    std::string message;
+    std::string code = "no-model";
+    bool is_error = false;
+  } problem; // why there is no (current) model, as FeatureInput carries it
+  if (config->root != config::Root::None) {
     const LoadedModel* model = analysis.model;
-    const index::Index* index = model ? model->index.get() : nullptr;
-    FeatureInput input = feature_input(analysis, positions, uri);
+    if (model) {
+      index = model->index;
+      queries = model->queries;
+      source_base = model->spec.work_dir;
+    }
     if (!analysis.resolution.model) {
-      input.model_problem = analysis.resolution.problem;
+      problem.message = analysis.resolution.problem;
     } else if (analysis.untrusted.needed()) {
-      input.model_problem = trust_.diagnostic(analysis.untrusted);
-      input.model_problem_code = kUntrustedProjectCode;
+      problem.message = trust_.diagnostic(analysis.untrusted);
+      problem.code = kUntrustedProjectCode;
       if (trust_.first_time(analysis.untrusted))
         ask_trust(analysis.untrusted);
     } else if (model && model->state == ModelState::Failed) {
-      input.model_problem_is_error = index == nullptr;
-      input.model_problem = "opscope could not load the model " + model->spec.written + " (from " +
-                            model->spec.origin + "): " + model->error +
-                            (index ? "; showing the last good index" : "");
+      problem.is_error = index == nullptr;
+      problem.message = "opscope could not load the model " + model->spec.written + " (from " +
+                        model->spec.origin + "): " + model->error +
+                        (index ? "; showing the last good index" : "");
     }
-    diagnostics = diagnose(input);
   }
-  if (diagnostics.size() > kMaxPublishedDiagnostics) {
-    std::size_t hidden = diagnostics.size() - (kMaxPublishedDiagnostics - 1);
-    diagnostics.resize(kMaxPublishedDiagnostics - 1);
-    protocol::Diagnostic more;
-    more.range = diagnostics.back().range;
-    more.severity = protocol::DiagnosticSeverity::Information;
-    more.message = std::to_string(hidden) + " more problems are not shown; fix these first";
-    diagnostics.push_back(std::move(more));
-  }
-  transport_.notify("textDocument/publishDiagnostics",
-                    protocol::PublishDiagnosticsParams{uri, doc->version, diagnostics});
+  checks_.submit(uri, [this, uri, revision = doc->revision, version = doc->version, text, config,
+                       index, queries, source_base, compressor = analysis.resolution.compressor,
+                       encoding = encoding_, problem] {
+    std::vector<protocol::Diagnostic> diagnostics;
+    if (config->root != config::Root::None) {
+      PositionMapper positions(*text, encoding);
+      FeatureInput input{*config, index.get(), compressor,      positions,
+                         uri,     source_base, problem.message, problem.is_error};
+      input.queries = queries.get();
+      input.model_problem_code = problem.code;
+      diagnostics = diagnose(input);
+    }
+    limit_diagnostics(diagnostics);
+    return BackgroundJobs::Delivery(
+        [this, uri, revision, version, diagnostics = std::move(diagnostics)] {
+          const Document* now = documents_.find(uri);
+          if (!now || now->revision != revision)
+            return; // edited (its own check is scheduled) or closed meanwhile
+          transport_.notify("textDocument/publishDiagnostics",
+                            protocol::PublishDiagnosticsParams{uri, version, diagnostics});
+        });
+  });
 }
 
 FeatureInput LspServer::feature_input(const Analysis& analysis, const PositionMapper& positions,

@@ -3,6 +3,7 @@
 // in-memory index while models load in child processes.
 #pragma once
 
+#include "background_jobs.h"
 #include "documents.h"
 #include "feature_bridge.h"
 #include "log.h"
@@ -122,7 +123,7 @@ private:
   // once per edit). A parse takes ~14 times its text, so only a few are kept.
   struct ParsedDocument {
     std::uint64_t revision = 0;
-    std::shared_ptr<const config::ConfigDocument> config;
+    std::shared_ptr<config::ConfigDocument> config; // patched in place while no one shares it
     std::uint64_t last_used = 0;
   };
   std::map<std::string, ParsedDocument> parsed_;
@@ -140,6 +141,12 @@ private:
   };
   std::map<std::string, std::shared_ptr<Progress>> progress_;
   int next_progress_ = 1;
+
+  // The full checks of changed documents, off the io thread (declared last: destroyed first,
+  // so no check outlives what its delivery uses).
+  BackgroundJobs checks_{io_, [this](const std::string& uri, const std::string& what) {
+                           log_.error("checking " + uri + " failed: " + what);
+                         }};
 };
 
 } // namespace opscope::lsp
