@@ -3,6 +3,7 @@
 #include "feature_bridge.h"
 #include "position_mapper.h"
 
+#include "opscope/config/local_edit.h"
 #include "opscope/format/summary.h"
 #include "opscope/index/regular_file.h"
 
@@ -72,6 +73,19 @@ void use_shared_edit_range(protocol::CompletionList& list) {
     if (!item.text_edit || !(item.text_edit->range == range))
       return;
   list.default_edit_range = range;
+}
+
+// Keeps the first kMaxPublishedDiagnostics - 1 and says how many more there are.
+void limit_diagnostics(std::vector<protocol::Diagnostic>& diagnostics) {
+  if (diagnostics.size() <= kMaxPublishedDiagnostics)
+    return;
+  std::size_t hidden = diagnostics.size() - (kMaxPublishedDiagnostics - 1);
+  diagnostics.resize(kMaxPublishedDiagnostics - 1);
+  protocol::Diagnostic more;
+  more.range = diagnostics.back().range;
+  more.severity = protocol::DiagnosticSeverity::Information;
+  more.message = std::to_string(hidden) + " more problems are not shown; fix these first";
+  diagnostics.push_back(std::move(more));
 }
 
 } // namespace
@@ -392,6 +406,7 @@ void LspServer::on_did_close(const protocol::DidCloseTextDocumentParams& params)
 // Drops what the server kept for `uri`, which is no longer open.
 void LspServer::forget_document(const std::string& uri) {
   diagnostic_timers_.erase(uri);
+  checks_.cancel(uri);
   workspace_.forget(uri);
   notify_diagnostics_(protocol::PublishDiagnosticsParams{uri, std::nullopt, {}});
   release_models_.expires_after(kModelReleaseDelay);
@@ -451,21 +466,26 @@ void LspServer::publish_diagnostics(const std::string& uri) {
   if (!doc)
     return;
   Analysis analysis = analyse(*doc);
-  PositionMapper positions(doc->text, encoding_);
   if (analysis.untrusted.needed() && trust_.first_time(analysis.untrusted))
     ask_trust(analysis.untrusted);
-  std::vector<protocol::Diagnostic> diagnostics =
-      to_lsp(feature_input(analysis, positions, uri), workspace_.diagnose(analysis));
-  if (diagnostics.size() > kMaxPublishedDiagnostics) {
-    std::size_t hidden = diagnostics.size() - (kMaxPublishedDiagnostics - 1);
-    diagnostics.resize(kMaxPublishedDiagnostics - 1);
-    protocol::Diagnostic more;
-    more.range = diagnostics.back().range;
-    more.severity = protocol::DiagnosticSeverity::Information;
-    more.message = std::to_string(hidden) + " more problems are not shown; fix these first";
-    diagnostics.push_back(std::move(more));
-  }
-  notify_diagnostics_(protocol::PublishDiagnosticsParams{uri, doc->version, diagnostics});
+  // The check runs off the io thread (a 50,000-key config takes ~0.4 s) on what it owns or
+  // shares immutably; requests are answered meanwhile.
+  auto text = std::make_shared<const std::string>(doc->text);
+  checks_.submit(uri, [this, uri, revision = doc->revision, version = doc->version, text,
+                       config = analysis.config, diagnosis = workspace_.diagnosis(analysis),
+                       encoding = encoding_] {
+    PositionMapper positions(*text, encoding);
+    FeatureInput input{*config, nullptr, index::Compressor{}, positions, uri, ""};
+    std::vector<protocol::Diagnostic> diagnostics = to_lsp(input, diagnosis());
+    limit_diagnostics(diagnostics);
+    return BackgroundJobs::Delivery(
+        [this, uri, revision, version, diagnostics = std::move(diagnostics)] {
+          const Document* now = documents_.find(uri);
+          if (!now || now->revision != revision)
+            return; // edited (its own check is scheduled) or closed meanwhile
+          notify_diagnostics_(protocol::PublishDiagnosticsParams{uri, version, diagnostics});
+        });
+  });
 }
 
 FeatureInput LspServer::feature_input(const Analysis& analysis, const PositionMapper& positions,

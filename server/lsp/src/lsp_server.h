@@ -3,6 +3,7 @@
 // in-memory index while models load in child processes.
 #pragma once
 
+#include "background_jobs.h"
 #include "documents.h"
 #include "feature_bridge.h"
 #include "log.h"
@@ -64,6 +65,9 @@ private:
   std::string untrusted_message(const trust::Need& need) const override {
     return trust_.diagnostic(need);
   }
+  // A queued or running check may read a parse; when none is, every finished check has
+  // released what it read (BackgroundJobs::pending).
+  bool parses_in_use() const override { return checks_.pending() != 0; }
   void update_workspace_settings();
 
   void bind_methods();
@@ -165,6 +169,12 @@ private:
   };
   std::map<std::string, std::shared_ptr<Progress>> progress_;
   int next_progress_ = 1;
+
+  // The full checks of changed documents, off the io thread (declared last: destroyed first,
+  // so no check outlives what its delivery uses).
+  BackgroundJobs checks_{io_, [this](const std::string& uri, const std::string& what) {
+                           log_.error("checking " + uri + " failed: " + what);
+                         }};
 };
 
 } // namespace opscope::lsp

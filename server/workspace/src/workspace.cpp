@@ -1,5 +1,7 @@
 #include "opscope/workspace/workspace.h"
 
+#include "opscope/config/local_edit.h"
+
 #include <algorithm>
 
 namespace opscope::workspace {
@@ -32,9 +34,21 @@ const char* to_string(ModelState state) {
 std::shared_ptr<const config::ConfigDocument> Workspace::parse(const Document& doc) {
   auto& cached = parsed_[doc.uri];
   if (doc.revision == 0 || cached.revision != doc.revision || !cached.config) {
+    // Typing inside a key patches the last read instead of reading the whole text again (in
+    // place unless someone may still read it).
+    bool patched = false;
+    if (doc.revision != 0 && cached.config) {
+      if (cached.config.use_count() == 1 && !host_.parses_in_use()) {
+        patched = config::patch_after_local_edit(*cached.config, doc.text);
+      } else if (auto copy = config::reread_after_local_edit(*cached.config, doc.text)) {
+        cached.config = std::make_shared<config::ConfigDocument>(std::move(*copy));
+        patched = true;
+      }
+    }
+    if (!patched)
+      cached.config = std::make_shared<config::ConfigDocument>(
+          config::read_config(doc.text, config::guess_format(doc.path, doc.text)));
     cached.revision = doc.revision;
-    cached.config = std::make_shared<const config::ConfigDocument>(
-        config::read_config(doc.text, config::guess_format(doc.path, doc.text)));
   }
   cached.last_used = ++parse_clock_;
   std::shared_ptr<const config::ConfigDocument> config = cached.config;
@@ -119,11 +133,22 @@ features::Model Workspace::feature_model(const Analysis& analysis) const {
 }
 
 std::vector<features::Diagnostic> Workspace::diagnose(const Analysis& analysis) const {
+  return diagnosis(analysis)();
+}
+
+Workspace::Diagnosis Workspace::diagnosis(const Analysis& analysis) const {
   if (!is_checked(*analysis.config))
-    return {};
-  features::Model model = feature_model(analysis);
-  return features::diagnose(*analysis.config, model.index ? &model : nullptr,
-                            model_problem(analysis));
+    return [] { return std::vector<features::Diagnostic>{}; };
+  std::shared_ptr<const index::Index> index; // kept alive for the raw pointers in `model`
+  std::shared_ptr<const index::QueryEngine> queries;
+  if (analysis.model) {
+    index = analysis.model->index;
+    queries = analysis.model->queries;
+  }
+  return [config = analysis.config, model = feature_model(analysis), index, queries,
+          problem = model_problem(analysis)] {
+    return features::diagnose(*config, model.index ? &model : nullptr, problem);
+  };
 }
 
 } // namespace opscope::workspace

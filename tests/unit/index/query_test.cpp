@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <iostream>
 #include <memory>
 #include <string>
 #include <vector>
@@ -193,4 +194,49 @@ TEST(QueryCache, KeepsPatternsInUseAndDropsStaleOnesWithinABound) {
   EXPECT_TRUE(stale_alive.expired()) << "a pattern nobody uses stayed compiled";
   EXPECT_LE(most_held, std::size_t{1} << 16);
   EXPECT_GT(most_held, std::size_t{50000}) << "a 50,000-key config must fit";
+}
+
+// The cache is bounded by estimated bytes too (issue 14): patterns with big RE2 programs
+// age out long before the count bound, the size stays within the budget, and a pattern
+// bigger than the whole budget is still answered.
+TEST(QueryCache, StaysWithinItsByteBudget) {
+  Index index = opscope::fixtures::my_model_index();
+  constexpr std::size_t kBudget = std::size_t{4} << 20;
+  QueryEngine engine(index, QueryCacheLimits{std::size_t{1} << 16, kBudget});
+  auto kept = engine.query(QueryKind::ModuleName, "linear[0-9]+");
+  std::size_t most = 0;
+  for (int i = 0; i < 3000; ++i) {
+    // ~60 alternatives: a few hundred RE2 instructions each.
+    std::string pattern = "(";
+    for (int a = 0; a < 60; ++a)
+      pattern += (a ? "|" : "") + std::string("alt") + std::to_string(a) + "_" + std::to_string(i);
+    pattern += ")\\.conv[0-9]?";
+    auto query = engine.query(QueryKind::ModuleName, pattern);
+    ASSERT_TRUE(query->usable());
+    most = std::max(most, engine.cached_bytes());
+    if (i % 10 == 0) { // a pattern the config keeps using stays compiled
+      ASSERT_EQ(engine.query(QueryKind::ModuleName, "linear[0-9]+"), kept);
+    }
+  }
+  std::cout << "most held: " << most << " bytes in " << engine.cached_queries() << " patterns\n";
+  EXPECT_LE(most, kBudget);
+  EXPECT_GT(most, kBudget / 2) << "the budget is used, not a smaller bound";
+  EXPECT_LT(engine.cached_queries(), 3000u) << "the count bound alone would have kept them all";
+
+  std::string huge(kBudget / 8, 'a'); // its estimate alone passes the budget
+  huge += ".*";
+  auto big = engine.query(QueryKind::ModuleName, huge);
+  EXPECT_TRUE(big->usable());
+  EXPECT_LE(engine.cached_bytes(), kBudget);
+}
+
+// Query::estimated_bytes follows what RE2 allocates: a regex costs more than a literal,
+// and a bigger program more than a small one.
+TEST(QueryCache, EstimatesGrowWithTheProgram) {
+  Query literal(QueryKind::ModuleName, "layer1");
+  Query small(QueryKind::ModuleName, "layer1\\..*");
+  Query big(QueryKind::ModuleName, "(a|b|c|d|e|f|g|h)[0-9]{1,20}_layer1\\..*");
+  EXPECT_LT(literal.estimated_bytes(), 1024u);
+  EXPECT_GT(small.estimated_bytes(), 6144u);
+  EXPECT_GT(big.estimated_bytes(), small.estimated_bytes() + 1000);
 }

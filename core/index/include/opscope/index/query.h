@@ -59,6 +59,8 @@ public:
   bool matches(std::string_view name) const;
   // The pattern is a plain string (no regex syntax): it matches at most that one name.
   bool is_literal() const { return literal_; }
+  // What this query holds in memory, estimated from RE2's program size (see query.cpp).
+  std::size_t estimated_bytes() const;
 
 private:
   QueryKind kind_;
@@ -77,9 +79,17 @@ private:
 // match, not the size of the model: patterns run once per distinct module name (then map
 // to every op below a matching module), literal names are a binary search, and other
 // patterns only test names in RE2's possible-match range. The Index must outlive it.
+// How much the QueryEngine keeps compiled: whichever bound is reached first. A generated
+// 50,000-key config fits (its patterns take ~9 KB each, measured); 65,536 hostile patterns of
+// 10,000 RE2 instructions each (~1 MB) would not grow memory past the byte budget.
+struct QueryCacheLimits {
+  std::size_t max_entries = std::size_t{1} << 16;
+  std::size_t max_bytes = std::size_t{512} << 20;
+};
+
 class QueryEngine {
 public:
-  explicit QueryEngine(const Index& index);
+  explicit QueryEngine(const Index& index, QueryCacheLimits limits = {});
   ~QueryEngine();
   QueryEngine(QueryEngine&&) noexcept;
 
@@ -95,6 +105,8 @@ public:
   std::shared_ptr<const Query> query(QueryKind kind, const std::string& text) const;
   // How many compiled queries the engine holds (for tests and memory figures).
   std::size_t cached_queries() const;
+  // Their estimated size in bytes (Query::estimated_bytes, plus the cache's own keys).
+  std::size_t cached_bytes() const;
 
   const Index& index() const { return index_; }
 

@@ -16,6 +16,7 @@
 #include "opscope/trust/consent.h"
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -58,6 +59,9 @@ public:
   virtual bool allows(const trust::Need& need) = 0;
   // The `untrusted-project` diagnostic's text: how to consent differs (a button, `opscope trust`).
   virtual std::string untrusted_message(const trust::Need& need) const = 0;
+  // May another thread still read a parse the workspace handed out (the editor's background
+  // checks)? Then an edit inside a key patches a copy instead of the parse itself.
+  virtual bool parses_in_use() const { return false; }
 };
 
 // The model settings that override the project file field by field.
@@ -106,6 +110,9 @@ public:
   // Every diagnostic of the config, the model problem first: what the editor publishes and
   // `opscope check` prints.
   std::vector<features::Diagnostic> diagnose(const Analysis& analysis) const;
+  // diagnose(), packaged to run later on another thread: it owns or shares all it reads.
+  using Diagnosis = std::function<std::vector<features::Diagnostic>()>;
+  Diagnosis diagnosis(const Analysis& analysis) const;
 
   // A coreai-opt config (or any file, when the settings say so): diagnosed and given a model.
   bool is_checked(const config::ConfigDocument& config) const;
@@ -119,7 +126,7 @@ private:
   // edit). A parse takes ~14 times its text, so only a few are kept.
   struct ParsedDocument {
     std::uint64_t revision = 0;
-    std::shared_ptr<const config::ConfigDocument> config;
+    std::shared_ptr<config::ConfigDocument> config; // patched in place while no one shares it
     std::uint64_t last_used = 0;
   };
   std::map<std::string, ParsedDocument> parsed_;
