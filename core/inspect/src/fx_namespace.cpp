@@ -7,7 +7,8 @@ namespace opscope::inspect {
 namespace {
 
 // torch.fx.graph._illegal_names (Python keywords, builtins and FX's custom
-// builtins, Python 3.11): a node may not be named like these, sorted.
+// builtins, Python 3.11): a node may not be named like these, sorted. Not "None":
+// it maps to the object None there, which create_name(name, obj=None) lets through.
 constexpr std::string_view kIllegalNames[] = {
     "ArithmeticError",
     "AssertionError",
@@ -49,7 +50,6 @@ constexpr std::string_view kIllegalNames[] = {
     "MemoryError",
     "ModuleNotFoundError",
     "NameError",
-    "None",
     "NoneType",
     "NotADirectoryError",
     "NotImplemented",
