@@ -2,6 +2,7 @@
 
 #include "fx_namespace.h"
 #include "lenient_json.h"
+#include "program_document.h"
 
 #include <algorithm>
 #include <cstdint>
@@ -34,6 +35,12 @@ bool is_impure(const std::string& target) {
   return !op.empty() && op.back() == '_';
 }
 
+void set_metadata(FxNode& node, const std::optional<element>& metadata) {
+  node.torch_fn = text_of(metadata, "torch_fn");
+  node.nn_module_stack = text_of(metadata, "nn_module_stack");
+  node.stack_trace = text_of(metadata, "stack_trace");
+}
+
 // Heterogeneous lookup, so value names read from the document need no copy.
 struct StringHash {
   using is_transparent = void;
@@ -46,7 +53,7 @@ public:
 
   FxGraph build() {
     training_ = training_dialect();
-    element gm = archive_.graph_module();
+    element gm = archive_.document->graph_module();
     element graph = field(gm, "graph");
     element signature = field(gm, "signature");
     element input_specs = field(signature, "input_specs");
@@ -94,7 +101,7 @@ private:
   }
 
   bool training_dialect() const {
-    element program = archive_.program;
+    element program = archive_.document->program;
     array verifiers;
     std::string_view first;
     if (!program["verifiers"].get(verifiers) && verifiers.size() > 0 && !verifiers.at(0).get(first))
@@ -250,7 +257,7 @@ private:
     FxNode node;
     node.op = FxOp::CallFunction;
     node.target = target;
-    node.metadata = metadata;
+    set_metadata(node, metadata);
 
     auto single_name = [&](element out) -> std::optional<std::string> {
       if (auto tensor = member(out, "as_tensor"))
@@ -339,7 +346,7 @@ private:
     node.name = name;
     node.op = FxOp::CallFunction;
     node.target = "getitem";
-    node.metadata = metadata;
+    set_metadata(node, metadata);
     int id = add_node(std::move(node));
     nodes_[id].args = {parent};
     return id;
@@ -572,13 +579,6 @@ private:
 };
 
 } // namespace
-
-std::string_view FxNode::meta(const char* key) const {
-  std::string_view text;
-  if (!metadata || (*metadata)[key].get(text))
-    return {};
-  return text;
-}
 
 FxGraph unlifted_graph(const Archive& archive) {
   return Builder(archive).build();
