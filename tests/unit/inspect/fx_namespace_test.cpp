@@ -1,6 +1,6 @@
 // The port of torch.fx's node naming against the names torch itself gave
-// (fx_namespace_cases.json, written by fx_namespace_cases.py; ctest's
-// inspect.fx_namespace_cases checks the installed torch still names so).
+// (fx_namespace_cases.json, written by fx_namespace_cases.py;
+// tests/fidelity/test_fx_naming.py checks the installed torch still names so).
 #include "fx_namespace.h"
 
 #include <gtest/gtest.h>
