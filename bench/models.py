@@ -10,24 +10,17 @@ archives stay a few MB at most.
 from __future__ import annotations
 
 import math
+import sys
+from pathlib import Path
+
 import torch
 from torch import nn
 
 # ---------------------------------------------------------------- the reference's MyModel
 
-
-class MyModel(nn.Module):
-    def __init__(self):
-        super().__init__()
-        self.linear1 = nn.Linear(10, 20)
-        self.relu = nn.ReLU()
-        self.linear2 = nn.Linear(20, 5)
-
-    def forward(self, x):
-        x = self.linear1(x)
-        x = self.relu(x)
-        x = self.linear2(x)
-        return x
+# One copy of each fixture model: the reference's MyModel lives in python/fixtures/reference.py.
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "python"))
+from fixtures.reference import MyModel  # noqa: E402
 
 
 # ---------------------------------------------------------------- ResNet-50-shaped convnet

@@ -27,12 +27,20 @@ QUANT_CONFIG = """quantization_config:
 """
 
 
+def built_binary(variable: str, name: str) -> Path:
+    """The binary the environment variable names (ctest sets it); a missing one fails the
+    test with its name: a suite that skipped instead would pass having tested nothing."""
+    path = os.environ.get(variable)
+    if not path:
+        pytest.fail(f"{variable} is not set: run through ctest, or set it to the built {name}")
+    if not Path(path).is_file():
+        pytest.fail(f"{name} not found at {path} ({variable}): build it first")
+    return Path(path)
+
+
 @pytest.fixture(scope="session")
 def opscope_bin() -> Path:
-    path = os.environ.get("OPSCOPE_BIN")
-    if not path or not Path(path).exists():
-        pytest.skip("OPSCOPE_BIN does not name the built opscope binary")
-    return Path(path)
+    return built_binary("OPSCOPE_BIN", "opscope")
 
 
 @pytest.fixture(scope="session")
@@ -41,18 +49,14 @@ def python_exe() -> str:
 
 
 @pytest.fixture(scope="session")
-def has_worker(opscope_bin) -> bool:
-    # CMake says whether it built the LibTorch worker; by hand, look next to the binary.
-    if "OPSCOPE_HAS_WORKER" in os.environ:
-        return os.environ["OPSCOPE_HAS_WORKER"] == "1"
-    return (opscope_bin.parent / "opscope-inspect").exists()
+def inspect_bin() -> Path:
+    """The opscope-inspect worker, for the tests that index a real archive."""
+    return built_binary("OPSCOPE_INSPECT_BIN", "opscope-inspect")
 
 
 @pytest.fixture(scope="session")
-def resnet_archive(tmp_path_factory, opscope_bin, python_exe, has_worker) -> Path:
+def resnet_archive(tmp_path_factory, opscope_bin, python_exe, inspect_bin) -> Path:
     """model.pt2 exported from python/fixtures/resnet.py with the real `opscope export`."""
-    if not has_worker:
-        pytest.skip("opscope-inspect is not built (OPSCOPE_WITH_TORCH=OFF)")
     folder = tmp_path_factory.mktemp("resnet-archive")
     shutil.copy(RESNET_SOURCE, folder / "resnet_model.py")
     run = subprocess.run([str(opscope_bin), "export", "resnet_model.py:resnet18", "--input",

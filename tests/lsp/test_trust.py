@@ -13,8 +13,6 @@ import sys
 import time
 from pathlib import Path
 
-import pytest
-
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import hostile_repo  # noqa: E402
 
@@ -128,9 +126,7 @@ def test_untrusted_editor_workspace_never_asks_and_never_runs(make_client, tmp_p
 
 
 def test_trust_and_export_runs_it_and_an_edit_asks_again(make_client, tmp_path, python_exe,
-                                                        has_worker):
-    if not has_worker:
-        pytest.skip("opscope-inspect is not built")
+                                                        inspect_bin):
     repo = tmp_path / "repo"
     config = hostile_repo.make(repo, real_python=python_exe)
     client = make_client()
@@ -161,9 +157,7 @@ def test_trust_and_export_runs_it_and_an_edit_asks_again(make_client, tmp_path, 
     assert client.shutdown_and_exit() == 0
 
 
-def test_code_action_trusts_after_not_now(make_client, tmp_path, python_exe, has_worker):
-    if not has_worker:
-        pytest.skip("opscope-inspect is not built")
+def test_code_action_trusts_after_not_now(make_client, tmp_path, python_exe, inspect_bin):
     repo = tmp_path / "repo"
     config = hostile_repo.make(repo, venv=True, real_python=python_exe)
     client = make_client()

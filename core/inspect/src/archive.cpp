@@ -3,6 +3,7 @@
 #include "opscope/index/regular_file.h"
 #include "opscope/inspect/content_hash.h"
 #include "opscope/inspect/zip_records.h"
+#include "program_document.h"
 
 #include <algorithm>
 #include <array>
@@ -107,16 +108,17 @@ void read_program(const ZipRecords& zip, const std::string& path, Archive& archi
                    " bytes): free memory or raise the memory limit (ulimit -v)");
   }
 
-  archive.json_parser = std::make_unique<simdjson::dom::parser>();
+  auto document = std::make_shared<ProgramDocument>();
+  archive.document = document;
   simdjson::dom::object program;
-  auto error = archive.json_parser->parse(text).get(archive.program);
+  auto error = document->parser.parse(text).get(document->program);
   // What went wrong is not always the file: say "out of memory" when it is memory.
   if (error == simdjson::MEMALLOC)
     fail(path, "out of memory parsing " + *record + " (" + std::to_string(text.size()) +
                    " bytes): free memory or raise the memory limit (ulimit -v)");
   if (error == simdjson::CAPACITY)
     fail(path, *record + " is too large to parse (" + std::to_string(text.size()) + " bytes)");
-  if (error || archive.program.get(program))
+  if (error || document->program.get(program))
     fail(path, archive.model_record + " is not valid JSON (corrupt archive)" + again);
 
   simdjson::dom::object version, graph_module;

@@ -1,5 +1,9 @@
 #include "opscope/inspect/fx_graph.h"
 
+#include "fx_namespace.h"
+#include "lenient_json.h"
+#include "program_document.h"
+
 #include <algorithm>
 #include <cstdint>
 #include <optional>
@@ -9,298 +13,7 @@
 namespace opscope::inspect {
 namespace {
 
-// torch.fx.graph._illegal_names (Python keywords, builtins and FX's custom
-// builtins, Python 3.11): a node may not be named like these, sorted.
-constexpr std::string_view kIllegalNames[] = {
-    "ArithmeticError",
-    "AssertionError",
-    "AttributeError",
-    "BaseException",
-    "BaseExceptionGroup",
-    "BlockingIOError",
-    "BrokenPipeError",
-    "BufferError",
-    "BytesWarning",
-    "ChildProcessError",
-    "ConnectionAbortedError",
-    "ConnectionError",
-    "ConnectionRefusedError",
-    "ConnectionResetError",
-    "DeprecationWarning",
-    "EOFError",
-    "Ellipsis",
-    "EncodingWarning",
-    "EnvironmentError",
-    "Exception",
-    "ExceptionGroup",
-    "False",
-    "FileExistsError",
-    "FileNotFoundError",
-    "FloatingPointError",
-    "FutureWarning",
-    "GeneratorExit",
-    "IOError",
-    "ImportError",
-    "ImportWarning",
-    "IndentationError",
-    "IndexError",
-    "InterruptedError",
-    "IsADirectoryError",
-    "KeyError",
-    "KeyboardInterrupt",
-    "LookupError",
-    "MemoryError",
-    "ModuleNotFoundError",
-    "NameError",
-    "NoneType",
-    "NotADirectoryError",
-    "NotImplemented",
-    "NotImplementedError",
-    "OSError",
-    "OverflowError",
-    "PendingDeprecationWarning",
-    "PermissionError",
-    "ProcessLookupError",
-    "RecursionError",
-    "ReferenceError",
-    "ResourceWarning",
-    "RuntimeError",
-    "RuntimeWarning",
-    "StopAsyncIteration",
-    "StopIteration",
-    "SyntaxError",
-    "SyntaxWarning",
-    "SystemError",
-    "SystemExit",
-    "TabError",
-    "TimeoutError",
-    "True",
-    "TypeError",
-    "UnboundLocalError",
-    "UnicodeDecodeError",
-    "UnicodeEncodeError",
-    "UnicodeError",
-    "UnicodeTranslateError",
-    "UnicodeWarning",
-    "UserWarning",
-    "ValueError",
-    "Warning",
-    "ZeroDivisionError",
-    "__build_class__",
-    "__debug__",
-    "__doc__",
-    "__import__",
-    "__loader__",
-    "__name__",
-    "__package__",
-    "__spec__",
-    "abs",
-    "aiter",
-    "all",
-    "and",
-    "anext",
-    "any",
-    "as",
-    "ascii",
-    "assert",
-    "async",
-    "await",
-    "bin",
-    "bool",
-    "break",
-    "breakpoint",
-    "bytearray",
-    "bytes",
-    "callable",
-    "chr",
-    "class",
-    "classmethod",
-    "compile",
-    "complex",
-    "continue",
-    "copyright",
-    "credits",
-    "def",
-    "del",
-    "delattr",
-    "device",
-    "dict",
-    "dir",
-    "divmod",
-    "elif",
-    "else",
-    "enumerate",
-    "eval",
-    "except",
-    "exec",
-    "exit",
-    "filter",
-    "finally",
-    "float",
-    "for",
-    "format",
-    "from",
-    "frozenset",
-    "fx_pytree",
-    "getattr",
-    "global",
-    "globals",
-    "hasattr",
-    "hash",
-    "help",
-    "hex",
-    "id",
-    "if",
-    "import",
-    "in",
-    "inf",
-    "input",
-    "int",
-    "is",
-    "isinstance",
-    "issubclass",
-    "iter",
-    "lambda",
-    "len",
-    "license",
-    "list",
-    "locals",
-    "map",
-    "max",
-    "memoryview",
-    "min",
-    "nan",
-    "next",
-    "nonlocal",
-    "not",
-    "object",
-    "oct",
-    "open",
-    "or",
-    "ord",
-    "pass",
-    "pow",
-    "print",
-    "property",
-    "pytree",
-    "quit",
-    "raise",
-    "range",
-    "repr",
-    "return",
-    "reversed",
-    "round",
-    "set",
-    "setattr",
-    "slice",
-    "sorted",
-    "staticmethod",
-    "str",
-    "sum",
-    "super",
-    "torch",
-    "try",
-    "tuple",
-    "type",
-    "vars",
-    "while",
-    "with",
-    "yield",
-    "zip",
-};
-
-bool is_illegal_name(std::string_view name) {
-  return std::binary_search(std::begin(kIllegalNames), std::end(kIllegalNames), name);
-}
-
-// torch.fx's _Namespace.create_name, for the nodes whose names FX generates
-// (copy_ nodes, list getitems, `_unused` outputs, get_attr nodes) and for the
-// renaming every node goes through when ep.module() deep-copies the graph.
-class FxNamespace {
-public:
-  std::string create(std::string candidate) {
-    if (!is_identifier(candidate)) {
-      std::string cleaned;
-      bool in_illegal = false;
-      for (char c : candidate) {
-        if (is_ident_char(c)) {
-          cleaned += c;
-          in_illegal = false;
-        } else if (!in_illegal) {
-          cleaned += '_';
-          in_illegal = true;
-        }
-      }
-      candidate = cleaned.empty() ? "_unnamed" : cleaned;
-      if (is_digit(candidate[0]))
-        candidate = "_" + candidate;
-    }
-    auto [base, number] = split_number(candidate);
-    long num = 0;
-    if (!number || used_.count(candidate)) {
-      auto it = base_count_.find(base);
-      num = it == base_count_.end() ? 0 : it->second;
-      if (is_illegal_name(candidate))
-        candidate = base + "_" + std::to_string(++num);
-    } else {
-      num = *number;
-    }
-    while (used_.count(candidate))
-      candidate = base + "_" + std::to_string(++num);
-    used_.insert(candidate);
-    base_count_[base] = num;
-    return candidate;
-  }
-
-private:
-  static bool is_digit(char c) { return c >= '0' && c <= '9'; }
-  static bool is_ident_char(char c) {
-    return is_digit(c) || c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
-  }
-  static bool is_identifier(const std::string& s) {
-    if (s.empty() || is_digit(s[0]))
-      return false;
-    for (char c : s)
-      if (!is_ident_char(c))
-        return false;
-    return true;
-  }
-  // `^([a-zA-Z_][0-9a-zA-Z_]*?)(?:_(\d+))?$`
-  static std::pair<std::string, std::optional<long>> split_number(const std::string& s) {
-    auto us = s.rfind('_');
-    if (us != std::string::npos && us > 0 && us + 1 < s.size() && us + 1 + 9 >= s.size()) {
-      bool digits = true;
-      for (std::size_t i = us + 1; i < s.size(); ++i)
-        digits = digits && is_digit(s[i]);
-      if (digits)
-        return {s.substr(0, us), std::stol(s.substr(us + 1))};
-    }
-    return {s, std::nullopt};
-  }
-
-  std::unordered_set<std::string> used_;
-  std::unordered_map<std::string, long> base_count_;
-};
-
-// Graph::_target_to_str for an OpOverload: "<op>.<overload>" snake-cased.
-std::string target_to_str(const std::string& target) {
-  std::string name = target;
-  auto last = target.rfind('.');
-  if (last != std::string::npos && last > 0) {
-    auto before = target.rfind('.', last - 1);
-    name = target.substr(before == std::string::npos ? 0 : before + 1);
-  }
-  std::string out;
-  bool prev_lower = false;
-  for (char c : name) {
-    bool upper = c >= 'A' && c <= 'Z';
-    if (upper && prev_lower)
-      out += '_';
-    prev_lower = (c >= 'a' && c <= 'z');
-    out += upper ? static_cast<char>(c - 'A' + 'a') : c;
-  }
-  return out;
-}
+using namespace lenient_json;
 
 // Ops FX's dead-code elimination keeps although nobody uses their result:
 // in-place and out= overloads (mutable schemas) and side-effectful calls.
@@ -322,47 +35,10 @@ bool is_impure(const std::string& target) {
   return !op.empty() && op.back() == '_';
 }
 
-using simdjson::dom::array;
-using simdjson::dom::element;
-using simdjson::dom::object;
-
-// Lenient reads of the serialized graph: an absent member or one of another
-// type reads as nothing, an empty string, or an empty list.
-std::optional<element> member(element e, std::string_view key) {
-  element value;
-  if (e[key].get(value))
-    return std::nullopt;
-  return value;
-}
-
-bool has(element e, std::string_view key) {
-  return !e[key].error();
-}
-
-std::string_view text_of(element e, std::string_view key) {
-  std::string_view text;
-  if (e[key].get(text))
-    return {};
-  return text;
-}
-
-std::string_view text_of(const std::optional<element>& e, std::string_view key) {
-  return e ? text_of(*e, key) : std::string_view();
-}
-
-std::vector<element> elements_of(element list) {
-  std::vector<element> out;
-  array items;
-  if (list.get(items))
-    return out;
-  out.reserve(items.size());
-  for (element item : items)
-    out.push_back(item);
-  return out;
-}
-
-std::vector<element> elements_of(const std::optional<element>& list) {
-  return list ? elements_of(*list) : std::vector<element>();
+void set_metadata(FxNode& node, const std::optional<element>& metadata) {
+  node.torch_fn = text_of(metadata, "torch_fn");
+  node.nn_module_stack = text_of(metadata, "nn_module_stack");
+  node.stack_trace = text_of(metadata, "stack_trace");
 }
 
 // Heterogeneous lookup, so value names read from the document need no copy.
@@ -377,7 +53,7 @@ public:
 
   FxGraph build() {
     training_ = training_dialect();
-    element gm = archive_.graph_module();
+    element gm = archive_.document->graph_module();
     element graph = field(gm, "graph");
     element signature = field(gm, "signature");
     element input_specs = field(signature, "input_specs");
@@ -425,7 +101,7 @@ private:
   }
 
   bool training_dialect() const {
-    element program = archive_.program;
+    element program = archive_.document->program;
     array verifiers;
     std::string_view first;
     if (!program["verifiers"].get(verifiers) && verifiers.size() > 0 && !verifiers.at(0).get(first))
@@ -581,7 +257,7 @@ private:
     FxNode node;
     node.op = FxOp::CallFunction;
     node.target = target;
-    node.metadata = metadata;
+    set_metadata(node, metadata);
 
     auto single_name = [&](element out) -> std::optional<std::string> {
       if (auto tensor = member(out, "as_tensor"))
@@ -670,7 +346,7 @@ private:
     node.name = name;
     node.op = FxOp::CallFunction;
     node.target = "getitem";
-    node.metadata = metadata;
+    set_metadata(node, metadata);
     int id = add_node(std::move(node));
     nodes_[id].args = {parent};
     return id;
@@ -903,13 +579,6 @@ private:
 };
 
 } // namespace
-
-std::string_view FxNode::meta(const char* key) const {
-  std::string_view text;
-  if (!metadata || (*metadata)[key].get(text))
-    return {};
-  return text;
-}
 
 FxGraph unlifted_graph(const Archive& archive) {
   return Builder(archive).build();

@@ -63,13 +63,13 @@ void add_ops(const FxGraph& graph, Index& index) {
     Op op;
     op.name = node.op == FxOp::GetAttr ? node.target : node.name;
     op.kind = kind_of(node.op);
-    op.type = op_type_of_torch_fn(node.meta("torch_fn"));
-    std::string_view stack_text = node.meta("nn_module_stack");
+    op.type = op_type_of_torch_fn(node.torch_fn);
+    std::string_view stack_text = node.nn_module_stack;
     auto cached = stacks.find(stack_text);
     if (cached == stacks.end())
       cached = stacks.emplace(stack_text, module_stack_of(stack_text)).first;
     op.module_stack = cached->second;
-    std::string_view trace_text = node.meta("stack_trace");
+    std::string_view trace_text = node.stack_trace;
     auto trace = traces.find(trace_text);
     if (trace == traces.end())
       trace = traces.emplace(trace_text, parse_stack_trace(trace_text)).first;

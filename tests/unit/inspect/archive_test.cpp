@@ -2,6 +2,7 @@
 #include "opscope/inspect/content_hash.h"
 
 #include "fixtures.h"
+#include "program_document.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -34,7 +35,7 @@ TEST(ReadArchive, ReadsTheSerializedProgram) {
   EXPECT_EQ(archive.model_record, "models/model.json");
   EXPECT_EQ(archive.schema_major, 8);
   EXPECT_THAT(archive.torch_version, StartsWith("2.13"));
-  EXPECT_TRUE(archive.graph_module()["graph"].is_object());
+  EXPECT_TRUE(archive.document->graph_module()["graph"].is_object());
   EXPECT_EQ(archive.content_hash, content_hash_of_file(fixture("mymodel.pt2")));
 }
 
@@ -42,7 +43,7 @@ TEST(ReadArchive, ReadsADeflateCompressedArchive) {
   Archive archive = read_archive(fixture("deflated.pt2"));
   EXPECT_EQ(archive.model_record, "models/model.json");
   EXPECT_EQ(archive.schema_major, 8);
-  EXPECT_TRUE(archive.graph_module()["graph"].is_object());
+  EXPECT_TRUE(archive.document->graph_module()["graph"].is_object());
 }
 
 TEST(ReadArchive, MissingFile) {
@@ -163,7 +164,8 @@ TEST(ReadArchive, ReadsAnArchiveInMemoryLikeTheFile) {
   Archive from_memory = read_archive_bytes(bytes, "mymodel.pt2");
   Archive from_file = read_archive(fixture("mymodel.pt2"));
   EXPECT_EQ(from_memory.content_hash, from_file.content_hash);
-  EXPECT_EQ(simdjson::to_string(from_memory.program), simdjson::to_string(from_file.program));
+  EXPECT_EQ(simdjson::to_string(from_memory.document->program),
+            simdjson::to_string(from_file.document->program));
 }
 
 TEST(ReadArchive, NonRegularFilesAreRefused) {

@@ -3,25 +3,19 @@
 The C++ tests look up source lines by their text, so edits here only need to
 keep each statement on one line.
 """
+import os
+import sys
+
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-
-class MyModel(nn.Module):
-    """The model of the coreai-opt model-inspection guide."""
-
-    def __init__(self):
-        super().__init__()
-        self.linear1 = nn.Linear(10, 20)
-        self.relu = nn.ReLU()
-        self.linear2 = nn.Linear(20, 5)
-
-    def forward(self, x):
-        x = self.linear1(x)
-        x = self.relu(x)
-        x = self.linear2(x)
-        return x
+# One copy of each fixture model: the reference's MyModel and the BatchNorm exported in train
+# mode (mutated buffers) live in python/fixtures.
+sys.path.insert(0, os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", "..",
+                                                "python")))
+from fixtures.reference import MyModel  # noqa: E402,F401
+from fixtures.small import BatchNormTrain as BufferUpdate  # noqa: E402,F401
 
 
 class Block(nn.Module):
@@ -73,18 +67,6 @@ class MultiOutput(nn.Module):
         first, second = torch.split(s, 4, dim=2)
         p, i = self.pool(first)
         return p, i, (second.max(dim=-1).values, first @ second.transpose(1, 2))
-
-
-class BufferUpdate(nn.Module):
-    """A BatchNorm in training mode: its running stats are mutated buffers."""
-
-    def __init__(self):
-        super().__init__()
-        self.conv = nn.Conv2d(3, 4, 3)
-        self.bn = nn.BatchNorm2d(4)
-
-    def forward(self, x):
-        return torch.relu(self.bn(self.conv(x)))
 
 
 class BuiltinArgumentName(nn.Module):

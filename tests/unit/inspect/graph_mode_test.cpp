@@ -18,6 +18,7 @@ using opscope::inspect::read_archive;
 using opscope::inspect::testing::fixture;
 using opscope::inspect::testing::line_of;
 using opscope::inspect::testing::models_py;
+using opscope::inspect::testing::reference_py;
 using ::testing::ElementsAre;
 using ::testing::Pair;
 
@@ -56,7 +57,7 @@ BoundaryEdge at(const std::string& op, int slot) {
 TEST(GraphMode, MyModelMatchesTheInspectionGuide) {
   Index index = index_of("mymodel.pt2");
   EXPECT_EQ(index.mode, Mode::Graph);
-  EXPECT_EQ(index.model_type(), "fixture_models.MyModel");
+  EXPECT_EQ(index.model_type(), "fixtures.reference.MyModel");
 
   // Unlifted order: parameters as get_attr states first, then x, the calls, the output.
   std::vector<std::pair<std::string, OpKind>> order;
@@ -72,14 +73,14 @@ TEST(GraphMode, MyModelMatchesTheInspectionGuide) {
   const Op& linear = op(index, "linear");
   EXPECT_EQ(linear.type, "linear");
   EXPECT_THAT(linear.module_stack,
-              ElementsAre(ModuleContext{"", "fixture_models.MyModel"},
+              ElementsAre(ModuleContext{"", "fixtures.reference.MyModel"},
                           ModuleContext{"linear1", "torch.nn.modules.linear.Linear"}));
   EXPECT_THAT(linear.inputs,
               ElementsAre(from("x"), state("linear1.weight"), state("linear1.bias")));
   EXPECT_THAT(linear.outputs, ElementsAre(Pair(0, ElementsAre("relu"))));
   ASSERT_EQ(linear.source.size(), 2u);
-  EXPECT_EQ(linear.source[0].file, models_py());
-  EXPECT_EQ(linear.source[0].line, line_of("x = self.linear1(x)"));
+  EXPECT_EQ(linear.source[0].file, reference_py());
+  EXPECT_EQ(linear.source[0].line, line_of("x = self.linear1(x)", reference_py()));
   EXPECT_EQ(linear.source[0].code, "x = self.linear1(x)");
   EXPECT_EQ(linear.source[0].function, "forward");
   EXPECT_EQ(linear.source[1].code, "return F.linear(input, self.weight, self.bias)");
@@ -116,7 +117,7 @@ TEST(GraphMode, MyModelMatchesTheInspectionGuide) {
   EXPECT_FALSE(relu.compressible_by(Compressor::Quantizer));
   EXPECT_TRUE(relu.compressible_by(Compressor::None));
 
-  EXPECT_THAT(index.provenance.source_files, ::testing::Contains(std::string(models_py())));
+  EXPECT_THAT(index.provenance.source_files, ::testing::Contains(std::string(reference_py())));
   EXPECT_EQ(index.provenance.archive, fixture("mymodel.pt2"));
   EXPECT_EQ(index.provenance.archive_hash.size(), 16u);
 }

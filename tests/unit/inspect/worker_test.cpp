@@ -64,7 +64,7 @@ TEST(Worker, WritesTheIndex) {
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_EQ(r.err, "");
   auto index = opscope::index::load_index(output_path());
-  EXPECT_EQ(index.model_type(), "fixture_models.MyModel");
+  EXPECT_EQ(index.model_type(), "fixtures.reference.MyModel");
   ASSERT_NE(index.find_op("linear_1"), nullptr);
   EXPECT_EQ(index.find_op("linear_1")->type, "linear");
 }

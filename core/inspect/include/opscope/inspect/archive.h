@@ -6,14 +6,15 @@
 #include "opscope/index/index.h"
 #include "opscope/inspect/zip_records.h"
 
-#include <simdjson.h>
-
 #include <memory>
 #include <stdexcept>
 #include <string>
 #include <string_view>
 
 namespace opscope::inspect {
+
+// models/model.json parsed (core/inspect/src/program_document.h: simdjson stays private).
+struct ProgramDocument;
 
 // A file that cannot be inspected. `what()` is one line for the user:
 // "PATH: what is wrong; what to do".
@@ -33,13 +34,11 @@ struct Archive {
   int schema_major = 0;
   int schema_minor = 0;
   // The whole model.json document, parsed with simdjson (nlohmann's DOM took a
-  // fifth of a run). Elements and strings read from it point into json_parser,
-  // which lives as long as the Archive.
-  std::unique_ptr<simdjson::dom::parser> json_parser;
-  simdjson::dom::element program;
+  // fifth of a run). Elements and strings read from it point into it, and it lives
+  // as long as the Archive.
+  std::shared_ptr<const ProgramDocument> document;
   // The open container, for the records read later (eager mode's record).
   std::shared_ptr<const ZipRecords> records;
-  simdjson::dom::element graph_module() const { return program["graph_module"].value(); }
 };
 
 // Opens and parses the archive. Throws ArchiveError for a missing file, a file

@@ -8,9 +8,6 @@
 
 #include "opscope/inspect/archive.h"
 
-#include <simdjson.h>
-
-#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -24,13 +21,13 @@ struct FxNode {
   FxOp op = FxOp::CallFunction;
   std::string target; // call_function: "torch.ops.aten.linear.default", "getitem";
                       // get_attr: the state FQN "linear1.weight"; else the name
-  // Serialized metadata, read from the Archive's document (a getitem shares its op's).
-  std::optional<simdjson::dom::element> metadata;
+  // Serialized metadata strings (a getitem shares its op's), "" when absent. They point
+  // into the Archive's parsed document and live as long as the Archive.
+  std::string_view torch_fn;
+  std::string_view nn_module_stack;
+  std::string_view stack_trace;
   std::vector<int> inputs; // all_input_nodes: distinct producers in argument order
   std::vector<int> users;  // consumers in graph order
-
-  // A metadata string ("torch_fn", "nn_module_stack", "stack_trace"), or "".
-  std::string_view meta(const char* key) const;
 };
 
 struct FxGraph {

@@ -88,8 +88,9 @@ def test_trust_usage_errors(tmp_path, home):
 
 @pytest.fixture
 def real_repo(tmp_path):
-    if not Path(os.environ.get("OPSCOPE_INSPECT", "")).exists():
-        pytest.skip("opscope-inspect is not built")
+    worker = os.environ.get("OPSCOPE_INSPECT", "")
+    if not Path(worker).is_file():  # a missing worker fails: a skip would test nothing
+        pytest.fail(f"opscope-inspect not found at {worker!r} (OPSCOPE_INSPECT): build it first")
     repo = tmp_path / "repo"
     hostile_repo.make(repo, real_python=PYTHON)
     return repo

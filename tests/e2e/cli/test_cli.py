@@ -17,7 +17,15 @@ OPSCOPE = os.environ.get("OPSCOPE_BIN", "")
 SOURCE_DIR = Path(os.environ.get("OPSCOPE_SOURCE_DIR", Path(__file__).resolve().parents[3]))
 PYTHON_DIR = SOURCE_DIR / "python"  # fixtures.reference lives here; ops' sources are relative to it
 
-pytestmark = pytest.mark.skipif(not OPSCOPE, reason="OPSCOPE_BIN is not set (run through ctest)")
+
+@pytest.fixture(scope="session", autouse=True)
+def opscope_built():
+    """Every test here runs the binary: without it they fail (a skip would test nothing)."""
+    if not OPSCOPE:
+        pytest.fail("OPSCOPE_BIN is not set: run through ctest (cli.end_to_end), or set it to "
+                    "the built opscope")
+    if not Path(OPSCOPE).is_file():
+        pytest.fail(f"opscope not found at {OPSCOPE} (OPSCOPE_BIN): build it first")
 
 
 def worker_available() -> bool:
@@ -26,7 +34,14 @@ def worker_available() -> bool:
     return beside.exists() or (bool(built) and Path(built).exists())
 
 
-needs_worker = pytest.mark.skipif(not worker_available(), reason="opscope-inspect not built")
+@pytest.fixture(scope="session")
+def worker_built():
+    if not worker_available():
+        pytest.fail(f"opscope-inspect not found beside {OPSCOPE} nor at OPSCOPE_INSPECT_BIN: "
+                    "build it first")
+
+
+needs_worker = pytest.mark.usefixtures("worker_built")
 
 
 @pytest.fixture(scope="session")
