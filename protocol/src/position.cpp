@@ -39,16 +39,6 @@ const char* to_string(PositionEncoding encoding) {
   return "utf-16";
 }
 
-std::optional<PositionEncoding> parse_position_encoding(std::string_view text) {
-  if (text == "utf-8")
-    return PositionEncoding::Utf8;
-  if (text == "utf-16")
-    return PositionEncoding::Utf16;
-  if (text == "utf-32")
-    return PositionEncoding::Utf32;
-  return std::nullopt;
-}
-
 PositionEncoding negotiate_position_encoding(const std::vector<std::string>& offered) {
   for (const auto& name : offered)
     if (name == "utf-8")
@@ -125,16 +115,6 @@ std::size_t offset_at(std::string_view text, Position position, PositionEncoding
 
 Position position_at(std::string_view text, std::size_t offset, PositionEncoding encoding) {
   return LineTable(text).position_at(offset, encoding);
-}
-
-std::size_t measure(std::string_view text, PositionEncoding encoding) {
-  std::size_t units = 0;
-  for (std::size_t i = 0; i < text.size();) {
-    DecodedChar c = decode_utf8(text, i);
-    units += units_of(c.code_point, c.length, encoding);
-    i += c.length;
-  }
-  return units;
 }
 
 } // namespace opscope::protocol

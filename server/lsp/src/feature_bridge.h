@@ -1,6 +1,6 @@
-// The seam to server/features (engineer D's pure functions): turns their
-// results, in config byte positions, into LSP structures. The session knows
-// only this header.
+// The seam to server/features (pure functions of document and index): turns
+// their results, in config byte positions, into LSP structures. The session
+// knows only this header.
 #pragma once
 
 #include "position_mapper.h"
