@@ -1,6 +1,6 @@
 #include "opscope/protocol/position.h"
 
-#include "opscope/protocol/utf8.h"
+#include "opscope/support/utf8.h"
 
 #include <algorithm>
 #include <cstring>
@@ -18,7 +18,7 @@ std::size_t units_of(char32_t code_point, std::size_t bytes, PositionEncoding en
   case PositionEncoding::Utf8:
     return bytes;
   case PositionEncoding::Utf16:
-    return utf16_units(code_point);
+    return support::utf16_units(code_point);
   case PositionEncoding::Utf32:
     return 1;
   }
@@ -85,7 +85,7 @@ std::size_t LineTable::offset_at(Position position, PositionEncoding encoding) c
   std::size_t units = 0;
   std::size_t wanted = position.character < 0 ? 0 : static_cast<std::size_t>(position.character);
   while (offset < end && units < wanted) {
-    DecodedChar c = decode_utf8(text_, offset);
+    support::DecodedChar c = support::decode_utf8(text_, offset);
     units += units_of(c.code_point, c.length, encoding);
     offset += c.length;
   }
@@ -100,7 +100,7 @@ Position LineTable::position_at(std::size_t offset, PositionEncoding encoding) c
   std::size_t end = std::min(line_end(text_, start), offset);
   std::size_t units = 0;
   for (std::size_t i = start; i < end;) {
-    DecodedChar c = decode_utf8(text_, i);
+    support::DecodedChar c = support::decode_utf8(text_, i);
     if (i + c.length > end)
       break;
     units += units_of(c.code_point, c.length, encoding);

@@ -4,8 +4,8 @@
 #include "opscope/index/serialize.h"
 
 #include "json_writer.h"
-#include "opscope/index/regular_file.h"
 #include "opscope/index/validate.h"
+#include "opscope/support/regular_file.h"
 
 #include <simdjson.h>
 
@@ -637,11 +637,11 @@ void save_index(const Index& index, const std::string& path) {
 }
 
 Index load_index(const std::string& path) {
-  std::unique_ptr<RegularFile> file;
+  std::unique_ptr<support::RegularFile> file;
   try {
-    file = std::make_unique<RegularFile>(path);
-  } catch (const FileReadError& e) {
-    if (e.kind() == FileReadError::Kind::NotRegular)
+    file = std::make_unique<support::RegularFile>(path);
+  } catch (const support::FileReadError& e) {
+    if (e.kind() == support::FileReadError::Kind::NotRegular)
       throw IndexFormatError(e.what());
     std::string why = std::string(e.what()).substr(path.size() + 2);
     throw IndexFormatError(path + ": cannot read the index file (" + why + ")");
@@ -666,7 +666,7 @@ Index load_index(const std::string& path) {
 }
 
 bool looks_like_index_file(const std::string& path) {
-  if (regular_file_problem(path))
+  if (support::regular_file_problem(path))
     return false;
   std::ifstream in(path, std::ios::binary);
   char head[64] = {};

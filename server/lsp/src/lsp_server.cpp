@@ -4,7 +4,8 @@
 #include "position_mapper.h"
 
 #include "opscope/format/summary.h"
-#include "opscope/index/regular_file.h"
+#include "opscope/support/regular_file.h"
+#include "opscope/support/version.h"
 
 #include <filesystem>
 #include <fstream>
@@ -276,7 +277,7 @@ void LspServer::on_initialize(const protocol::InitializeParams& params, Reply re
       {"workspace", {{"workspaceFolders", {{"supported", true}}}}},
   };
   reply.result({{"capabilities", capabilities},
-                {"serverInfo", {{"name", "opscope"}, {"version", "0.1.0"}}}});
+                {"serverInfo", {{"name", "opscope"}, {"version", support::version()}}}});
 }
 
 void LspServer::on_initialized() {
@@ -441,8 +442,9 @@ LspServer::Analysis LspServer::analyse(const Document& doc) {
   if (out.config->root == config::Root::None || doc.path.empty())
     return out; // not a compression config (or not a file): no model needed
   project::ConfigHints hints{config::compressor_name(out.config->root), out.config->execution_mode};
-  out.resolution = project::resolve_model(
-      doc.path, hints, init_settings_.overridden_by(pulled_settings_), workspace_dir());
+  out.resolution =
+      project::resolve_model(doc.path, hints, init_settings_.overridden_by(pulled_settings_),
+                             workspace_dir(), &project_file_cache_);
   for (const auto& problem : out.resolution.project_problems)
     if (reported_project_problems_.insert(problem).second)
       log_.warning(problem);
@@ -684,8 +686,8 @@ void LspServer::on_execute_command(const protocol::ExecuteCommandParams& params,
     std::string text;
     try {
       // Regular files only: a FIFO named by the client would block the server.
-      text = index::read_regular_file(path.value_or(""), std::uint64_t{256} << 20);
-    } catch (const index::FileReadError&) {
+      text = support::read_regular_file(path.value_or(""), std::uint64_t{256} << 20);
+    } catch (const support::FileReadError&) {
       path.reset();
     }
     if (!path)

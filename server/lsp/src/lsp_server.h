@@ -117,6 +117,7 @@ private:
   // Project files of open configs: an edit on disk re-resolves every config,
   // also for clients that cannot watch files.
   std::map<std::string, FileStamp> project_files_;
+  project::ProjectFileCache project_file_cache_; // their parses, re-read when changed
   std::set<std::string> reported_project_problems_;
   // The last parse of the documents used most recently (a 10 MB config is read
   // once per edit). A parse takes ~14 times its text, so only a few are kept.

@@ -45,8 +45,6 @@ std::string index_path(const std::string& model, const Settings& settings);
 std::string export_archive(const std::string& target, const Settings& settings,
                            const std::string& output);
 
-// $XDG_CACHE_HOME/opscope, else ~/.cache/opscope.
-std::string cache_dir();
 // The inspection worker: $OPSCOPE_INSPECT, next to this executable, or the build tree's.
 std::string worker_path();
 // The folder holding `opscope_export`: $OPSCOPE_PYTHON_HELPERS or the source tree's python/.
