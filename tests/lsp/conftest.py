@@ -42,9 +42,7 @@ def python_exe() -> str:
 
 @pytest.fixture(scope="session")
 def has_worker(opscope_bin) -> bool:
-    # CMake says whether it built the LibTorch worker; by hand, look next to the binary.
-    if "OPSCOPE_HAS_WORKER" in os.environ:
-        return os.environ["OPSCOPE_HAS_WORKER"] == "1"
+    # The worker is built (and installed) next to the binary.
     return (opscope_bin.parent / "opscope-inspect").exists()
 
 
@@ -52,7 +50,7 @@ def has_worker(opscope_bin) -> bool:
 def resnet_archive(tmp_path_factory, opscope_bin, python_exe, has_worker) -> Path:
     """model.pt2 exported from python/fixtures/resnet.py with the real `opscope export`."""
     if not has_worker:
-        pytest.skip("opscope-inspect is not built (OPSCOPE_WITH_TORCH=OFF)")
+        pytest.skip("opscope-inspect is not next to opscope")
     folder = tmp_path_factory.mktemp("resnet-archive")
     shutil.copy(RESNET_SOURCE, folder / "resnet_model.py")
     run = subprocess.run([str(opscope_bin), "export", "resnet_model.py:resnet18", "--input",

@@ -310,10 +310,6 @@ std::string worker_path() {
   std::string beside = executable_dir() + "/opscope-inspect";
   if (is_executable_file(beside))
     return beside;
-#ifdef OPSCOPE_WORKER_BUILD_PATH
-  if (is_executable_file(OPSCOPE_WORKER_BUILD_PATH))
-    return OPSCOPE_WORKER_BUILD_PATH;
-#endif
   throw ModelError("opscope-inspect (the LibTorch inspection worker) was not found next to " +
                    executable_dir() +
                    "/opscope; build it with `cmake --build build --target opscope-inspect` "
@@ -325,14 +321,12 @@ std::string worker_path() {
 std::string python_helpers_dir() {
   if (const char* env = std::getenv("OPSCOPE_PYTHON_HELPERS"); env && *env)
     return env;
-  std::string installed = executable_dir() + "/../share/opscope/python";
-  if (fs::exists(installed + "/opscope_export/__main__.py"))
-    return installed;
-#ifdef OPSCOPE_SOURCE_PYTHON_DIR
-  return OPSCOPE_SOURCE_PYTHON_DIR;
-#else
-  return installed;
-#endif
+  const std::string installed = executable_dir() + "/../share/opscope/python";
+  const std::string build_tree = executable_dir() + "/share/opscope/python";
+  if (!fs::exists(installed + "/opscope_export/__main__.py") &&
+      fs::exists(build_tree + "/opscope_export/__main__.py"))
+    return build_tree;
+  return installed; // when neither holds it, export_archive names this one
 }
 
 std::string python_interpreter(const Settings& settings) {
