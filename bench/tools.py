@@ -16,8 +16,7 @@ NOT_BUILT = "n/a (not built)"
 # Where CMake puts the executables (top-level output dir, or the layer's own build dir).
 _CANDIDATES = {
     "opscope": ("opscope", "bin/opscope", "server/opscope"),
-    "opscope-inspect": ("opscope-inspect", "bin/opscope-inspect",
-                        "core/inspect/opscope-inspect"),
+    "opscope-inspect": ("opscope-inspect", "bin/opscope-inspect"),
 }
 
 

@@ -3,36 +3,19 @@
 // Adding a sub-command: write `int run_xxx(const std::vector<std::string>& args)` in your
 // library (args are those after the sub-command's name; return 0 ok, 1 user error, 2 usage
 // error; cli::guarded() does the exception-to-exit-code part), link the library to
-// `opscope` in server/CMakeLists.txt (the foreach over sub-command libraries), and add one
-// line to the table below.
-#include "opscope/cli/dispatch.h"
-
-#if __has_include("opscope/lsp/run_lsp.h")
-#include "opscope/lsp/run_lsp.h"
-#define OPSCOPE_HAS_LSP 1
-#endif
-#if __has_include("opscope/trust/run_trust.h")
-#include "opscope/trust/run_trust.h"
-#define OPSCOPE_HAS_TRUST 1
-#endif
-#if __has_include("opscope/check/run_check.h")
+// `opscope` in server/CMakeLists.txt, and add one line to the table below.
 #include "opscope/check/run_check.h"
-#define OPSCOPE_HAS_CHECK 1
-#endif
+#include "opscope/cli/dispatch.h"
+#include "opscope/lsp/run_lsp.h"
+#include "opscope/trust/run_trust.h"
 
 int main(int argc, char** argv) {
   std::vector<opscope::cli::Command> commands = opscope::cli::builtin_commands();
   // ---- sub-commands from other libraries: one line each ----
-#ifdef OPSCOPE_HAS_LSP
   commands.push_back({"lsp", "run the language server on stdin/stdout", opscope::lsp::run_lsp});
-#endif
-#ifdef OPSCOPE_HAS_CHECK
   commands.push_back(
       {"check", "report config patterns that match nothing", opscope::check::run_check});
-#endif
-#ifdef OPSCOPE_HAS_TRUST
   commands.push_back({"trust", "allow opscope to run what a project's opscope.yaml names",
                       opscope::trust::run_trust});
-#endif
   return opscope::cli::dispatch(argc, argv, commands);
 }

@@ -1,6 +1,6 @@
 #include "opscope/protocol/position.h"
 
-#include "opscope/protocol/utf8.h"
+#include "opscope/support/utf8.h"
 
 #include <algorithm>
 #include <cstring>
@@ -18,7 +18,7 @@ std::size_t units_of(char32_t code_point, std::size_t bytes, PositionEncoding en
   case PositionEncoding::Utf8:
     return bytes;
   case PositionEncoding::Utf16:
-    return utf16_units(code_point);
+    return support::utf16_units(code_point);
   case PositionEncoding::Utf32:
     return 1;
   }
@@ -37,16 +37,6 @@ const char* to_string(PositionEncoding encoding) {
     return "utf-32";
   }
   return "utf-16";
-}
-
-std::optional<PositionEncoding> parse_position_encoding(std::string_view text) {
-  if (text == "utf-8")
-    return PositionEncoding::Utf8;
-  if (text == "utf-16")
-    return PositionEncoding::Utf16;
-  if (text == "utf-32")
-    return PositionEncoding::Utf32;
-  return std::nullopt;
 }
 
 PositionEncoding negotiate_position_encoding(const std::vector<std::string>& offered) {
@@ -95,7 +85,7 @@ std::size_t LineTable::offset_at(Position position, PositionEncoding encoding) c
   std::size_t units = 0;
   std::size_t wanted = position.character < 0 ? 0 : static_cast<std::size_t>(position.character);
   while (offset < end && units < wanted) {
-    DecodedChar c = decode_utf8(text_, offset);
+    support::DecodedChar c = support::decode_utf8(text_, offset);
     units += units_of(c.code_point, c.length, encoding);
     offset += c.length;
   }
@@ -110,7 +100,7 @@ Position LineTable::position_at(std::size_t offset, PositionEncoding encoding) c
   std::size_t end = std::min(line_end(text_, start), offset);
   std::size_t units = 0;
   for (std::size_t i = start; i < end;) {
-    DecodedChar c = decode_utf8(text_, i);
+    support::DecodedChar c = support::decode_utf8(text_, i);
     if (i + c.length > end)
       break;
     units += units_of(c.code_point, c.length, encoding);
@@ -125,16 +115,6 @@ std::size_t offset_at(std::string_view text, Position position, PositionEncoding
 
 Position position_at(std::string_view text, std::size_t offset, PositionEncoding encoding) {
   return LineTable(text).position_at(offset, encoding);
-}
-
-std::size_t measure(std::string_view text, PositionEncoding encoding) {
-  std::size_t units = 0;
-  for (std::size_t i = 0; i < text.size();) {
-    DecodedChar c = decode_utf8(text, i);
-    units += units_of(c.code_point, c.length, encoding);
-    i += c.length;
-  }
-  return units;
 }
 
 } // namespace opscope::protocol

@@ -82,7 +82,7 @@ def inspect_worker() -> str:
     path = os.environ.get("OPSCOPE_INSPECT", "")
     if not path or not os.access(path, os.X_OK):
         pytest.fail(f"OPSCOPE_INSPECT={path!r} is not an executable opscope-inspect; run via "
-                    "ctest or set it to build/core/inspect/opscope-inspect", pytrace=False)
+                    "ctest or set it to build/opscope-inspect", pytrace=False)
     return path
 
 

@@ -92,7 +92,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     try {
       check_built(inspect::build_eager_index(archive));
     } catch (const inspect::ArchiveError&) {
-    } catch (const inspect::EagerUnavailable&) {
     }
   } catch (const inspect::ArchiveError&) {
   }

@@ -3,33 +3,13 @@
 // over; the reader always returns a tree.
 #include "tree.h"
 
+#include "opscope/support/utf8.h"
+
 #include <cctype>
 #include <cstdint>
 
 namespace opscope::config::detail {
 namespace {
-
-// Escapes may name what UTF-8 cannot hold (a lone surrogate `\\udc00`, `\\UFFFFFFFF`):
-// those become U+FFFD, so a key's text is always valid UTF-8.
-void append_utf8(std::string& out, unsigned long cp) {
-  if ((cp >= 0xD800 && cp < 0xE000) || cp > 0x10FFFF)
-    cp = 0xFFFD;
-  if (cp < 0x80) {
-    out += static_cast<char>(cp);
-  } else if (cp < 0x800) {
-    out += static_cast<char>(0xC0 | (cp >> 6));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  } else if (cp < 0x10000) {
-    out += static_cast<char>(0xE0 | (cp >> 12));
-    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  } else {
-    out += static_cast<char>(0xF0 | (cp >> 18));
-    out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
-    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  }
-}
 
 // Parses `digits` hex digits at `pos`; returns false (and leaves cp) if they are not all hex.
 bool read_hex(std::string_view text, std::size_t pos, int digits, unsigned long& cp) {
@@ -119,16 +99,16 @@ QuotedScalar read_quoted(std::string_view text, std::size_t open_quote) {
         out.value += '\\';
         break;
       case 'N':
-        append_utf8(out.value, 0x85);
+        support::append_utf8(out.value, 0x85);
         break;
       case '_':
-        append_utf8(out.value, 0xA0);
+        support::append_utf8(out.value, 0xA0);
         break;
       case 'L':
-        append_utf8(out.value, 0x2028);
+        support::append_utf8(out.value, 0x2028);
         break;
       case 'P':
-        append_utf8(out.value, 0x2029);
+        support::append_utf8(out.value, 0x2029);
         break;
       case 'x':
       case 'u':
@@ -144,7 +124,7 @@ QuotedScalar read_quoted(std::string_view text, std::size_t open_quote) {
             cp = 0x10000 + ((cp - 0xD800) << 10) + (low - 0xDC00);
             consumed += 6;
           }
-          append_utf8(out.value, cp);
+          support::append_utf8(out.value, static_cast<char32_t>(cp)); // at most 8 hex digits
         } else {
           out.value += '\\';
           out.value += e;

@@ -1,31 +1,11 @@
 #include "rich_text.h"
 
+#include "opscope/support/utf8.h"
+
 #include <algorithm>
 
 namespace opscope::format::detail {
 namespace {
-
-std::u32string decode_utf8(std::string_view text) {
-  std::u32string out;
-  out.reserve(text.size());
-  for (size_t i = 0; i < text.size();) {
-    auto byte = static_cast<unsigned char>(text[i]);
-    int extra = byte < 0x80 ? 0 : (byte >> 5) == 0x6 ? 1 : (byte >> 4) == 0xE ? 2 : 3;
-    char32_t c = extra == 0   ? byte
-                 : extra == 1 ? (byte & 0x1F)
-                 : extra == 2 ? (byte & 0x0F)
-                              : (byte & 0x07);
-    if (extra > 0 && i + extra >= text.size()) {
-      out.push_back(0xFFFD); // truncated sequence
-      break;
-    }
-    for (int k = 1; k <= extra; ++k)
-      c = (c << 6) | (static_cast<unsigned char>(text[i + k]) & 0x3F);
-    out.push_back(c);
-    i += 1 + extra;
-  }
-  return out;
-}
 
 // Python's str.isspace() for the characters that occur in labels.
 bool is_space(char32_t c) {
@@ -160,28 +140,13 @@ int cell_width(char32_t c) {
 std::string to_utf8(std::u32string_view text) {
   std::string out;
   out.reserve(text.size());
-  for (char32_t c : text) {
-    if (c < 0x80) {
-      out.push_back(static_cast<char>(c));
-    } else if (c < 0x800) {
-      out.push_back(static_cast<char>(0xC0 | (c >> 6)));
-      out.push_back(static_cast<char>(0x80 | (c & 0x3F)));
-    } else if (c < 0x10000) {
-      out.push_back(static_cast<char>(0xE0 | (c >> 12)));
-      out.push_back(static_cast<char>(0x80 | ((c >> 6) & 0x3F)));
-      out.push_back(static_cast<char>(0x80 | (c & 0x3F)));
-    } else {
-      out.push_back(static_cast<char>(0xF0 | (c >> 18)));
-      out.push_back(static_cast<char>(0x80 | ((c >> 12) & 0x3F)));
-      out.push_back(static_cast<char>(0x80 | ((c >> 6) & 0x3F)));
-      out.push_back(static_cast<char>(0x80 | (c & 0x3F)));
-    }
-  }
+  for (char32_t c : text)
+    support::append_utf8(out, c);
   return out;
 }
 
 void StyledText::append(std::string_view utf8, Style style) {
-  std::u32string decoded = decode_utf8(utf8);
+  std::u32string decoded = support::decode_utf8(utf8);
   chars_ += decoded;
   styles_.insert(styles_.end(), decoded.size(), style);
 }

@@ -35,11 +35,6 @@ const Module* Index::find_module(const std::string& name) const {
   return it == module_by_name_.end() ? nullptr : &modules[it->second];
 }
 
-int Index::op_position(const std::string& name) const {
-  auto it = op_by_name_.find(name);
-  return it == op_by_name_.end() ? -1 : it->second;
-}
-
 const std::string& Index::type_for(const Op& op, Compressor c) const {
   if (auto it = compressor_types.find(op.name); it != compressor_types.end())
     for (const auto& [compressor, type] : it->second)

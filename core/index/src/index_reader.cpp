@@ -1,9 +1,9 @@
 // Reading the index file with simdjson's DOM parser, every value checked for its shape, then
 // the whole index for its structure (validate.h). Format: docs/INDEX_FORMAT.md.
 #include "index_file_format.h"
-#include "opscope/index/regular_file.h"
 #include "opscope/index/serialize.h"
 #include "opscope/index/validate.h"
+#include "opscope/support/regular_file.h"
 
 #include <simdjson.h>
 
@@ -386,11 +386,11 @@ Index from_json_text(const std::string& text, const std::string& origin) {
 }
 
 Index load_index(const std::string& path) {
-  std::unique_ptr<RegularFile> file;
+  std::unique_ptr<support::RegularFile> file;
   try {
-    file = std::make_unique<RegularFile>(path);
-  } catch (const FileReadError& e) {
-    if (e.kind() == FileReadError::Kind::NotRegular)
+    file = std::make_unique<support::RegularFile>(path);
+  } catch (const support::FileReadError& e) {
+    if (e.kind() == support::FileReadError::Kind::NotRegular)
       throw IndexFormatError(e.what());
     std::string why = std::string(e.what()).substr(path.size() + 2);
     throw IndexFormatError(path + ": cannot read the index file (" + why + ")");
@@ -415,7 +415,7 @@ Index load_index(const std::string& path) {
 }
 
 bool looks_like_index_file(const std::string& path) {
-  if (regular_file_problem(path))
+  if (support::regular_file_problem(path))
     return false;
   std::ifstream in(path, std::ios::binary);
   char head[64] = {};

@@ -1,9 +1,9 @@
 #include "opscope/inspect/archive.h"
 
-#include "opscope/index/regular_file.h"
 #include "opscope/inspect/content_hash.h"
 #include "opscope/inspect/zip_records.h"
 #include "program_document.h"
+#include "opscope/support/regular_file.h"
 
 #include <algorithm>
 #include <array>
@@ -148,7 +148,7 @@ void read_program(const ZipRecords& zip, const std::string& path, Archive& archi
 } // namespace
 
 Archive read_archive(const std::string& path) {
-  if (auto problem = index::regular_file_problem(path)) {
+  if (auto problem = support::regular_file_problem(path)) {
     if (*problem == "no such file")
       fail(path, "no such file; create it with `" + std::string(kExportHint) + "`");
     fail(path, *problem + "; pass the .pt2 file written by `" + std::string(kExportHint) + "`");

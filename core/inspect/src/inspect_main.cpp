@@ -122,8 +122,6 @@ int main(int argc, char** argv) {
     std::_Exit(code);
   } catch (const opscope::inspect::ArchiveError& e) {
     std::cerr << e.what() << "\n";
-  } catch (const opscope::inspect::EagerUnavailable& e) {
-    std::cerr << e.what() << "\n";
   } catch (const opscope::index::IndexFormatError& e) {
     std::cerr << e.what() << "\n";
   } catch (const std::bad_alloc&) {

@@ -1,6 +1,6 @@
 #include "opscope/inspect/zip_records.h"
 
-#include "opscope/index/regular_file.h"
+#include "opscope/support/regular_file.h"
 
 #include <zip.h>
 
@@ -43,10 +43,10 @@ RecordLimits RecordLimits::from_environment() {
 ZipRecords::ZipRecords(const std::string& path, RecordLimits limits) : limits_(limits) {
   int fd = -1;
   try {
-    index::RegularFile file(path);
+    support::RegularFile file(path);
     archive_bytes_ = file.size();
     fd = file.release();
-  } catch (const index::FileReadError& e) {
+  } catch (const support::FileReadError& e) {
     // Its message is "PATH: problem"; ours never names the path (see ZipRecordsError).
     std::string what = e.what();
     throw ZipRecordsError(what.size() > path.size() + 2 ? what.substr(path.size() + 2) : what);

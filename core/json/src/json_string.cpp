@@ -1,7 +1,7 @@
 #include "opscope/json/json_string.h"
 
+#include "opscope/support/utf8.h"
 #include "plain_text.h"
-#include "utf8.h"
 
 namespace opscope::json {
 
@@ -23,7 +23,7 @@ void append_json_string(std::string& out, std::string_view text) {
       continue;
     }
     if (c >= 0x80) {
-      if (std::size_t length = utf8::sequence_length(p, end)) {
+      if (std::size_t length = support::utf8_sequence_length(p, end)) {
         p += length;
         continue;
       }

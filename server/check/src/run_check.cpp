@@ -8,8 +8,8 @@
 #include "opscope/config/document.h"
 #include "opscope/features/diagnostics.h"
 #include "opscope/index/query.h"
-#include "opscope/index/regular_file.h"
 #include "opscope/model/model_source.h"
+#include "opscope/support/regular_file.h"
 #include "opscope/trust/consent.h"
 #include "opscope/workspace/workspace.h"
 
@@ -174,8 +174,8 @@ public:
     workspace::Document doc;
     try {
       // Regular files only: a FIFO given as a config would block the check forever.
-      doc.text = index::read_regular_file(path, kMaxConfigBytes);
-    } catch (const index::FileReadError& e) {
+      doc.text = support::read_regular_file(path, kMaxConfigBytes);
+    } catch (const support::FileReadError& e) {
       std::string why = std::string(e.what()).substr(path.size() + 2); // "PATH: why"
       std::cerr << path << ": cannot read this config file (" << why << "); check the path\n";
       ++errors_;

@@ -3,12 +3,9 @@
 #include "commands.h"
 #include "opscope/cli/args.h"
 #include "opscope/index/nearest.h"
+#include "opscope/support/version.h"
 
 #include <iostream>
-
-#ifndef OPSCOPE_VERSION
-#define OPSCOPE_VERSION "0.0.0"
-#endif
 
 namespace opscope::cli {
 namespace {
@@ -65,7 +62,7 @@ int dispatch(int argc, char** argv, const std::vector<Command>& commands) {
     return kExitOk;
   }
   if (name == "--version") {
-    std::cout << "opscope " << OPSCOPE_VERSION << "\n";
+    std::cout << "opscope " << support::version() << "\n";
     return kExitOk;
   }
   for (const auto& command : commands)

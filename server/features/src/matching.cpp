@@ -85,10 +85,6 @@ CompiledPattern compile_pattern(const std::string& pattern, const index::QueryEn
   return out;
 }
 
-bool full_match(const index::Query& re, const std::string& text) {
-  return re.matches(text);
-}
-
 std::string escape_regex(const std::string& name) {
   std::string out;
   for (char c : name) {

@@ -27,7 +27,6 @@ struct CompiledPattern {
 // With `engine`, the pattern comes from the engine's cache (compiled once per loaded model).
 CompiledPattern compile_pattern(const std::string& pattern,
                                 const index::QueryEngine* engine = nullptr);
-bool full_match(const index::Query& re, const std::string& text);
 
 // Escapes `name` so that, as a full-match regex, it matches exactly `name`.
 std::string escape_regex(const std::string& name);

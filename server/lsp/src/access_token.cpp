@@ -1,5 +1,7 @@
 #include "access_token.h"
 
+#include "opscope/support/cache_dir.h"
+
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -64,10 +66,7 @@ std::string default_token_path(int port) {
   std::string name = "lsp-" + std::to_string(port) + ".token";
   if (const char* runtime = std::getenv("XDG_RUNTIME_DIR"); runtime && *runtime)
     return std::string(runtime) + "/opscope/" + name;
-  if (const char* cache = std::getenv("XDG_CACHE_HOME"); cache && *cache)
-    return std::string(cache) + "/opscope/run/" + name;
-  const char* home = std::getenv("HOME");
-  return std::string(home && *home ? home : "/tmp") + "/.cache/opscope/run/" + name;
+  return support::cache_dir() + "/run/" + name;
 }
 
 std::optional<std::string> write_token_file(const std::string& path, std::string_view token) {

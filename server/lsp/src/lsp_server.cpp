@@ -3,9 +3,9 @@
 #include "feature_bridge.h"
 #include "position_mapper.h"
 
-#include "opscope/config/local_edit.h"
 #include "opscope/format/summary.h"
-#include "opscope/index/regular_file.h"
+#include "opscope/support/regular_file.h"
+#include "opscope/support/version.h"
 
 #include <filesystem>
 #include <fstream>
@@ -287,7 +287,7 @@ void LspServer::on_initialize(const protocol::InitializeParams& params, Reply re
       {"workspace", {{"workspaceFolders", {{"supported", true}}}}},
   };
   reply.result({{"capabilities", capabilities},
-                {"serverInfo", {{"name", "opscope"}, {"version", "0.1.0"}}}});
+                {"serverInfo", {{"name", "opscope"}, {"version", support::version()}}}});
 }
 
 void LspServer::on_initialized() {
@@ -648,8 +648,8 @@ std::optional<Document> LspServer::command_document(const Json& argument, const 
   std::string text;
   try {
     // Regular files only: a FIFO named by the client would block the server.
-    text = index::read_regular_file(path.value_or(""), std::uint64_t{256} << 20);
-  } catch (const index::FileReadError&) {
+    text = support::read_regular_file(path.value_or(""), std::uint64_t{256} << 20);
+  } catch (const support::FileReadError&) {
     path.reset();
   }
   if (!path) {

@@ -1,6 +1,7 @@
 #include "model_store.h"
 
 #include "opscope/index/serialize.h"
+#include "opscope/support/cache_dir.h"
 
 #include <boost/asio/post.hpp>
 
@@ -67,10 +68,7 @@ WorkerSettings WorkerSettings::from_environment() {
   s.executable = worker && *worker ? worker : self_executable();
   s.timeout = env_ms("OPSCOPE_LSP_TIMEOUT_MS", std::chrono::minutes(10));
   s.poll_interval = env_ms("OPSCOPE_LSP_POLL_MS", std::chrono::milliseconds(1000));
-  const char* xdg = std::getenv("XDG_CACHE_HOME");
-  const char* home = std::getenv("HOME");
-  fs::path base = xdg && *xdg ? fs::path(xdg) : fs::path(home ? home : "/tmp") / ".cache";
-  s.cache_dir = (base / "opscope" / "lsp").string();
+  s.cache_dir = support::cache_dir() + "/lsp"; // the CLI's cache folder, its own corner
   return s;
 }
 

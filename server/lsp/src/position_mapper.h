@@ -32,10 +32,6 @@ public:
   config::Range to_config(const protocol::Range& r) const {
     return {to_config(r.start), to_config(r.end)};
   }
-  // The first line, for "whole config" diagnostics.
-  protocol::Range first_line() const {
-    return {{0, 0}, lines_.position_at(lines_.line(0).size(), encoding_)};
-  }
 
 private:
   std::string_view text_;

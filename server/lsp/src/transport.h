@@ -1,6 +1,6 @@
 // The seam between the LSP session and the wire, shaped like clangd's
 // Transport: the session sends notifications, calls and replies; it receives
-// whole decoded messages. Tests and the Asio connection both implement it.
+// whole decoded messages. The Asio connection and the protocol fuzzer implement it.
 #pragma once
 
 #include "opscope/protocol/json_rpc.h"

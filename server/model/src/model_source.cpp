@@ -1,10 +1,11 @@
 #include "opscope/model/model_source.h"
 
 #include "file_hash.h"
-#include "opscope/index/regular_file.h"
 #include "opscope/index/serialize.h"
 #include "opscope/inspect/content_hash.h"
 #include "opscope/model/process.h"
+#include "opscope/support/cache_dir.h"
+#include "opscope/support/regular_file.h"
 
 #include <cerrno>
 #include <cstdlib>
@@ -48,8 +49,8 @@ std::string read_head(const std::string& path, size_t size) {
 std::string read_cached_hash(const std::string& path) {
   std::string text;
   try {
-    text = index::read_regular_file(path, 64);
-  } catch (const index::FileReadError&) {
+    text = support::read_regular_file(path, 64);
+  } catch (const support::FileReadError&) {
     return "";
   }
   bool is_hash =
@@ -116,7 +117,7 @@ std::string executable_dir() {
 }
 
 std::string ensure_cache_subdir(const std::string& name) {
-  std::string dir = cache_dir() + "/" + name;
+  std::string dir = support::cache_dir() + "/" + name;
   std::error_code ec;
   fs::create_directories(dir, ec);
   if (ec)
@@ -303,24 +304,12 @@ std::string cached_index_for_archive(const std::string& archive, const Settings&
 
 } // namespace
 
-std::string cache_dir() {
-  const char* xdg = std::getenv("XDG_CACHE_HOME");
-  if (xdg && *xdg)
-    return std::string(xdg) + "/opscope";
-  const char* home = std::getenv("HOME");
-  return std::string(home && *home ? home : "/tmp") + "/.cache/opscope";
-}
-
 std::string worker_path() {
   if (const char* explicit_path = std::getenv("OPSCOPE_INSPECT"); explicit_path && *explicit_path)
     return explicit_path;
   std::string beside = executable_dir() + "/opscope-inspect";
   if (is_executable_file(beside))
     return beside;
-#ifdef OPSCOPE_WORKER_BUILD_PATH
-  if (is_executable_file(OPSCOPE_WORKER_BUILD_PATH))
-    return OPSCOPE_WORKER_BUILD_PATH;
-#endif
   throw ModelError("opscope-inspect (the LibTorch inspection worker) was not found next to " +
                    executable_dir() +
                    "/opscope; build it with `cmake --build build --target opscope-inspect` "
@@ -332,14 +321,12 @@ std::string worker_path() {
 std::string python_helpers_dir() {
   if (const char* env = std::getenv("OPSCOPE_PYTHON_HELPERS"); env && *env)
     return env;
-  std::string installed = executable_dir() + "/../share/opscope/python";
-  if (fs::exists(installed + "/opscope_export/__main__.py"))
-    return installed;
-#ifdef OPSCOPE_SOURCE_PYTHON_DIR
-  return OPSCOPE_SOURCE_PYTHON_DIR;
-#else
-  return installed;
-#endif
+  const std::string installed = executable_dir() + "/../share/opscope/python";
+  const std::string build_tree = executable_dir() + "/share/opscope/python";
+  if (!fs::exists(installed + "/opscope_export/__main__.py") &&
+      fs::exists(build_tree + "/opscope_export/__main__.py"))
+    return build_tree;
+  return installed; // when neither holds it, export_archive names this one
 }
 
 std::string python_interpreter(const Settings& settings) {
@@ -358,7 +345,7 @@ SourceKind classify(const std::string& model) {
   if (::stat(model.c_str(), &st) == 0) {
     if (S_ISDIR(st.st_mode))
       throw ModelError(model + ": is a folder; " + kModelKinds);
-    if (auto problem = index::regular_file_problem(model))
+    if (auto problem = support::regular_file_problem(model))
       throw ModelError(model + ": " + *problem + "; " + kModelKinds);
     if (::access(model.c_str(), R_OK) != 0)
       throw ModelError(model + ": cannot read it (" + std::strerror(errno) + ")");

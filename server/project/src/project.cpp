@@ -1,17 +1,13 @@
 #include "opscope/project/project.h"
 
-#include "opscope/index/regular_file.h"
+#include "opscope/support/regular_file.h"
 
 #include "opscope/index/serialize.h"
 
-#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <functional>
-#include <map>
-#include <mutex>
 #include <sstream>
-#include <sys/stat.h>
 
 namespace opscope::project {
 namespace fs = std::filesystem;
@@ -241,21 +237,13 @@ ProjectFile parse_project_file(const std::string& text, const std::string& path)
   return project;
 }
 
-FileStamp stamp_of(const std::string& path) {
-  struct stat st {};
-  if (::stat(path.c_str(), &st) != 0)
-    return {};
-  return {static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec,
-          static_cast<std::int64_t>(st.st_size), static_cast<std::uint64_t>(st.st_ino)};
-}
-
 ProjectFile read_project_file(const std::string& path) {
   constexpr std::uint64_t kMaxProjectFileBytes = 16 << 20; // a few lines in practice
   std::string text;
   try {
     // A FIFO or device named opscope.yaml must not block the server: regular files only.
-    text = index::read_regular_file(path, kMaxProjectFileBytes);
-  } catch (const index::FileReadError& e) {
+    text = support::read_regular_file(path, kMaxProjectFileBytes);
+  } catch (const support::FileReadError& e) {
     ProjectFile project;
     project.path = path;
     project.dir = fs::path(path).parent_path().string();
@@ -264,34 +252,6 @@ ProjectFile read_project_file(const std::string& path) {
   }
   return parse_project_file(text, path);
 }
-
-namespace {
-
-// resolve_model runs on every editor request and the project file seldom changes: its parse
-// is kept per path while the file's stamp stays the same. A file modified in the last two
-// seconds is read again every time, because a second write within the file system's
-// timestamp granularity would leave the stamp unchanged ("racy git").
-ProjectFile read_project_file_cached(const std::string& path) {
-  static std::mutex mutex;
-  static std::map<std::string, std::pair<FileStamp, ProjectFile>> cache;
-  FileStamp stamp = stamp_of(path);
-  if (stamp.size < 0)
-    return read_project_file(path);
-  auto modified = std::chrono::system_clock::time_point(
-      std::chrono::duration_cast<std::chrono::system_clock::duration>(
-          std::chrono::nanoseconds(stamp.mtime_ns)));
-  bool settled = std::chrono::system_clock::now() - modified > std::chrono::seconds(2);
-  std::lock_guard lock(mutex);
-  auto it = cache.find(path);
-  if (settled && it != cache.end() && it->second.first == stamp)
-    return it->second.second;
-  ProjectFile file = read_project_file(path);
-  if (settled)
-    cache[path] = {stamp, file};
-  return file;
-}
-
-} // namespace
 
 ModelKind classify_model(const std::string& model) {
   auto ends_with = [&](const char* suffix) {
@@ -320,13 +280,16 @@ std::string ModelSpec::key() const {
 }
 
 Resolution resolve_model(const std::string& config_path, const ConfigHints& hints,
-                         const ModelSettings& editor, const std::string& editor_base_dir) {
+                         const ModelSettings& editor, const std::string& editor_base_dir,
+                         ProjectFileCache* project_files) {
   Resolution out;
   std::string config_dir = fs::path(config_path).parent_path().string();
   ModelSettings project_settings;
   std::string base_dir = editor_base_dir.empty() ? config_dir : editor_base_dir;
   if (auto file = find_project_file(config_dir)) {
-    ProjectFile project = read_project_file_cached(*file);
+    // Runs on every editor request; the project file seldom changes.
+    ProjectFile project =
+        project_files ? project_files->get(*file, read_project_file) : read_project_file(*file);
     out.project_file = *file;
     out.project_problems = project.problems;
     project_settings = project.settings;

@@ -68,7 +68,8 @@ Analysis Workspace::analyse(const Document& doc) {
     return out; // not a compression config (or not a file): no model needed
   out.resolved = true;
   project::ConfigHints hints{config::compressor_name(out.config->root), out.config->execution_mode};
-  out.resolution = project::resolve_model(doc.path, hints, settings_.models, settings_.base_dir);
+  out.resolution = project::resolve_model(doc.path, hints, settings_.models, settings_.base_dir,
+                                          &project_file_cache_);
   if (const std::string& file = out.resolution.project_file;
       !file.empty() && !project_files_.count(file))
     project_files_[file] = project::stamp_of(file);

@@ -247,3 +247,14 @@ TEST(Summary, JsonCarriesTheSameTree) {
   EXPECT_EQ(linear["source"]["line"], 13);
   EXPECT_EQ(linear["module_stack"][1]["module_type"], "torch.nn.modules.linear.Linear");
 }
+
+// A name is shown as written, whatever bytes it holds: a stray continuation byte is one
+// U+FFFD, never the start of a sequence that swallows the letters after it.
+TEST(Summary, AStrayByteInANameIsOneReplacementCharacter) {
+  index::Index index;
+  index.modules = {{"", "__main__.M", -1, {1}, {}, {}, {}},
+                   {"enc\x80oder", "pkg.Enc", 0, {}, {}, {}, {}}};
+  index.rebuild_lookups();
+  std::string text = format::format_summary(index, SummaryOptions{});
+  EXPECT_NE(text.find("└── ■ enc\xEF\xBF\xBDoder (pkg.Enc)"), std::string::npos) << text;
+}

@@ -4,9 +4,9 @@
 #include "model_fixtures.h"
 #include "opscope/index/module_inputs.h"
 #include "opscope/index/query.h"
-#include "opscope/index/regular_file.h"
 #include "opscope/index/serialize.h"
 #include "opscope/index/validate.h"
+#include "opscope/support/regular_file.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -183,9 +183,10 @@ TEST(IndexValidation, NonRegularFilesAreRefusedWithoutBlocking) {
               fifo + ": is a named pipe (FIFO), not a regular file; give the file itself");
   }
   EXPECT_FALSE(looks_like_index_file(fifo));
-  EXPECT_THROW(read_regular_file(fifo, 100), FileReadError);
+  EXPECT_THROW(opscope::support::read_regular_file(fifo, 100), opscope::support::FileReadError);
   EXPECT_THROW(load_index(dir.string()), IndexFormatError);
-  EXPECT_THROW(read_regular_file("/dev/zero", 100), FileReadError);
+  EXPECT_THROW(opscope::support::read_regular_file("/dev/zero", 100),
+               opscope::support::FileReadError);
   std::printf("refusing a FIFO took %.3f s\n",
               std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
   std::filesystem::remove_all(dir);

@@ -72,11 +72,6 @@ public:
     };
   }
 
-  bool has_request(const std::string& method) const { return requests_.count(method) != 0; }
-  bool has_notification(const std::string& method) const {
-    return notifications_.count(method) != 0;
-  }
-
   // Runs the handler or replies MethodNotFound / InvalidParams.
   void call(const std::string& method, const Json& params, Reply reply) const;
   // Runs the handler; returns what went wrong for the log, if anything

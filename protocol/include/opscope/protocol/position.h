@@ -4,7 +4,6 @@
 #pragma once
 
 #include <cstddef>
-#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -14,7 +13,6 @@ namespace opscope::protocol {
 enum class PositionEncoding { Utf16, Utf8, Utf32 };
 
 const char* to_string(PositionEncoding encoding);
-std::optional<PositionEncoding> parse_position_encoding(std::string_view text);
 // The encoding the server uses given what the client offers (in preference
 // order, from `general.positionEncodings`): UTF-8 when offered, else UTF-16.
 PositionEncoding negotiate_position_encoding(const std::vector<std::string>& offered);
@@ -49,8 +47,5 @@ private:
   std::string_view text_;
   std::vector<std::size_t> starts_;
 };
-
-// Length of `text` (one line or part of it) in the units of `encoding`.
-std::size_t measure(std::string_view text, PositionEncoding encoding);
 
 } // namespace opscope::protocol

@@ -113,7 +113,6 @@ public:
   // Lookups; valid after rebuild_lookups() (the loaders call it).
   const Op* find_op(const std::string& name) const;
   const Module* find_module(const std::string& name) const;
-  int op_position(const std::string& name) const; // -1 if absent
   // The op type op_type_config matches for `op` when compressing with `c`.
   const std::string& type_for(const Op& op, Compressor c) const;
   void rebuild_lookups();

@@ -32,8 +32,4 @@ struct SourceLocation {
   int line = 0; // 1-based, as in tracebacks
 };
 
-// The compressor a config implies: from its root key, else `fallback`.
-index::Compressor compressor_for(const config::ConfigDocument& document,
-                                 index::Compressor fallback);
-
 } // namespace opscope::features

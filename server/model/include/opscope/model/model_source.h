@@ -45,11 +45,14 @@ std::string index_path(const std::string& model, const Settings& settings);
 std::string export_archive(const std::string& target, const Settings& settings,
                            const std::string& output);
 
-// $XDG_CACHE_HOME/opscope, else ~/.cache/opscope.
-std::string cache_dir();
-// The inspection worker: $OPSCOPE_INSPECT, next to this executable, or the build tree's.
+// Both found relative to this executable (no build or source path is compiled in), so an
+// installed tree works wherever it is moved.
+// The inspection worker: $OPSCOPE_INSPECT, else next to this executable (installed in bin/,
+// built at the top of the build tree).
 std::string worker_path();
-// The folder holding `opscope_export`: $OPSCOPE_PYTHON_HELPERS or the source tree's python/.
+// The folder holding `opscope_export`: $OPSCOPE_PYTHON_HELPERS, else share/opscope/python
+// beside this executable's folder (installed: bin/../share) or inside it (the build tree,
+// where it links to the source's python/).
 std::string python_helpers_dir();
 // --python, else $VIRTUAL_ENV/bin/python, else python3.
 std::string python_interpreter(const Settings& settings);

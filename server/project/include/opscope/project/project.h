@@ -17,6 +17,8 @@
 #pragma once
 
 #include "opscope/index/index.h"
+#include "opscope/support/file_cache.h"
+#include "opscope/support/file_stamp.h"
 
 #include <nlohmann/json.hpp>
 
@@ -29,16 +31,8 @@ namespace opscope::project {
 
 inline constexpr const char* kProjectFileName = "opscope.yaml";
 
-// What tells a file changed without reading it. The inode catches a replace-by-rename
-// that keeps size and time; timestamps are coarse, so two writes in one tick can still
-// look alike (callers that keep results re-read recently modified files).
-struct FileStamp {
-  std::int64_t mtime_ns = -1; // -1: missing
-  std::int64_t size = -1;
-  std::uint64_t inode = 0;
-  bool operator==(const FileStamp&) const = default;
-};
-FileStamp stamp_of(const std::string& path);
+using support::FileStamp;
+using support::stamp_of;
 
 // Fields as written; unset ones are absent.
 struct ModelSettings {
@@ -101,9 +95,14 @@ struct ConfigHints {
   std::optional<std::string> execution_mode;
 };
 
+// Project files parsed once per change; the language server keeps one for its session.
+using ProjectFileCache = support::FileCache<ProjectFile>;
+
 // `editor_base_dir` resolves relative paths in editor settings (the workspace folder).
+// Without `project_files` the project file is read each time (one-shot commands).
 Resolution resolve_model(const std::string& config_path, const ConfigHints& hints,
-                         const ModelSettings& editor, const std::string& editor_base_dir);
+                         const ModelSettings& editor, const std::string& editor_base_dir,
+                         ProjectFileCache* project_files = nullptr);
 
 ModelKind classify_model(const std::string& model);
 

@@ -132,6 +132,7 @@ private:
   std::map<std::string, ParsedDocument> parsed_;
   std::uint64_t parse_clock_ = 0;
   std::map<std::string, project::FileStamp> project_files_; // as first seen or last changed
+  project::ProjectFileCache project_file_cache_;            // their parses, re-read when changed
 };
 
 } // namespace opscope::workspace

@@ -1,4 +1,4 @@
-#include "opscope/index/regular_file.h"
+#include "opscope/support/regular_file.h"
 
 #include <cerrno>
 #include <cstring>
@@ -6,7 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-namespace opscope::index {
+namespace opscope::support {
 namespace {
 
 std::optional<std::string> kind_problem(mode_t mode) {
@@ -93,4 +93,4 @@ std::string read_regular_file(const std::string& path, std::uint64_t max_bytes) 
   return text;
 }
 
-} // namespace opscope::index
+} // namespace opscope::support

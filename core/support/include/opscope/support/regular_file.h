@@ -8,7 +8,7 @@
 #include <stdexcept>
 #include <string>
 
-namespace opscope::index {
+namespace opscope::support {
 
 // `what()` is one line: "PATH: is a named pipe (FIFO), not a regular file; ...".
 class FileReadError : public std::runtime_error {
@@ -48,4 +48,4 @@ std::optional<std::string> regular_file_problem(const std::string& path);
 // The whole file, refusing non-regular files and files larger than `max_bytes`.
 std::string read_regular_file(const std::string& path, std::uint64_t max_bytes);
 
-} // namespace opscope::index
+} // namespace opscope::support
