@@ -438,7 +438,7 @@ LspServer::Analysis LspServer::analyse(const Document& doc) {
     parsed_.erase(std::min_element(parsed_.begin(), parsed_.end(), [](auto& a, auto& b) {
       return a.second.last_used < b.second.last_used;
     }));
-  if (out.config->root == config::Root::None || doc.path.empty())
+  if (out.config->root == config::Compressor::None || doc.path.empty())
     return out; // not a compression config (or not a file): no model needed
   project::ConfigHints hints{config::compressor_name(out.config->root), out.config->execution_mode};
   out.resolution = project::resolve_model(
@@ -478,7 +478,7 @@ void LspServer::publish_diagnostics(const std::string& uri) {
   Analysis analysis = analyse(*doc);
   PositionMapper positions(doc->text, encoding_);
   std::vector<protocol::Diagnostic> diagnostics;
-  if (analysis.config->root != config::Root::None) {
+  if (analysis.config->root != config::Compressor::None) {
     const LoadedModel* model = analysis.model;
     const index::Index* index = model ? model->index.get() : nullptr;
     FeatureInput input = feature_input(analysis, positions, uri);
