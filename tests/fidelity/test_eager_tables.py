@@ -1,32 +1,16 @@
-"""The eager compressor tables compiled into opscope (core/inspect/src/eager_compressor_tables.cpp)
+"""The eager compressor tables compiled into opscope (core/coreai/src/compressors.cpp)
 equal the registries of the installed coreai-opt: same functions, same registered types.
 A coreai-opt upgrade that registers a new op fails here, naming it."""
 
 from __future__ import annotations
 
-import os
-import re
-
 import torch
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-TABLES = os.path.join(os.path.dirname(os.path.dirname(HERE)), "core", "inspect", "src",
-                      "eager_compressor_tables.cpp")
+from compiled_tables import compiled_tables, pairs
 
 
-def compiled_tables() -> dict[str, set[tuple[str, str]]]:
-    tables: dict[str, set[tuple[str, str]]] = {}
-    current = None
-    with open(TABLES, encoding="utf-8") as f:
-        for line in f:
-            start = re.match(r"constexpr std::array k(\w+) = \{", line.strip())
-            if start:
-                current = tables.setdefault(start.group(1), set())
-                continue
-            entry = re.match(r'Entry\{"([^"]+)", "([^"]+)"\}', line.strip())
-            if entry and current is not None:
-                current.add((entry.group(1), entry.group(2)))
-    return tables
+def compiled_eager_tables() -> dict[str, set[tuple[str, str]]]:
+    return {name: pairs(entry["eager"]) for name, entry in compiled_tables().items()}
 
 
 def registry_table(registry) -> set[tuple[str, str]]:
@@ -46,10 +30,10 @@ def test_tables_equal_coreai_opt_registries():
         EagerQuantizerSupportedOpsRegistry,
     )
 
-    compiled = compiled_tables()
-    assert compiled.get("Quantizer") == registry_table(EagerQuantizerSupportedOpsRegistry)
-    assert compiled.get("KMeansPalettizer") == registry_table(_KMeansPalettizerSupportedOpsRegistry)
-    assert compiled.get("MagnitudePruner") == registry_table(_PrunerSupportedOpsRegistry)
+    compiled = compiled_eager_tables()
+    assert compiled.get("quantizer") == registry_table(EagerQuantizerSupportedOpsRegistry)
+    assert compiled.get("kmeans_palettizer") == registry_table(_KMeansPalettizerSupportedOpsRegistry)
+    assert compiled.get("magnitude_pruner") == registry_table(_PrunerSupportedOpsRegistry)
 
 
 def test_registered_functions_have_one_name_each():

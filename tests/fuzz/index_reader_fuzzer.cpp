@@ -29,8 +29,7 @@ void exercise(const Index& index) {
   QueryEngine engine(index);
   for (Compressor compressor : {Compressor::None, Compressor::Quantizer}) {
     (void)engine.all_ops(compressor);
-    for (QueryKind kind :
-         {QueryKind::OpType, QueryKind::OpName, QueryKind::ModuleType, QueryKind::ModuleName})
+    for (Table kind : {Table::OpType, Table::OpName, Table::ModuleType, Table::ModuleName})
       for (const char* text : {".*", "linear", "l.*r"})
         (void)engine.match(Query(kind, text), compressor);
   }

@@ -12,29 +12,25 @@ namespace {
 
 constexpr int kMaxAliasDepth = 32; // alias chains deeper than this are cycles
 
-struct RootName {
-  const char* key;
-  Root root;
-};
-constexpr RootName kRoots[] = {
-    {"quantization_config", Root::Quantization},
-    {"kmeans_palettization_config", Root::KMeansPalettization},
-    {"magnitude_pruning_config", Root::MagnitudePruning},
-};
-
 // field_names, built once: every field entry of every read is checked against them.
-const std::vector<std::string>& known_fields(FieldLevel level, Root root) {
+// Slot 0 is Compressor::None, slot i + 1 the table's compressor i.
+const std::vector<std::string>& known_fields(FieldLevel level, Compressor root) {
   constexpr int kLevels = static_cast<int>(FieldLevel::OpConfig) + 1;
-  constexpr int kRoots = static_cast<int>(Root::MagnitudePruning) + 1;
   static const auto table = [] {
-    std::vector<std::vector<std::string>> t(kLevels * kRoots);
-    for (int l = 0; l < kLevels; ++l)
-      for (int r = 0; r < kRoots; ++r)
-        t[static_cast<std::size_t>(l * kRoots + r)] =
-            field_names(static_cast<FieldLevel>(l), static_cast<Root>(r));
+    std::vector<std::vector<std::vector<std::string>>> t(kLevels);
+    for (int l = 0; l < kLevels; ++l) {
+      t[l].push_back(field_names(static_cast<FieldLevel>(l), Compressor::None));
+      for (const coreai::CompressorInfo& c : coreai::compressors())
+        t[l].push_back(field_names(static_cast<FieldLevel>(l), c.id));
+    }
     return t;
   }();
-  return table[static_cast<std::size_t>(static_cast<int>(level) * kRoots + static_cast<int>(root))];
+  std::size_t slot = 0;
+  auto all = coreai::compressors();
+  for (std::size_t i = 0; i < all.size(); ++i)
+    if (all[i].id == root)
+      slot = i + 1;
+  return table[static_cast<std::size_t>(level)][slot];
 }
 
 // A mapping's entries as coreai-opt sees them: its own plus those merged in
@@ -134,16 +130,15 @@ public:
     bool aliased = false;
     std::vector<VisibleEntry> entries = entries_of(&root, aliased, 0, budget_);
     for (const VisibleEntry& v : entries) // the root first: it decides which fields are valid
-      for (const RootName& r : kRoots)
-        if (v.entry->key == r.key && doc_.root == Root::None) {
-          doc_.root = r.root;
-          doc_.root_range = v.entry->key_range;
-        }
+      if (const coreai::CompressorInfo* c = coreai::find_by_root_key(v.entry->key);
+          c && doc_.root == Compressor::None) {
+        doc_.root = c->id;
+        doc_.root_range = v.entry->key_range;
+      }
     for (const VisibleEntry& v : entries) {
-      field(*v.entry, FieldLevel::Document, Root::None, v.via_alias);
-      for (const RootName& r : kRoots)
-        if (v.entry->key == r.key)
-          top_config(v.entry->value.get(), r.root, v.via_alias, 1);
+      field(*v.entry, FieldLevel::Document, Compressor::None, v.via_alias);
+      if (const coreai::CompressorInfo* c = coreai::find_by_root_key(v.entry->key))
+        top_config(v.entry->value.get(), c->id, v.via_alias, 1);
     }
     if (budget_.exceeded_at())
       doc_.problems.push_back({*budget_.exceeded_at(),
@@ -155,7 +150,7 @@ public:
   }
 
 private:
-  void field(const Entry& e, FieldLevel level, Root root, bool via_alias) {
+  void field(const Entry& e, FieldLevel level, Compressor root, bool via_alias) {
     check_field(e, level, root, via_alias);
     if (!visit_)
       return;
@@ -169,25 +164,26 @@ private:
 
   // Every field any compressor accepts at `level` (so a field of another compressor is
   // never called unknown), plus the root's own.
-  void check_field(const Entry& e, FieldLevel level, Root root, bool via_alias) {
+  void check_field(const Entry& e, FieldLevel level, Compressor root, bool via_alias) {
     if (via_alias || !e.has_colon || e.key.empty() || e.key.find('\x1f') != std::string::npos)
       return; // aliased: reported where written; no colon or the cursor marker: being typed
-    if (level == FieldLevel::Document && doc_.root == Root::None)
+    if (level == FieldLevel::Document && doc_.root == Compressor::None)
       return; // not a coreai-opt config (yet): nothing to hold it to
-    auto known = [&](Root r) {
+    auto known = [&](Compressor r) {
       const std::vector<std::string>& names = known_fields(level, r);
       return std::find(names.begin(), names.end(), e.key) != names.end();
     };
     if (level == FieldLevel::Document) {
       if (known(doc_.root))
         return;
-    } else if (known(Root::None) || known(Root::Quantization) || known(Root::KMeansPalettization) ||
-               known(Root::MagnitudePruning)) {
+    } else if (known(Compressor::None) ||
+               std::any_of(coreai::compressors().begin(), coreai::compressors().end(),
+                           [&](const coreai::CompressorInfo& c) { return known(c.id); })) {
       return;
     }
     static const char* const kWhere[] = {"the top level", "", "a module config", "an op config"};
-    std::string where =
-        level == FieldLevel::TopConfig ? to_string(root) : kWhere[static_cast<int>(level)];
+    std::string where = level == FieldLevel::TopConfig ? std::string(coreai::find(root)->root_key)
+                                                       : kWhere[static_cast<int>(level)];
     doc_.unknown_fields.push_back(
         {e.key, e.key_range, where,
          known_fields(level, level == FieldLevel::Document ? doc_.root : root)});
@@ -214,7 +210,7 @@ private:
     }
   }
 
-  void top_config(const Node* node, Root root, bool via_alias, int depth) {
+  void top_config(const Node* node, Compressor root, bool via_alias, int depth) {
     for (const VisibleEntry& v : entries_of(node, via_alias, depth, budget_)) {
       const Entry& e = *v.entry;
       field(e, FieldLevel::TopConfig, root, v.via_alias);
@@ -239,7 +235,8 @@ private:
     }
   }
 
-  void module_config(const Node* node, Root root, const Scope& scope, bool via_alias, int depth) {
+  void module_config(const Node* node, Compressor root, const Scope& scope, bool via_alias,
+                     int depth) {
     for (const VisibleEntry& v : entries_of(node, via_alias, depth, budget_)) {
       const Entry& e = *v.entry;
       field(e, FieldLevel::ModuleConfig, root, v.via_alias);
@@ -254,7 +251,7 @@ private:
     }
   }
 
-  void op_config(const Node* node, Root root, bool via_alias, int depth) {
+  void op_config(const Node* node, Compressor root, bool via_alias, int depth) {
     for (const VisibleEntry& v : entries_of(node, via_alias, depth, budget_))
       field(*v.entry, FieldLevel::OpConfig, root, v.via_alias);
   }

@@ -13,7 +13,7 @@ struct EntryRole {
   enum class Kind { Field, PatternKey };
   Kind kind = Kind::Field;
   FieldLevel level = FieldLevel::Document; // Field: the class the entry is a field of
-  Root root = Root::None;
+  Compressor root = Compressor::None;
   Table table = Table::ModuleName; // PatternKey
   Scope scope;                     // PatternKey
   bool via_alias = false;

@@ -37,51 +37,44 @@ bool contains_marker(const Range& r, Position marker) {
 
 } // namespace
 
-std::vector<std::string> field_names(FieldLevel level, Root root) {
+std::vector<std::string> field_names(FieldLevel level, Compressor root) {
+  if (level == FieldLevel::Document) {
+    std::vector<std::string> f;
+    for (const coreai::CompressorInfo& c : coreai::compressors())
+      if (root == Compressor::None || root == c.id)
+        f.insert(f.end(), {std::string(c.root_key), std::string(c.spec_key)});
+    return f;
+  }
+  // Below the top level, a config without a root key is read as coreai-opt's default
+  // compressor's, the Quantizer's.
+  const coreai::CompressorInfo& c =
+      *coreai::find(root == Compressor::None ? Compressor::Quantizer : root);
+  auto append = [](std::vector<std::string>& f, std::span<const std::string_view> names) {
+    for (std::string_view name : names)
+      f.emplace_back(name);
+  };
   switch (level) {
   case FieldLevel::Document:
-    switch (root) {
-    case Root::Quantization:
-      return {"quantization_config", "quantization_spec"};
-    case Root::KMeansPalettization:
-      return {"kmeans_palettization_config", "palettization_spec"};
-    case Root::MagnitudePruning:
-      return {"magnitude_pruning_config", "pruning_spec"};
-    case Root::None:
-      return {"quantization_config", "quantization_spec",        "kmeans_palettization_config",
-              "palettization_spec",  "magnitude_pruning_config", "pruning_spec"};
-    }
     break;
   case FieldLevel::TopConfig: {
     std::vector<std::string> f = {"global_config", "module_type_configs", "module_name_configs"};
-    if (root == Root::Quantization || root == Root::None) {
-      f.push_back("execution_mode");
-      f.push_back("preserved_attributes");
-      f.push_back("kv_cache_quant_configs");
-    }
+    append(f, c.top_config_fields);
     return f;
   }
   case FieldLevel::ModuleConfig: {
-    bool weight_only = root == Root::KMeansPalettization || root == Root::MagnitudePruning;
     std::vector<std::string> f;
-    if (!weight_only)
+    if (!c.weight_only)
       f = {"op_input_spec", "op_output_spec"};
     for (const char* name : {"op_state_spec", "op_type_config", "op_name_config"})
       f.push_back(name);
-    if (!weight_only)
+    if (!c.weight_only)
       f.insert(f.end(), {"module_input_spec", "module_output_spec"});
     f.push_back("module_state_spec");
-    if (root == Root::Quantization || root == Root::None)
-      f.push_back("qat_schedule");
-    if (root == Root::KMeansPalettization)
-      f.insert(f.end(), {"enable_fast_kmeans_mode", "rounding_precision", "pat_schedule",
-                         "vector_kmeans_config"});
-    if (root == Root::MagnitudePruning)
-      f.push_back("sparsity_schedule");
+    append(f, c.module_config_fields);
     return f;
   }
   case FieldLevel::OpConfig:
-    if (root == Root::KMeansPalettization || root == Root::MagnitudePruning)
+    if (c.weight_only)
       return {"op_state_spec"};
     return {"op_input_spec", "op_output_spec", "op_state_spec"};
   }
@@ -147,8 +140,8 @@ CursorContext context_by_marker(const ConfigDocument& document, Position cursor)
         ctx.kind = CursorContext::Kind::FieldName;
         ctx.level = role.level;
         ctx.root = role.level == FieldLevel::Document ? scratch.root : role.root;
-        ctx.fields =
-            field_names(role.level, role.level == FieldLevel::Document ? Root::None : role.root);
+        ctx.fields = field_names(role.level,
+                                 role.level == FieldLevel::Document ? Compressor::None : role.root);
       }
       return;
     }

@@ -39,46 +39,8 @@ Format guess_format(const std::string& path, const std::string& text) {
   return first != std::string::npos && text[first] == '{' ? Format::Json : Format::Yaml;
 }
 
-const char* to_string(Table table) {
-  switch (table) {
-  case Table::ModuleName:
-    return "module_name_configs";
-  case Table::ModuleType:
-    return "module_type_configs";
-  case Table::OpName:
-    return "op_name_config";
-  case Table::OpType:
-    return "op_type_config";
-  }
-  return "";
-}
-
-const char* to_string(Root root) {
-  switch (root) {
-  case Root::Quantization:
-    return "quantization_config";
-  case Root::KMeansPalettization:
-    return "kmeans_palettization_config";
-  case Root::MagnitudePruning:
-    return "magnitude_pruning_config";
-  case Root::None:
-    return "";
-  }
-  return "";
-}
-
-const char* compressor_name(Root root) {
-  switch (root) {
-  case Root::Quantization:
-    return "quantizer";
-  case Root::KMeansPalettization:
-    return "kmeans_palettizer";
-  case Root::MagnitudePruning:
-    return "magnitude_pruner";
-  case Root::None:
-    return "";
-  }
-  return "";
+const char* compressor_name(Compressor root) {
+  return root == Compressor::None ? "" : coreai::to_string(root);
 }
 
 } // namespace opscope::config

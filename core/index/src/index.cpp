@@ -53,38 +53,4 @@ void Index::rebuild_lookups() {
     module_by_name_.emplace(modules[i].name, i);
 }
 
-const char* to_string(Mode mode) {
-  return mode == Mode::Graph ? "graph" : "eager";
-}
-
-const char* to_string(Compressor compressor) {
-  switch (compressor) {
-  case Compressor::None:
-    return "none";
-  case Compressor::Quantizer:
-    return "quantizer";
-  case Compressor::KMeansPalettizer:
-    return "kmeans_palettizer";
-  case Compressor::MagnitudePruner:
-    return "magnitude_pruner";
-  }
-  return "none";
-}
-
-std::optional<Mode> parse_mode(const std::string& text) {
-  if (text == "graph")
-    return Mode::Graph;
-  if (text == "eager")
-    return Mode::Eager;
-  return std::nullopt;
-}
-
-std::optional<Compressor> parse_compressor(const std::string& text) {
-  for (auto c : {Compressor::None, Compressor::Quantizer, Compressor::KMeansPalettizer,
-                 Compressor::MagnitudePruner})
-    if (text == to_string(c))
-      return c;
-  return std::nullopt;
-}
-
 } // namespace opscope::index

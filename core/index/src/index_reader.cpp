@@ -22,8 +22,6 @@ namespace {
 
 using file_format::kMagic;
 using file_format::parse_kind;
-
-constexpr long long kAllCompressorBits = 7; // Quantizer | KMeansPalettizer | MagnitudePruner
 // Far above any real index (a 96-layer GPT's is about 100 MB), and within simdjson's 4 GiB.
 constexpr std::uint64_t kMaxIndexFileBytes = std::uint64_t{2} << 30;
 
@@ -198,8 +196,10 @@ void read_op(dom::element e, Op& op) {
       required.saw(6);
     } else if (key == "compressors") {
       long long bits = integer_of(value, "an op's \"compressors\"");
-      if (bits < 0 || bits > kAllCompressorBits)
-        shape_error("an op's \"compressors\" is not a set of compressor bits (0 to 7)");
+      const long long all = coreai::all_compressor_bits();
+      if (bits < 0 || (bits & ~all) != 0)
+        shape_error("an op's \"compressors\" is not a set of compressor bits (0 to " +
+                    std::to_string(all) + ")");
       op.compressors = static_cast<std::uint8_t>(bits);
       required.saw(7);
     }

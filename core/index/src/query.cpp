@@ -93,20 +93,6 @@ bool has_regex_syntax(std::string_view text) {
 
 } // namespace
 
-const char* to_string(QueryKind kind) {
-  switch (kind) {
-  case QueryKind::OpType:
-    return "op_type";
-  case QueryKind::OpName:
-    return "op_name";
-  case QueryKind::ModuleType:
-    return "module_type";
-  case QueryKind::ModuleName:
-    return "module_name";
-  }
-  return "op_name";
-}
-
 PatternStatus check_pattern(std::string_view pattern) {
   RE2 regex(re2::StringPiece(pattern.data(), pattern.size()), regex_options());
   if (regex.ok())
@@ -124,9 +110,8 @@ PatternStatus check_pattern(std::string_view pattern) {
   return status;
 }
 
-Query::Query(QueryKind kind, std::string text, bool find_range)
-    : kind_(kind), text_(std::move(text)) {
-  if (!is_pattern_kind(kind_)) {
+Query::Query(Table kind, std::string text, bool find_range) : kind_(kind), text_(std::move(text)) {
+  if (!coreai::is_pattern_table(kind_)) {
     literal_ = true;
     return;
   }
@@ -260,7 +245,7 @@ std::vector<int> QueryEngine::ops_under_matching_modules(const Query& query) con
   };
   const Module& root = index_.root();
   bool root_matches = false;
-  if (query.kind() == QueryKind::ModuleName) {
+  if (query.kind() == Table::ModuleName) {
     root_matches = query.matches(root.name);
     scan_names(module_names_, query, pick_module);
   } else {
@@ -306,7 +291,7 @@ std::vector<int> QueryEngine::match(const Query& query, Compressor compressor) c
   if (!query.usable())
     return {};
   switch (query.kind()) {
-  case QueryKind::OpType: {
+  case Table::OpType: {
     std::vector<int> positions;
     if (index_.compressor_types.empty() || compressor == Compressor::None) {
       if (auto it = by_type_.find(query.text()); it != by_type_.end())
@@ -318,13 +303,13 @@ std::vector<int> QueryEngine::match(const Query& query, Compressor compressor) c
     }
     return finish(std::move(positions), compressor);
   }
-  case QueryKind::OpName: {
+  case Table::OpName: {
     std::vector<int> positions;
     scan_names(op_names_, query, [&](int i) { positions.push_back(i); });
     return finish(std::move(positions), compressor);
   }
-  case QueryKind::ModuleName:
-  case QueryKind::ModuleType:
+  case Table::ModuleName:
+  case Table::ModuleType:
     return finish(ops_under_matching_modules(query), compressor);
   }
   return {};
@@ -333,7 +318,7 @@ std::vector<int> QueryEngine::match(const Query& query, Compressor compressor) c
 QueryEngine::~QueryEngine() = default;
 QueryEngine::QueryEngine(QueryEngine&&) noexcept = default;
 
-std::shared_ptr<const Query> QueryEngine::query(QueryKind kind, const std::string& text) const {
+std::shared_ptr<const Query> QueryEngine::query(Table kind, const std::string& text) const {
   std::string key = std::string(1, static_cast<char>('0' + static_cast<int>(kind))) + text;
   std::lock_guard<std::mutex> lock(queries_->mutex);
   QueryCache& cache = *queries_;

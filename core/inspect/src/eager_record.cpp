@@ -5,6 +5,8 @@
 // seen at each module's first call.
 #include "opscope/inspect/eager.h"
 
+#include "opscope/inspect/compressor_tables.h"
+
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -21,8 +23,6 @@ using nlohmann::json;
 
 constexpr int kRecordVersion = 1;
 constexpr const char* kRecordFormat = "opscope-eager-trace";
-constexpr std::array kEagerCompressors = {Compressor::Quantizer, Compressor::KMeansPalettizer,
-                                          Compressor::MagnitudePruner};
 
 index::OpKind parse_kind(const std::string& kind, const std::string& origin) {
   if (kind == "call")
@@ -48,17 +48,6 @@ std::optional<index::InputEdge> parse_edge(const json& j) {
   return edge;
 }
 
-void apply_compressor_tables(index::Index& idx, index::Op& op, const std::string& function) {
-  for (Compressor c : kEagerCompressors) {
-    auto registered = eager_registered_type(c, function);
-    if (!registered)
-      continue;
-    op.compressors |= static_cast<std::uint8_t>(c);
-    if (*registered != op.type)
-      idx.compressor_types[op.name].emplace_back(c, std::string(*registered));
-  }
-}
-
 index::Op parse_op(index::Index& idx, const json& j, const std::string& origin) {
   index::Op op;
   op.name = j.at("name").get<std::string>();
@@ -79,7 +68,7 @@ index::Op parse_op(index::Index& idx, const json& j, const std::string& origin) 
   std::sort(op.outputs.begin(), op.outputs.end(),
             [](const auto& a, const auto& b) { return a.first < b.first; });
   if (op.kind == index::OpKind::Call)
-    apply_compressor_tables(idx, op, j.at("function").get<std::string>());
+    apply_eager_registries(idx, op, j.at("function").get<std::string>());
   return op;
 }
 

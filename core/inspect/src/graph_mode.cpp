@@ -75,7 +75,7 @@ void add_ops(const FxGraph& graph, Index& index) {
       trace = traces.emplace(trace_text, parse_stack_trace(trace_text)).first;
     op.source = trace->second;
     if (node.op == FxOp::CallFunction)
-      op.compressors = graph_compressors(node.target, op.type);
+      apply_graph_registries(index, op, node.target);
     index.ops.push_back(std::move(op));
   }
   for (std::size_t i = 0; i < graph.nodes.size(); ++i) {

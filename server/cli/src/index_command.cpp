@@ -49,7 +49,7 @@ int run_index(const std::vector<std::string>& args) {
     model::Settings settings = model_settings(parsed);
     const std::string& model = parsed.positionals[0];
     const std::string output = parsed.value("--output");
-    if (model::classify(model) != model::SourceKind::IndexFile) {
+    if (model::classify(model) != model::ModelKind::IndexFile) {
       // The worker's cached file is already the index: copy it rather than parse and
       // re-serialise it (that was most of a cache hit on a 384-layer model). The language
       // server runs this on every start, so it is its warm-start path too.

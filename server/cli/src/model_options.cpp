@@ -5,6 +5,18 @@
 #include <unistd.h>
 
 namespace opscope::cli {
+namespace {
+
+// The compressors coreai-opt runs in `mode`: "quantizer", "quantizer and x".
+std::string supported_in(index::Mode mode) {
+  std::string out;
+  for (const coreai::CompressorInfo& c : coreai::compressors())
+    if (index::mode_supports(mode, c.id))
+      out += (out.empty() ? "" : " and ") + std::string(c.name);
+  return out;
+}
+
+} // namespace
 
 std::vector<OptionSpec> model_options(bool with_compressor) {
   std::vector<OptionSpec> options = {
@@ -20,8 +32,8 @@ std::vector<OptionSpec> model_options(bool with_compressor) {
   if (with_compressor)
     options.insert(options.begin() + 1,
                    {"--compressor", "-c", "C",
-                    "quantizer, kmeans_palettizer, magnitude_pruner or none (default): show "
-                    "only the ops this compressor registers"});
+                    coreai::compressor_names(", ") +
+                        " or none (default): show only the ops this compressor registers"});
   return options;
 }
 
@@ -46,13 +58,13 @@ index::Compressor compressor_option(const ParsedArgs& args, index::Mode mode) {
     return index::Compressor::None;
   auto compressor = index::parse_compressor(args.value("--compressor"));
   if (!compressor)
-    throw UsageError("--compressor '" + args.value("--compressor") +
-                     "': use quantizer, kmeans_palettizer, magnitude_pruner or none");
+    throw UsageError("--compressor '" + args.value("--compressor") + "': use " +
+                     coreai::compressor_names(", ") + " or none");
   if (!index::mode_supports(mode, *compressor))
     throw UsageError(std::string("--compressor ") + index::to_string(*compressor) +
-                     " has no op table in " + index::to_string(mode) +
-                     " mode (coreai-opt's graph mode supports only the quantizer); add --mode "
-                     "eager");
+                     " has no op table in " + index::to_string(mode) + " mode (coreai-opt's " +
+                     index::to_string(mode) + " mode supports only the " + supported_in(mode) +
+                     "); add --mode " + index::to_string(coreai::default_mode(*compressor)));
   return *compressor;
 }
 
@@ -60,7 +72,7 @@ void check_compressor_early(const ParsedArgs& args, const model::Settings& setti
                             const std::string& model) {
   bool index_file = false;
   try {
-    index_file = model::classify(model) == model::SourceKind::IndexFile;
+    index_file = model::classify(model) == model::ModelKind::IndexFile;
   } catch (const model::ModelError&) {
     // A bad model is reported when it is loaded; a bad command line comes first.
   }

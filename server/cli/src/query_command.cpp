@@ -13,13 +13,13 @@ namespace {
 
 struct QueryFlag {
   const char* option;
-  index::QueryKind kind;
+  index::Table kind;
 };
 
-constexpr QueryFlag kQueryFlags[] = {{"--op-type", index::QueryKind::OpType},
-                                     {"--op-name", index::QueryKind::OpName},
-                                     {"--module-name", index::QueryKind::ModuleName},
-                                     {"--module-type", index::QueryKind::ModuleType}};
+constexpr QueryFlag kQueryFlags[] = {{"--op-type", index::Table::OpType},
+                                     {"--op-name", index::Table::OpName},
+                                     {"--module-name", index::Table::ModuleName},
+                                     {"--module-type", index::Table::ModuleType}};
 
 CommandSpec query_spec() {
   CommandSpec spec{"query",
@@ -42,21 +42,21 @@ CommandSpec query_spec() {
 }
 
 // The candidates a user probably meant, for an empty answer.
-std::vector<std::string> suggestions(const index::Index& index, index::QueryKind kind,
+std::vector<std::string> suggestions(const index::Index& index, index::Table kind,
                                      const std::string& text) {
   std::set<std::string> names;
   for (const auto& op : index.ops) {
     if (op.kind != index::OpKind::Call)
       continue;
-    if (kind == index::QueryKind::OpName)
+    if (kind == index::Table::OpName)
       names.insert(op.name);
-    else if (kind == index::QueryKind::OpType)
+    else if (kind == index::Table::OpType)
       names.insert(op.type);
   }
   for (size_t m = 1; m < index.modules.size(); ++m) {
-    if (kind == index::QueryKind::ModuleName)
+    if (kind == index::Table::ModuleName)
       names.insert(index.modules[m].name);
-    else if (kind == index::QueryKind::ModuleType)
+    else if (kind == index::Table::ModuleType)
       names.insert(index.modules[m].type);
   }
   return index::nearest_names(text, {names.begin(), names.end()});

@@ -37,7 +37,7 @@ public:
   std::vector<Diagnostic> run(const std::optional<ModelProblem>& model_problem) {
     if (model_problem) {
       config::Range top{{0, 0}, {0, 0}};
-      if (doc_.root != config::Root::None)
+      if (doc_.root != config::Compressor::None)
         top = doc_.root_range;
       out_.push_back(
           {top, model_problem->severity, model_problem->code, model_problem->message, {}});
@@ -143,13 +143,13 @@ private:
       return;
     }
     detail::CompiledPattern c = detail::compile_pattern(key.text, queries_ ? &**queries_ : nullptr);
-    if (c.status == detail::CompiledPattern::Status::PythonOnly) {
+    if (c.status == index::PatternStatus::Kind::PythonOnly) {
       add(key, Severity::Warning, "python-only-regex",
           "this pattern uses " + c.error +
               ", which Python's re accepts but opscope (RE2) cannot evaluate: it is not checked");
       return;
     }
-    if (c.status == detail::CompiledPattern::Status::Invalid) {
+    if (c.status == index::PatternStatus::Kind::Invalid) {
       Diagnostic d;
       d.severity = Severity::Error;
       d.code = "invalid-regex";

@@ -112,7 +112,7 @@ std::optional<Hover> hover(const config::ConfigDocument& document, config::Posit
   Hover h;
   h.range = key->range;
   std::string& md = h.markdown;
-  md = "`" + key->text + "`: " + config::to_string(key->table) + " key";
+  md = "`" + key->text + "`: " + coreai::config_key(key->table) + " key";
   if (key->table == Table::OpName || key->table == Table::OpType)
     md += " in " + scope_text(key->scope);
   md += "\n\n";
@@ -125,7 +125,7 @@ std::optional<Hover> hover(const config::ConfigDocument& document, config::Posit
   if (key->table == Table::ModuleName || key->table == Table::OpName) {
     detail::CompiledPattern c = detail::compile_pattern(key->text, &*queries);
     if (!c.re) {
-      md += c.status == detail::CompiledPattern::Status::PythonOnly
+      md += c.status == index::PatternStatus::Kind::PythonOnly
                 ? "This pattern uses " + c.error + ", which opscope cannot evaluate."
                 : "Invalid regular expression: " + c.error;
       return h;

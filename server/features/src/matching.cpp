@@ -65,16 +65,14 @@ std::vector<int> intersect(const std::vector<int>& a, const std::vector<int>& b)
 CompiledPattern compile_pattern(const std::string& pattern, const index::QueryEngine* engine) {
   CompiledPattern out;
   std::shared_ptr<const index::Query> query =
-      engine ? engine->query(index::QueryKind::ModuleName, pattern)
-             : std::make_shared<const index::Query>(index::QueryKind::ModuleName, pattern);
+      engine ? engine->query(index::Table::ModuleName, pattern)
+             : std::make_shared<const index::Query>(index::Table::ModuleName, pattern);
   const index::PatternStatus& status = query->status();
   if (status.ok()) {
     out.re = std::move(query);
     return out;
   }
-  out.status = status.kind == index::PatternStatus::Kind::PythonOnly
-                   ? CompiledPattern::Status::PythonOnly
-                   : CompiledPattern::Status::Invalid;
+  out.status = status.kind;
   out.error = status.reason;
   out.error_offset = status.offset < 0 ? 0 : static_cast<std::size_t>(status.offset);
   // RE2 names the whole pattern for unbalanced parentheses: point at the culprit.
@@ -100,9 +98,9 @@ std::vector<int> ops_in_scope(const index::QueryEngine& engine, const config::Sc
   case config::Scope::Kind::Global:
     break;
   case config::Scope::Kind::ModuleType:
-    return in_graph_order(engine.match(*engine.query(index::QueryKind::ModuleType, scope.key)));
+    return in_graph_order(engine.match(*engine.query(index::Table::ModuleType, scope.key)));
   case config::Scope::Kind::ModuleName: {
-    auto query = engine.query(index::QueryKind::ModuleName, scope.key);
+    auto query = engine.query(index::Table::ModuleName, scope.key);
     if (query->usable()) // an invalid scope pattern limits nothing (it is reported itself)
       return in_graph_order(engine.match(*query));
     break;
@@ -118,10 +116,7 @@ Matches match_key(const ModelQueries& queries, const config::PatternKey& key,
   const index::Index& index = engine.index();
   using config::Table;
   if (key.table == Table::ModuleName || key.table == Table::ModuleType) {
-    std::shared_ptr<const index::Query> compiled =
-        engine.query(key.table == Table::ModuleName ? index::QueryKind::ModuleName
-                                                    : index::QueryKind::ModuleType,
-                     key.text);
+    std::shared_ptr<const index::Query> compiled = engine.query(key.table, key.text);
     const index::Query& query = *compiled;
     if (!query.usable()) {
       m.evaluated = false;
@@ -146,7 +141,7 @@ Matches match_key(const ModelQueries& queries, const config::PatternKey& key,
         m.ops.push_back(i);
     return m;
   }
-  std::shared_ptr<const index::Query> compiled = engine.query(index::QueryKind::OpName, key.text);
+  std::shared_ptr<const index::Query> compiled = engine.query(index::Table::OpName, key.text);
   const index::Query& query = *compiled;
   if (!query.usable()) {
     m.evaluated = false;

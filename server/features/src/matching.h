@@ -17,11 +17,10 @@
 namespace opscope::features::detail {
 
 struct CompiledPattern {
-  enum class Status { Ok, Invalid, PythonOnly };
-  Status status = Status::Ok;
-  std::shared_ptr<const index::Query> re; // set when usable
-  std::string error;                      // RE2's reason, or which Python-only construct was used
-  std::size_t error_offset = 0;           // offset in the pattern text the error points at
+  index::PatternStatus::Kind status = index::PatternStatus::Kind::Ok; // the Query's
+  std::shared_ptr<const index::Query> re;                             // set when usable
+  std::string error;            // RE2's reason, or which Python-only construct was used
+  std::size_t error_offset = 0; // offset in the pattern text the error points at
 };
 
 // With `engine`, the pattern comes from the engine's cache (compiled once per loaded model).

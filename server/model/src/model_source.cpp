@@ -37,14 +37,6 @@ void warn(const std::string& line) {
   std::cerr << "opscope: warning: " << line << std::endl;
 }
 
-std::string read_head(const std::string& path, size_t size) {
-  std::ifstream in(path, std::ios::binary);
-  std::string head(size, '\0');
-  in.read(head.data(), static_cast<std::streamsize>(size));
-  head.resize(static_cast<size_t>(in.gcount()));
-  return head;
-}
-
 // A cache key file's content hash, or "" if the file is missing, damaged or not a file.
 std::string read_cached_hash(const std::string& path) {
   std::string text;
@@ -340,7 +332,7 @@ std::string python_interpreter(const Settings& settings) {
   return "python3";
 }
 
-SourceKind classify(const std::string& model) {
+ModelKind classify(const std::string& model) {
   struct stat st {};
   if (::stat(model.c_str(), &st) == 0) {
     if (S_ISDIR(st.st_mode))
@@ -349,21 +341,17 @@ SourceKind classify(const std::string& model) {
       throw ModelError(model + ": " + *problem + "; " + kModelKinds);
     if (::access(model.c_str(), R_OK) != 0)
       throw ModelError(model + ": cannot read it (" + std::strerror(errno) + ")");
-    std::string head = read_head(model, 4);
-    if (head == std::string("PK\x03\x04", 4))
-      return SourceKind::Archive;
-    if (index::looks_like_index_file(model))
-      return SourceKind::IndexFile;
+    if (auto kind = kind_of_file(model))
+      return *kind;
     throw ModelError(model + ": neither a torch.export archive (.pt2) nor an opscope index file; " +
                      kModelKinds);
   }
-  auto colon = model.rfind(':');
-  if (colon != std::string::npos && colon > 0 && colon + 1 < model.size()) {
-    std::string where = model.substr(0, colon);
+  if (looks_like_python_target(model)) {
+    std::string where = model.substr(0, model.rfind(':'));
     bool is_path = where.ends_with(".py") || where.find('/') != std::string::npos;
     if (is_path && !fs::exists(where))
       throw ModelError(where + ": no such file (in the Python target " + model + ")");
-    return SourceKind::PythonTarget;
+    return ModelKind::PythonTarget;
   }
   if (model.ends_with(".py"))
     throw ModelError(model + ": a Python file needs the factory to call: " + model +
@@ -373,11 +361,11 @@ SourceKind classify(const std::string& model) {
 
 std::string index_path(const std::string& model, const Settings& settings) {
   switch (classify(model)) {
-  case SourceKind::IndexFile:
+  case ModelKind::IndexFile:
     return model;
-  case SourceKind::Archive:
+  case ModelKind::Archive:
     return cached_index_for_archive(model, settings);
-  case SourceKind::PythonTarget: {
+  case ModelKind::PythonTarget: {
     bool from_cache = false;
     std::string archive = cached_export(model, settings, from_cache);
     try {
@@ -398,13 +386,13 @@ std::string index_path(const std::string& model, const Settings& settings) {
 }
 
 index::Index load_index(const std::string& model, const Settings& settings) {
-  SourceKind kind = classify(model);
+  ModelKind kind = classify(model);
   std::string path = index_path(model, settings);
   index::Index loaded;
   try {
     loaded = index::load_index(path);
   } catch (const index::IndexFormatError& e) {
-    if (kind == SourceKind::IndexFile)
+    if (kind == ModelKind::IndexFile)
       throw ModelError(e.what());
     // Our own cache entry, damaged (cut short, edited, from a faulty build): it is only a
     // cache, so delete it and build it again instead of failing at every start.
@@ -420,7 +408,7 @@ index::Index load_index(const std::string& model, const Settings& settings) {
       throw ModelError(again.what());
     }
   }
-  if (kind == SourceKind::IndexFile && settings.mode_given && loaded.mode != settings.mode)
+  if (kind == ModelKind::IndexFile && settings.mode_given && loaded.mode != settings.mode)
     throw ModelError(model + ": is a " + index::to_string(loaded.mode) + "-mode index, not " +
                      index::to_string(settings.mode) +
                      "; make one with `opscope index MODEL.pt2 --mode " +

@@ -73,13 +73,6 @@ std::vector<std::string> flow_list(const std::string& text) {
   return items;
 }
 
-bool is_identifier(const std::string& text) {
-  if (text.empty() || std::isdigit(static_cast<unsigned char>(text[0])))
-    return false;
-  return std::all_of(text.begin(), text.end(),
-                     [](unsigned char c) { return std::isalnum(c) || c == '_' || c == '.'; });
-}
-
 std::string absolute_in(const std::string& base, const std::string& path) {
   fs::path p(path);
   if (!path.empty() && path[0] == '~') {
@@ -231,7 +224,7 @@ ProjectFile parse_project_file(const std::string& text, const std::string& path)
   }
   if (project.settings.compressor && !index::parse_compressor(*project.settings.compressor)) {
     project.problems.push_back(path + ": compressor `" + *project.settings.compressor +
-                               "` is not quantizer, kmeans_palettizer or magnitude_pruner");
+                               "` is not " + coreai::compressor_names());
     project.settings.compressor.reset();
   }
   return project;
@@ -251,24 +244,6 @@ ProjectFile read_project_file(const std::string& path) {
     return project;
   }
   return parse_project_file(text, path);
-}
-
-ModelKind classify_model(const std::string& model) {
-  auto ends_with = [&](const char* suffix) {
-    std::string s(suffix);
-    return model.size() >= s.size() && model.compare(model.size() - s.size(), s.size(), s) == 0;
-  };
-  if (ends_with(".pt2"))
-    return ModelKind::Archive;
-  if (ends_with(".json"))
-    return ModelKind::IndexFile;
-  std::size_t colon = model.rfind(':');
-  if (colon != std::string::npos && colon > 0 && is_identifier(model.substr(colon + 1)))
-    return ModelKind::PythonTarget;
-  std::error_code ec;
-  if (fs::is_regular_file(model, ec) && index::looks_like_index_file(model))
-    return ModelKind::IndexFile;
-  return ModelKind::Archive;
 }
 
 std::string ModelSpec::key() const {
@@ -318,7 +293,8 @@ Resolution resolve_model(const std::string& config_path, const ConfigHints& hint
   ModelSpec spec;
   spec.written = *settings.model;
   spec.origin = from_editor ? "editor settings" : out.project_file;
-  spec.kind = classify_model(*settings.model);
+  // Classified where it is: a relative path is the project's (or editor folder's).
+  spec.kind = model::model_kind(absolute_in(model_base, *settings.model));
   spec.work_dir =
       out.project_file.empty() ? base_dir : fs::path(out.project_file).parent_path().string();
   if (spec.kind == ModelKind::PythonTarget) {

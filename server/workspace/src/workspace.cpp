@@ -120,7 +120,7 @@ std::optional<features::ModelProblem> Workspace::model_problem(const Analysis& a
 }
 
 bool Workspace::is_checked(const config::ConfigDocument& config) const {
-  return config.root != config::Root::None || settings_.every_document_is_a_config;
+  return config.root != config::Compressor::None || settings_.every_document_is_a_config;
 }
 
 features::Model Workspace::feature_model(const Analysis& analysis) const {

@@ -98,14 +98,14 @@ TEST(ModelSource, ClassifiesAndExplainsBadModels) {
   EXPECT_NE(message("/nonexistent/model.py:build").find("/nonexistent/model.py: no such file"),
             std::string::npos);
   EXPECT_NE(message("/tmp").find("/tmp: is a folder"), std::string::npos);
-  EXPECT_EQ(model::classify("some.package.module:build"), model::SourceKind::PythonTarget);
+  EXPECT_EQ(model::classify("some.package.module:build"), model::ModelKind::PythonTarget);
 
   std::string junk = ::testing::TempDir() + "/junk.bin";
   std::ofstream(junk) << "hello";
   EXPECT_NE(message(junk).find("neither a torch.export archive"), std::string::npos);
   std::string zip = ::testing::TempDir() + "/fake.pt2";
   std::ofstream(zip) << "PK\x03\x04rest";
-  EXPECT_EQ(model::classify(zip), model::SourceKind::Archive);
+  EXPECT_EQ(model::classify(zip), model::ModelKind::Archive);
   std::remove(junk.c_str());
   std::remove(zip.c_str());
 }

@@ -42,7 +42,7 @@ quantization_config:
         [[relu]]: null
 )");
   ConfigDocument doc = read_config(a.code(), Format::Yaml);
-  EXPECT_EQ(doc.root, Root::Quantization);
+  EXPECT_EQ(doc.root, Compressor::Quantizer);
   EXPECT_EQ(doc.execution_mode, "graph");
   ASSERT_EQ(doc.keys.size(), 5u);
 
@@ -107,7 +107,7 @@ TEST(ConfigReader, JsonKeysWithEscapes) {
   }
 })");
   ConfigDocument doc = read_config(a.code(), Format::Json);
-  EXPECT_EQ(doc.root, Root::Quantization);
+  EXPECT_EQ(doc.root, Compressor::Quantizer);
   EXPECT_EQ(doc.execution_mode, "eager");
   ASSERT_EQ(doc.keys.size(), 4u);
   EXPECT_EQ(doc.keys[0].text, "layer1\\.0");
@@ -168,7 +168,7 @@ quantization_config:
   global_config: *a
 )",
                                    Format::Yaml);
-  EXPECT_EQ(doc.root, Root::Quantization);
+  EXPECT_EQ(doc.root, Compressor::Quantizer);
 }
 
 TEST(ConfigReader, FlowStyleInsideYaml) {
@@ -178,7 +178,7 @@ TEST(ConfigReader, FlowStyleInsideYaml) {
      [["enc\\..*"]]: {op_name_config: {[[conv]]: null}} }
 )");
   ConfigDocument doc = read_config(a.code(), Format::Yaml);
-  EXPECT_EQ(doc.root, Root::KMeansPalettization);
+  EXPECT_EQ(doc.root, Compressor::KMeansPalettizer);
   ASSERT_EQ(doc.keys.size(), 5u);
   for (std::size_t i = 0; i < 5; ++i)
     EXPECT_EQ(doc.keys[i].range, a.range(i)) << doc.keys[i].text;
@@ -311,12 +311,12 @@ TEST(ConfigReader, BlockScalarsAndSequencesAreNotKeys) {
 
 TEST(ConfigReader, RootsNameTheCompressor) {
   EXPECT_EQ(read_config("magnitude_pruning_config:\n  global_config:\n", Format::Yaml).root,
-            Root::MagnitudePruning);
+            Compressor::MagnitudePruner);
   EXPECT_EQ(read_config("{\"kmeans_palettization_config\": {}}", Format::Json).root,
-            Root::KMeansPalettization);
-  EXPECT_EQ(read_config("", Format::Yaml).root, Root::None);
-  EXPECT_EQ(read_config("just text", Format::Yaml).root, Root::None);
-  EXPECT_STREQ(compressor_name(Root::MagnitudePruning), "magnitude_pruner");
+            Compressor::KMeansPalettizer);
+  EXPECT_EQ(read_config("", Format::Yaml).root, Compressor::None);
+  EXPECT_EQ(read_config("just text", Format::Yaml).root, Compressor::None);
+  EXPECT_STREQ(compressor_name(Compressor::MagnitudePruner), "magnitude_pruner");
 }
 
 TEST(ConfigReader, GuessesTheFormat) {
@@ -352,7 +352,7 @@ TEST(ConfigReader, ByteOrderMarkAndWindowsLineEndings) {
   ConfigDocument yaml =
       read_config("\xEF\xBB\xBFquantization_config:\r\n  module_name_configs:\r\n    fc: null\r\n",
                   Format::Yaml);
-  EXPECT_EQ(yaml.root, Root::Quantization);
+  EXPECT_EQ(yaml.root, Compressor::Quantizer);
   ASSERT_EQ(yaml.keys.size(), 1u);
   EXPECT_EQ(yaml.keys[0].text, "fc");
   EXPECT_EQ(yaml.keys[0].range, (Range{{2, 4}, {2, 6}}));

@@ -23,7 +23,7 @@ std::vector<std::string> names(const Index& index, const std::vector<int>& ops) 
   return out;
 }
 
-std::vector<std::string> run(const Index& index, QueryKind kind, const std::string& text,
+std::vector<std::string> run(const Index& index, Table kind, const std::string& text,
                              Compressor compressor = Compressor::None) {
   QueryEngine engine(index);
   return names(index, engine.match(Query(kind, text), compressor));
@@ -36,56 +36,56 @@ using Names = std::vector<std::string>;
 TEST(Query, DocumentedMyModelExamples) {
   Index index = opscope::fixtures::my_model_index();
   const auto q = Compressor::Quantizer;
-  EXPECT_EQ(run(index, QueryKind::OpType, "linear", q), (Names{"linear", "linear_1"}));
-  EXPECT_EQ(run(index, QueryKind::OpName, "linear_1", q), (Names{"linear_1"}));
-  EXPECT_EQ(run(index, QueryKind::OpName, ".*linear.*", q), (Names{"linear", "linear_1"}));
-  EXPECT_EQ(run(index, QueryKind::ModuleName, "linear1", q), (Names{"linear"}));
-  EXPECT_EQ(run(index, QueryKind::ModuleName, "linear[12]", q), (Names{"linear", "linear_1"}));
-  EXPECT_EQ(run(index, QueryKind::ModuleType, "torch.nn.modules.linear.Linear", q),
+  EXPECT_EQ(run(index, Table::OpType, "linear", q), (Names{"linear", "linear_1"}));
+  EXPECT_EQ(run(index, Table::OpName, "linear_1", q), (Names{"linear_1"}));
+  EXPECT_EQ(run(index, Table::OpName, ".*linear.*", q), (Names{"linear", "linear_1"}));
+  EXPECT_EQ(run(index, Table::ModuleName, "linear1", q), (Names{"linear"}));
+  EXPECT_EQ(run(index, Table::ModuleName, "linear[12]", q), (Names{"linear", "linear_1"}));
+  EXPECT_EQ(run(index, Table::ModuleType, "torch.nn.modules.linear.Linear", q),
             (Names{"linear", "linear_1"}));
 }
 
 TEST(Query, CompressorFiltersCandidates) {
   Index index = opscope::fixtures::my_model_index();
-  EXPECT_EQ(run(index, QueryKind::OpType, "relu"), (Names{"relu"}));
-  EXPECT_TRUE(run(index, QueryKind::OpType, "relu", Compressor::Quantizer).empty());
-  EXPECT_EQ(run(index, QueryKind::ModuleName, "relu"), (Names{"relu"}));
+  EXPECT_EQ(run(index, Table::OpType, "relu"), (Names{"relu"}));
+  EXPECT_TRUE(run(index, Table::OpType, "relu", Compressor::Quantizer).empty());
+  EXPECT_EQ(run(index, Table::ModuleName, "relu"), (Names{"relu"}));
 }
 
 TEST(Query, NamesAreFullMatchesAndTypesExact) {
   Index index = opscope::fixtures::my_model_index();
-  EXPECT_TRUE(run(index, QueryKind::OpName, "linear_").empty());
-  EXPECT_TRUE(run(index, QueryKind::OpName, "inear").empty());
-  EXPECT_TRUE(run(index, QueryKind::ModuleName, "linear").empty());
-  EXPECT_TRUE(run(index, QueryKind::OpType, "Linear").empty());
-  EXPECT_TRUE(run(index, QueryKind::ModuleType, "Linear").empty());
+  EXPECT_TRUE(run(index, Table::OpName, "linear_").empty());
+  EXPECT_TRUE(run(index, Table::OpName, "inear").empty());
+  EXPECT_TRUE(run(index, Table::ModuleName, "linear").empty());
+  EXPECT_TRUE(run(index, Table::OpType, "Linear").empty());
+  EXPECT_TRUE(run(index, Table::ModuleType, "Linear").empty());
   // A prefix range still has to full-match.
-  EXPECT_EQ(run(index, QueryKind::OpName, "lin.*_1"), (Names{"linear_1"}));
-  EXPECT_EQ(run(index, QueryKind::OpName, "linear(_1)?"), (Names{"linear", "linear_1"}));
+  EXPECT_EQ(run(index, Table::OpName, "lin.*_1"), (Names{"linear_1"}));
+  EXPECT_EQ(run(index, Table::OpName, "linear(_1)?"), (Names{"linear", "linear_1"}));
 }
 
 TEST(Query, OrderIsModuleByModuleDepthFirstLikeAllOps) {
   // coreai-opt lists a module's own ops before its children's: the root's functional ops
   // (relu, relu_1, avg_pool2d, view) come first.
   Index index = opscope::fixtures::some_model_index();
-  EXPECT_EQ(run(index, QueryKind::OpName, ".*"),
+  EXPECT_EQ(run(index, Table::OpName, ".*"),
             (Names{"relu", "relu_1", "avg_pool2d", "view", "conv2d", "batch_norm", "conv2d_1",
                    "cat", "linear"}));
-  EXPECT_EQ(run(index, QueryKind::OpType, "relu"), (Names{"relu", "relu_1"}));
+  EXPECT_EQ(run(index, Table::OpType, "relu"), (Names{"relu", "relu_1"}));
 }
 
 TEST(Query, RootModuleIsInEveryStack) {
   // module_name "" or ".*" matches the root, so every op (as in coreai-opt).
   Index index = opscope::fixtures::some_model_index();
-  EXPECT_EQ(run(index, QueryKind::ModuleName, ".*").size(), 9u);
-  EXPECT_EQ(run(index, QueryKind::ModuleName, "").size(), 9u);
-  EXPECT_EQ(run(index, QueryKind::ModuleType, "some_model.SomeModel", Compressor::Quantizer),
+  EXPECT_EQ(run(index, Table::ModuleName, ".*").size(), 9u);
+  EXPECT_EQ(run(index, Table::ModuleName, "").size(), 9u);
+  EXPECT_EQ(run(index, Table::ModuleType, "some_model.SomeModel", Compressor::Quantizer),
             (Names{"avg_pool2d", "conv2d", "conv2d_1", "cat", "linear"}));
-  EXPECT_EQ(run(index, QueryKind::ModuleName, "conv.*"), (Names{"conv2d", "conv2d_1"}));
+  EXPECT_EQ(run(index, Table::ModuleName, "conv.*"), (Names{"conv2d", "conv2d_1"}));
 }
 
 TEST(Query, InvalidPatternGivesRe2ReasonAndPosition) {
-  Query query(QueryKind::OpName, "layer[1");
+  Query query(Table::OpName, "layer[1");
   EXPECT_FALSE(query.usable());
   EXPECT_EQ(query.status().kind, PatternStatus::Kind::Invalid);
   EXPECT_NE(query.status().reason.find("missing ]"), std::string::npos) << query.status().reason;
@@ -113,10 +113,10 @@ TEST(Query, PythonOnlyConstructsAreClassifiedApart) {
 }
 
 TEST(Query, LiteralQueriesMatchOnlyThemselves) {
-  EXPECT_TRUE(Query(QueryKind::OpName, "linear_1").is_literal());
-  EXPECT_FALSE(Query(QueryKind::OpName, "linear.1").is_literal());
+  EXPECT_TRUE(Query(Table::OpName, "linear_1").is_literal());
+  EXPECT_FALSE(Query(Table::OpName, "linear.1").is_literal());
   Index index = opscope::fixtures::my_model_index();
-  EXPECT_TRUE(run(index, QueryKind::OpName, "linear1").empty());
+  EXPECT_TRUE(run(index, Table::OpName, "linear1").empty());
 }
 
 TEST(ModuleInputs, ConcatInputsComeFromBn1AndConv2ThroughTheFunctionalRelus) {
@@ -174,18 +174,18 @@ TEST(QueryCache, KeepsPatternsInUseAndDropsStaleOnesWithinABound) {
   QueryEngine engine(index);
   std::vector<std::shared_ptr<const Query>> in_use;
   for (int i = 0; i < 100; ++i)
-    in_use.push_back(engine.query(QueryKind::ModuleName, "linear" + std::to_string(i)));
-  auto stale = engine.query(QueryKind::ModuleName, "typed_then_deleted");
+    in_use.push_back(engine.query(Table::ModuleName, "linear" + std::to_string(i)));
+  auto stale = engine.query(Table::ModuleName, "typed_then_deleted");
   const std::weak_ptr<const Query> stale_alive = stale;
   stale.reset();
 
   // 150,000 keystrokes, each a new variant, each followed by a re-check of the config.
   std::size_t most_held = 0;
   for (int keystroke = 0; keystroke < 150000; ++keystroke) {
-    engine.query(QueryKind::ModuleName, "variant" + std::to_string(keystroke));
+    engine.query(Table::ModuleName, "variant" + std::to_string(keystroke));
     if (keystroke % 1000 == 0) {
       for (int i = 0; i < 100; ++i) {
-        ASSERT_EQ(engine.query(QueryKind::ModuleName, "linear" + std::to_string(i)), in_use[i])
+        ASSERT_EQ(engine.query(Table::ModuleName, "linear" + std::to_string(i)), in_use[i])
             << "a pattern the config still uses was compiled again";
       }
     }
@@ -203,7 +203,7 @@ TEST(QueryCache, StaysWithinItsByteBudget) {
   Index index = opscope::fixtures::my_model_index();
   constexpr std::size_t kBudget = std::size_t{4} << 20;
   QueryEngine engine(index, QueryCacheLimits{std::size_t{1} << 16, kBudget});
-  auto kept = engine.query(QueryKind::ModuleName, "linear[0-9]+");
+  auto kept = engine.query(Table::ModuleName, "linear[0-9]+");
   std::size_t most = 0;
   for (int i = 0; i < 3000; ++i) {
     // ~60 alternatives: a few hundred RE2 instructions each.
@@ -211,11 +211,11 @@ TEST(QueryCache, StaysWithinItsByteBudget) {
     for (int a = 0; a < 60; ++a)
       pattern += (a ? "|" : "") + std::string("alt") + std::to_string(a) + "_" + std::to_string(i);
     pattern += ")\\.conv[0-9]?";
-    auto query = engine.query(QueryKind::ModuleName, pattern);
+    auto query = engine.query(Table::ModuleName, pattern);
     ASSERT_TRUE(query->usable());
     most = std::max(most, engine.cached_bytes());
     if (i % 10 == 0) { // a pattern the config keeps using stays compiled
-      ASSERT_EQ(engine.query(QueryKind::ModuleName, "linear[0-9]+"), kept);
+      ASSERT_EQ(engine.query(Table::ModuleName, "linear[0-9]+"), kept);
     }
   }
   std::cout << "most held: " << most << " bytes in " << engine.cached_queries() << " patterns\n";
@@ -225,7 +225,7 @@ TEST(QueryCache, StaysWithinItsByteBudget) {
 
   std::string huge(kBudget / 8, 'a'); // its estimate alone passes the budget
   huge += ".*";
-  auto big = engine.query(QueryKind::ModuleName, huge);
+  auto big = engine.query(Table::ModuleName, huge);
   EXPECT_TRUE(big->usable());
   EXPECT_LE(engine.cached_bytes(), kBudget);
 }
@@ -233,9 +233,9 @@ TEST(QueryCache, StaysWithinItsByteBudget) {
 // Query::estimated_bytes follows what RE2 allocates: a regex costs more than a literal,
 // and a bigger program more than a small one.
 TEST(QueryCache, EstimatesGrowWithTheProgram) {
-  Query literal(QueryKind::ModuleName, "layer1");
-  Query small(QueryKind::ModuleName, "layer1\\..*");
-  Query big(QueryKind::ModuleName, "(a|b|c|d|e|f|g|h)[0-9]{1,20}_layer1\\..*");
+  Query literal(Table::ModuleName, "layer1");
+  Query small(Table::ModuleName, "layer1\\..*");
+  Query big(Table::ModuleName, "(a|b|c|d|e|f|g|h)[0-9]{1,20}_layer1\\..*");
   EXPECT_LT(literal.estimated_bytes(), 1024u);
   EXPECT_GT(small.estimated_bytes(), 6144u);
   EXPECT_GT(big.estimated_bytes(), small.estimated_bytes() + 1000);

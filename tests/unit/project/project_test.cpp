@@ -1,5 +1,7 @@
 #include "opscope/project/project.h"
 
+#include "opscope/model/model_source.h"
+
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -55,10 +57,44 @@ TEST(ProjectFile, FlowListsAndProblemsNameTheLine) {
 }
 
 TEST(ModelKinds, ArchivesIndexFilesAndPythonTargets) {
-  EXPECT_EQ(classify_model("m.pt2"), ModelKind::Archive);
-  EXPECT_EQ(classify_model("cache/m.json"), ModelKind::IndexFile);
-  EXPECT_EQ(classify_model("pkg.models:make_model"), ModelKind::PythonTarget);
-  EXPECT_EQ(classify_model("src/model.py:build"), ModelKind::PythonTarget);
+  EXPECT_EQ(model::model_kind("m.pt2"), ModelKind::Archive);
+  EXPECT_EQ(model::model_kind("cache/m.json"), ModelKind::IndexFile);
+  EXPECT_EQ(model::model_kind("pkg.models:make_model"), ModelKind::PythonTarget);
+  EXPECT_EQ(model::model_kind("src/model.py:build"), ModelKind::PythonTarget);
+}
+
+// One rule for the editor (project file, settings) and the command line: a file that exists
+// is what its content is, whatever its name; a name decides only for what does not exist.
+TEST_F(ProjectTest, AModelIsWhatItsContentIsWhateverItsNameAndTheCliAgrees) {
+  write(root_ / "opscope.yaml", "model: model.pt2\n");
+  write(root_ / "model.pt2", "{\"format\":\"opscope-index\",\"version\":1}");
+  write(root_ / "archive.json", std::string("PK\x03\x04rest", 8));
+  std::string config = (root_ / "q.yaml").string();
+  Resolution r = resolve_model(config, {"quantizer", std::nullopt}, {}, "");
+  ASSERT_TRUE(r.model.has_value()) << r.problem;
+  EXPECT_EQ(r.model->kind, ModelKind::IndexFile) << "an index file named .pt2 is an index file";
+  EXPECT_EQ(model::classify((root_ / "model.pt2").string()), ModelKind::IndexFile);
+
+  write(root_ / "opscope.yaml", "model: archive.json\n");
+  r = resolve_model(config, {"quantizer", std::nullopt}, {}, "");
+  ASSERT_TRUE(r.model.has_value()) << r.problem;
+  EXPECT_EQ(r.model->kind, ModelKind::Archive) << "a zip named .json is an archive";
+  EXPECT_EQ(model::classify((root_ / "archive.json").string()), ModelKind::Archive);
+
+  // Relative to the project's folder, not the server's working directory.
+  fs::path elsewhere = root_ / "configs";
+  write(elsewhere / "opscope.yaml", "model: ../model.pt2\n");
+  r = resolve_model((elsewhere / "q.yaml").string(), {"quantizer", std::nullopt}, {}, "");
+  ASSERT_TRUE(r.model.has_value()) << r.problem;
+  EXPECT_EQ(r.model->kind, ModelKind::IndexFile);
+
+  // A factory that is not a Python identifier is still a target (the export helper says
+  // what is wrong with it), for the project as for the command line.
+  EXPECT_EQ(model::model_kind("src/model.py:build-2"), ModelKind::PythonTarget);
+  EXPECT_EQ(model::classify("some.module:build-2"), ModelKind::PythonTarget);
+  // Not yet built: the name decides.
+  EXPECT_EQ(model::model_kind((root_ / "later.json").string()), ModelKind::IndexFile);
+  EXPECT_EQ(model::model_kind((root_ / "later.pt2").string()), ModelKind::Archive);
 }
 
 TEST_F(ProjectTest, FoundByWalkingUpAndPathsAreRelativeToIt) {

@@ -27,7 +27,7 @@ struct CursorContext {
   Table table = Table::ModuleName;
   Scope scope;
   FieldLevel level = FieldLevel::Document;
-  Root root = Root::None;
+  Compressor root = Compressor::None;
   std::string field;               // FieldValue: the field whose value is typed
   std::vector<std::string> fields; // FieldName: the names valid here
   std::vector<std::string> values; // FieldValue: the values valid here, if known
@@ -43,8 +43,8 @@ struct CursorContext {
 // marker at the cursor, so every broken shape the reader tolerates is understood).
 CursorContext context_at(const ConfigDocument& document, Position cursor);
 
-// Field names valid at `level` for the compressor `root` implies (all roots
-// when Root::None).
-std::vector<std::string> field_names(FieldLevel level, Root root);
+// Field names valid at `level` for the compressor `root` implies (at the document level,
+// every compressor's when Compressor::None).
+std::vector<std::string> field_names(FieldLevel level, Compressor root);
 
 } // namespace opscope::config

@@ -6,6 +6,9 @@
 // lines and byte columns (the protocol layer converts to UTF-16).
 #pragma once
 
+#include "opscope/coreai/compressors.h"
+#include "opscope/coreai/tables.h"
+
 #include <cstddef>
 #include <optional>
 #include <string>
@@ -28,16 +31,10 @@ struct Range {
 
 enum class Format { Yaml, Json };
 
-// The top-level key, which also names the compressor.
-enum class Root { None, Quantization, KMeansPalettization, MagnitudePruning };
-
-// The four tables whose keys name parts of the model.
-enum class Table {
-  ModuleName, // module_name_configs: full-match regex over module names
-  ModuleType, // module_type_configs: exact fully-qualified class name
-  OpName,     // op_name_config: full-match regex over op names
-  OpType,     // op_type_config: exact op type
-};
+// A config's top-level key names its compressor (coreai::find_by_root_key); the four
+// tables whose keys name parts of the model are coreai-opt's (opscope/coreai/tables.h).
+using coreai::Compressor;
+using coreai::Table;
 
 // Where a pattern key sits: op tables inside global_config, inside a
 // module_type_configs entry, or inside a module_name_configs entry.
@@ -97,8 +94,8 @@ struct UnknownField {
 
 struct ConfigDocument {
   Format format = Format::Yaml;
-  std::string text; // the source, kept for context_at
-  Root root = Root::None;
+  std::string text;                   // the source, kept for context_at
+  Compressor root = Compressor::None; // named by the root key
   Range root_range;
   std::optional<std::string> execution_mode; // "graph" / "eager" / whatever was written
   Range execution_mode_range;
@@ -115,10 +112,8 @@ ConfigDocument read_config(std::string text, Format format);
 // the content (a document starting with `{` is JSON).
 Format guess_format(const std::string& path, const std::string& text);
 
-const char* to_string(Table table);
-const char* to_string(Root root);
-// The compressor name a root implies ("quantizer", "kmeans_palettizer",
-// "magnitude_pruner"), or "" for Root::None.
-const char* compressor_name(Root root);
+// The compressor name a root implies ("quantizer", ...), or "" when the config has no
+// root key (so a project's or editor's compressor applies).
+const char* compressor_name(Compressor root);
 
 } // namespace opscope::config

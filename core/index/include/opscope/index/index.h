@@ -4,6 +4,8 @@
 // and it is what `opscope index` writes to disk. No LibTorch here.
 #pragma once
 
+#include "opscope/coreai/compressors.h"
+
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -16,16 +18,9 @@ namespace opscope::index {
 // Bump when the serialised form changes incompatibly; readers refuse other versions.
 inline constexpr int kIndexFormatVersion = 1;
 
-enum class Mode { Graph, Eager };
-
-// Compressors are a bit set so one index (per archive and mode) serves every
-// compressor: each op records which compressors register its type.
-enum class Compressor : std::uint8_t {
-  None = 0,
-  Quantizer = 1,
-  KMeansPalettizer = 2,
-  MagnitudePruner = 4,
-};
+// The modes and compressors are coreai-opt's (opscope/coreai/compressors.h).
+using coreai::Compressor;
+using coreai::Mode;
 
 // One frame of the Python call stack that produced an op (`forward` frames only).
 struct SourceFrame {
@@ -127,19 +122,9 @@ private:
 // The summary, queries, hover and go-to-definition all show this one frame.
 const SourceFrame* user_frame(const Op& op);
 
-const char* to_string(Mode mode);
-const char* to_string(Compressor compressor);
-std::optional<Mode> parse_mode(const std::string& text);
-std::optional<Compressor> parse_compressor(const std::string& text);
-
-// Which compressors have an op table in a mode, as coreai-opt defines them: graph mode is
-// Quantizer only; eager mode has the Quantizer, KMeansPalettizer and MagnitudePruner
-// registries. `None` (show every op) is supported in both. Callers asking for a pair
-// outside this set must refuse with a clear message (see docs/EAGER_MODE.md).
-constexpr bool mode_supports(Mode mode, Compressor compressor) {
-  if (compressor == Compressor::None || compressor == Compressor::Quantizer)
-    return true;
-  return mode == Mode::Eager;
-}
+using coreai::mode_supports;
+using coreai::parse_compressor;
+using coreai::parse_mode;
+using coreai::to_string;
 
 } // namespace opscope::index

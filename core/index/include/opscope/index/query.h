@@ -6,6 +6,7 @@
 // type the compressor registers the op under (Index::type_for).
 #pragma once
 
+#include "opscope/coreai/tables.h"
 #include "opscope/index/index.h"
 
 #include <memory>
@@ -20,14 +21,9 @@ class RE2;
 
 namespace opscope::index {
 
-enum class QueryKind { OpType, OpName, ModuleType, ModuleName };
-
-// "op_type", "op_name", "module_type", "module_name".
-const char* to_string(QueryKind kind);
-// True for the two kinds whose keys are regexes.
-inline bool is_pattern_kind(QueryKind kind) {
-  return kind == QueryKind::OpName || kind == QueryKind::ModuleName;
-}
+// A lookup is one of the config's four tables (coreai::Table): op and module types are
+// exact, op and module names full-match regexes (coreai::is_pattern_table).
+using coreai::Table;
 
 // How a regex fares: fine, invalid for Python too, or valid Python that RE2 cannot run
 // (look-around, back-references, ...): such patterns cannot be checked, only warned about.
@@ -46,12 +42,12 @@ class Query {
 public:
   // `find_range`: ask RE2 for the bounds of what the pattern can match (a DFA walk, two
   // thirds of a compile), worth it only to narrow a long sorted name list.
-  Query(QueryKind kind, std::string text, bool find_range = true);
+  Query(Table kind, std::string text, bool find_range = true);
   ~Query();
   Query(Query&&) noexcept;
   Query& operator=(Query&&) noexcept;
 
-  QueryKind kind() const { return kind_; }
+  Table kind() const { return kind_; }
   const std::string& text() const { return text_; }
   const PatternStatus& status() const { return status_; }
   bool usable() const { return status_.ok(); }
@@ -63,7 +59,7 @@ public:
   std::size_t estimated_bytes() const;
 
 private:
-  QueryKind kind_;
+  Table kind_;
   std::string text_;
   PatternStatus status_;
   std::unique_ptr<re2::RE2> regex_;
@@ -102,7 +98,7 @@ public:
   // The query for (kind, text), compiled and analysed once per engine: the editor re-checks
   // a whole config on every edit, and most of its patterns are the ones it saw last time.
   // Patterns not looked up for a while are dropped (see QueryCache).
-  std::shared_ptr<const Query> query(QueryKind kind, const std::string& text) const;
+  std::shared_ptr<const Query> query(Table kind, const std::string& text) const;
   // How many compiled queries the engine holds (for tests and memory figures).
   std::size_t cached_queries() const;
   // Their estimated size in bytes (Query::estimated_bytes, plus the cache's own keys).

@@ -41,8 +41,7 @@ index::Index build_eager_index_from_record(const std::string& record_json,
 
 // The type under which compressor `c`'s eager registry files a torch function
 // (by torch.overrides.resolve_name, e.g. "torch.nn.functional.linear" -> "linear"),
-// or nothing when `c` does not register it. Data from coreai-opt's registries.
-std::optional<std::string_view> eager_registered_type(index::Compressor c,
-                                                      std::string_view function);
+// or nothing when `c` does not register it: the compressor table's.
+using coreai::eager_registered_type;
 
 } // namespace opscope::inspect

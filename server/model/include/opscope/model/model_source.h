@@ -6,6 +6,7 @@
 #pragma once
 
 #include "opscope/index/index.h"
+#include "opscope/model/model_kind.h"
 
 #include <stdexcept>
 #include <string>
@@ -19,8 +20,6 @@ public:
   using std::runtime_error::runtime_error;
 };
 
-enum class SourceKind { Archive, IndexFile, PythonTarget };
-
 struct Settings {
   index::Mode mode = index::Mode::Graph;
   bool mode_given = false;         // --mode was given (an index file of another mode is an error)
@@ -30,8 +29,9 @@ struct Settings {
   bool use_cache = true;
 };
 
-// Throws ModelError for a missing file, a directory, or a file that is neither kind.
-SourceKind classify(const std::string& model);
+// model_kind's rule (model_kind.h) for a model that must be usable now: throws ModelError
+// for a missing file, a directory, or a file that is neither kind.
+ModelKind classify(const std::string& model);
 
 // The model's index (running the export helper and the worker as needed).
 index::Index load_index(const std::string& model, const Settings& settings);

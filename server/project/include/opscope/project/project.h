@@ -19,6 +19,7 @@
 #include "opscope/index/index.h"
 #include "opscope/support/file_cache.h"
 #include "opscope/support/file_stamp.h"
+#include "opscope/model/model_kind.h"
 
 #include <nlohmann/json.hpp>
 
@@ -63,7 +64,8 @@ std::optional<std::string> find_project_file(const std::string& dir);
 ProjectFile read_project_file(const std::string& path);
 ProjectFile parse_project_file(const std::string& text, const std::string& path);
 
-enum class ModelKind { Archive, IndexFile, PythonTarget };
+// What the model names, by model::model_kind's rule (the command line's too).
+using model::ModelKind;
 
 // A model to load, fully resolved: the loader's input and the cache key.
 struct ModelSpec {
@@ -103,7 +105,5 @@ using ProjectFileCache = support::FileCache<ProjectFile>;
 Resolution resolve_model(const std::string& config_path, const ConfigHints& hints,
                          const ModelSettings& editor, const std::string& editor_base_dir,
                          ProjectFileCache* project_files = nullptr);
-
-ModelKind classify_model(const std::string& model);
 
 } // namespace opscope::project
