@@ -2,6 +2,7 @@
 #include "opscope/cli/dispatch.h"
 #include "opscope/cli/model_options.h"
 #include "opscope/config/document.h"
+#include "opscope/features/overridden.h"
 #include "opscope/index/regular_file.h"
 #include "opscope/resolve/resolve.h"
 
@@ -116,6 +117,9 @@ int run_explain(const std::vector<std::string>& args) {
                    "under another entry\n";
     }
 
+    std::vector<features::Diagnostic> notes =
+        features::overridden_diagnostics(doc, index, resolution);
+
     if (parsed.has("--json")) {
       nlohmann::json ops = nlohmann::json::array();
       for (const resolve::OpDecision& d : resolution.ops) {
@@ -141,7 +145,16 @@ int run_explain(const std::vector<std::string>& args) {
             {{"key", doc.keys[static_cast<std::size_t>(u.key)].text},
              {"line", doc.keys[static_cast<std::size_t>(u.key)].range.start.line + 1},
              {"reason", u.reason}});
-      nlohmann::json out = {{"ops", ops}, {"modules", modules}, {"unresolved", unresolved}};
+      nlohmann::json diagnostics = nlohmann::json::array();
+      for (const features::Diagnostic& d : notes)
+        diagnostics.push_back({{"line", d.range.start.line + 1},
+                               {"severity", features::to_string(d.severity)},
+                               {"code", d.code},
+                               {"message", d.message}});
+      nlohmann::json out = {{"ops", ops},
+                            {"modules", modules},
+                            {"unresolved", unresolved},
+                            {"diagnostics", diagnostics}};
       std::cout << out.dump(2) << "\n";
       return kExitOk;
     }
@@ -171,6 +184,9 @@ int run_explain(const std::vector<std::string>& args) {
                       [](const resolve::OpDecision& d) { return d.full_precision; }));
     std::cout << resolution.ops.size() << " ops configured by the Quantizer, " << full_precision
               << " left in full precision\n";
+    for (const features::Diagnostic& d : notes)
+      std::cout << config_path << ":" << d.range.start.line + 1 << ": "
+                << features::to_string(d.severity) << ": " << d.message << " [" << d.code << "]\n";
     return kExitOk;
   });
 }
