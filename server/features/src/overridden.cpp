@@ -87,9 +87,10 @@ std::vector<Diagnostic> overridden_diagnostics(const config::ConfigDocument& doc
     if (governed == 0) {
       d.severity = Severity::Warning;
       d.code = "overridden";
-      d.message = "`" + key.text + "` decides none of the " + ops + " it matches: " + who +
-                  " takes them (coreai-opt: module names beat module types, the last matching "
-                  "entry of a table wins, and a claimed module's children go with it)";
+      d.message = "`" + key.text + "` decides none of the ops it matches (" + ops +
+                  "): " + (matched == 1 ? "it goes to " : "they go to ") + who +
+                  " (coreai-opt: module names beat module types, the last matching entry of a "
+                  "table wins, and a claimed module's children go with it)";
     } else {
       d.severity = Severity::Information;
       d.code = "partly-overridden";

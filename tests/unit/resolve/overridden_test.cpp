@@ -20,7 +20,9 @@ TEST(Overridden, ANameKeyBeforeItsParentKeyIsOverriddenByIt) {
   EXPECT_EQ(d[0].code, "overridden");
   EXPECT_EQ(d[0].severity, Severity::Warning);
   EXPECT_EQ(d[0].range.start.line, 2);
-  EXPECT_NE(d[0].message.find("none of the 1 op"), std::string::npos) << d[0].message;
+  EXPECT_NE(d[0].message.find("none of the ops it matches (1 op): it goes to `layer3` (line 4)"),
+            std::string::npos)
+      << d[0].message;
   EXPECT_NE(d[0].message.find("`layer3` (line 4)"), std::string::npos) << d[0].message;
 }
 
