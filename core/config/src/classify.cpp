@@ -50,6 +50,18 @@ const Node* resolve(const Node* node, bool& via_alias) {
   return node;
 }
 
+// A value YAML / JSON reads as None: nothing, `null`, `~` (through aliases too).
+bool is_null(const Node* node) {
+  bool via_alias = false;
+  node = resolve(node, via_alias);
+  if (!node || node->kind == Node::Kind::Null)
+    return true;
+  if (node->kind != Node::Kind::Scalar || node->quoted)
+    return false;
+  const std::string& s = node->scalar;
+  return s.empty() || s == "null" || s == "Null" || s == "NULL" || s == "~";
+}
+
 // Entries reached through aliases and merges, counted across one classification: a
 // "billion laughs" document (`<<: [*a, *a, ...]` nested) stops at the limit.
 class AliasBudget {
@@ -199,6 +211,7 @@ private:
     key.quote = e.quote;
     key.byte_cols = e.key_cols;
     key.via_alias = via_alias;
+    key.null_value = is_null(e.value.get());
     doc_.keys.push_back(std::move(key));
     if (visit_) {
       EntryRole role;
@@ -215,6 +228,10 @@ private:
       const Entry& e = *v.entry;
       field(e, FieldLevel::TopConfig, root, v.via_alias);
       if (e.key == "global_config") {
+        if (!doc_.global_config_range) {
+          doc_.global_config_range = e.key_range;
+          doc_.global_config_null = is_null(e.value.get());
+        }
         module_config(e.value.get(), root, Scope{}, v.via_alias, depth + 1);
       } else if (e.key == "module_type_configs" || e.key == "module_name_configs") {
         bool by_type = e.key == "module_type_configs";

@@ -60,6 +60,9 @@ struct PatternKey {
   // True when the key is reached through a YAML alias or merge (`*spec`, `<<: *spec`):
   // it is written elsewhere (range) but applies where it is merged (scope).
   bool via_alias = false;
+  // The value is null (`key:`, `key: null`, `~`): coreai-opt leaves what this entry governs
+  // in full precision (its _normalize_none_* validators turn None into disabled specs).
+  bool null_value = false;
 };
 
 struct DuplicateKey {
@@ -100,6 +103,9 @@ struct ConfigDocument {
   std::optional<std::string> execution_mode; // "graph" / "eager" / whatever was written
   Range execution_mode_range;
   std::vector<PatternKey> keys; // in document order (aliased keys where they are merged)
+  // `global_config` under the root, when written (absent: coreai-opt's default config).
+  std::optional<Range> global_config_range;
+  bool global_config_null = false; // written with a null value: nothing is compressed globally
   std::vector<DuplicateKey> duplicates;
   std::vector<SyntaxProblem> problems;
   std::vector<UnknownField> unknown_fields;

@@ -1,0 +1,196 @@
+#include "commands.h"
+#include "opscope/cli/dispatch.h"
+#include "opscope/cli/model_options.h"
+#include "opscope/config/document.h"
+#include "opscope/coreai/compressors.h"
+#include "opscope/features/overridden.h"
+#include "opscope/resolve/resolve.h"
+#include "opscope/support/regular_file.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <array>
+#include <iostream>
+
+namespace opscope::cli {
+namespace {
+
+CommandSpec explain_spec() {
+  CommandSpec spec{
+      "explain",
+      "CONFIG --model MODEL [options]",
+      "For every op the Quantizer configures, the config entry that decides it, "
+      "as coreai-opt 0.4.0's prepare() resolves it (module name > module type > "
+      "global, later entries win, children inherit, op_name_config > "
+      "op_type_config).",
+      "Text output: one row per op: op [type], module, deciding entry (path and\n"
+      "line), `fp` when the entry leaves it in full precision (a null value).\n"
+      "JSON: {\"ops\": [{op_name, op_type, module, entry: {path, line} | null,\n"
+      "full_precision}], \"modules\": [{module, module_type, entry, direct,\n"
+      "full_precision}], \"unresolved\": [...]}; lines are 1-based; entry null is\n"
+      "coreai-opt's default global_config (none written). Graph mode, quantization_config.",
+      model_options(false),
+      {"CONFIG"}};
+  spec.options.insert(spec.options.begin(), {"--model", "-m", "M",
+                                             "the model: a .pt2 archive, an index file or a "
+                                             "Python target with --input"});
+  spec.options.push_back({"--json", "", "", "print the resolution as JSON"});
+  return spec;
+}
+
+config::ConfigDocument read_document(const std::string& path) {
+  constexpr std::uint64_t kMaxConfigBytes = std::uint64_t{256} << 20;
+  std::string text;
+  try {
+    text = support::read_regular_file(path, kMaxConfigBytes);
+  } catch (const support::FileReadError& e) {
+    throw std::runtime_error(std::string(e.what()) + "; check the path");
+  }
+  config::ConfigDocument doc = config::read_config(text, config::guess_format(path, text));
+  if (!doc.problems.empty()) {
+    const config::SyntaxProblem& p = doc.problems.front();
+    throw std::runtime_error(path + ":" + std::to_string(p.range.start.line + 1) + ":" +
+                             std::to_string(p.range.start.byte_col + 1) + ": " + p.message +
+                             " (coreai-opt cannot load this config either; `opscope check " + path +
+                             "` lists every problem)");
+  }
+  if (doc.root != config::Compressor::Quantizer)
+    throw std::runtime_error(
+        path + ": explain resolves quantization_config only so far" +
+        (doc.root == config::Compressor::None
+             ? std::string(" and this config has no such root key")
+             : std::string(", not ") + std::string(coreai::find(doc.root)->root_key)));
+  if (doc.execution_mode && *doc.execution_mode != "graph")
+    throw std::runtime_error(path + ":" + std::to_string(doc.execution_mode_range.start.line + 1) +
+                             ": execution_mode '" + *doc.execution_mode +
+                             "': explain resolves graph mode only so far");
+  return doc;
+}
+
+nlohmann::json entry_json(const config::ConfigDocument& doc, const resolve::Decider& decider) {
+  if (decider.kind == resolve::Decider::Kind::DefaultGlobal)
+    return nullptr;
+  return {{"path", resolve::decider_path(doc, decider)},
+          {"line", resolve::decider_line(doc, decider) + 1}};
+}
+
+std::string entry_text(const config::ConfigDocument& doc, const resolve::Decider& decider) {
+  if (decider.kind == resolve::Decider::Kind::DefaultGlobal)
+    return "(default global_config)";
+  std::vector<std::string> path = resolve::decider_path(doc, decider);
+  std::string text;
+  for (std::size_t i = 1; i < path.size(); ++i) // the root key is the same for every row
+    text += (i > 1 ? " > " : "") + path[i];
+  return text + "  :" + std::to_string(resolve::decider_line(doc, decider) + 1);
+}
+
+const std::string& module_name(const index::Index& index, int module) {
+  return index.modules[static_cast<std::size_t>(module)].name;
+}
+
+} // namespace
+
+int run_explain(const std::vector<std::string>& args) {
+  return guarded("explain", [&] {
+    CommandSpec spec = explain_spec();
+    ParsedArgs parsed = parse_args(spec, args);
+    if (parsed.help) {
+      std::cout << help_text(spec);
+      return kExitOk;
+    }
+    if (!parsed.has("--model"))
+      throw UsageError("say which model the config is for: --model MODEL (a .pt2 archive, an "
+                       "index file or a Python target)");
+    const std::string& config_path = parsed.positionals[0];
+    config::ConfigDocument doc = read_document(config_path);
+    model::Settings settings = model_settings(parsed);
+    if (settings.mode_given && settings.mode != index::Mode::Graph)
+      throw UsageError("explain resolves graph mode only so far: drop --mode eager");
+    settings.mode = index::Mode::Graph;
+    index::Index index = model::load_index(parsed.value("--model"), settings);
+    resolve::Resolution resolution = resolve::resolve_quantizer(doc, index);
+
+    for (const resolve::Unresolved& u : resolution.unresolved) {
+      const config::PatternKey& key = doc.keys[static_cast<std::size_t>(u.key)];
+      std::cerr << config_path << ":" << key.range.start.line + 1 << ": '" << key.text
+                << "' cannot be evaluated here (" << u.reason
+                << "); it is counted as matching nothing, so what it governs may be shown "
+                   "under another entry\n";
+    }
+
+    std::vector<features::Diagnostic> notes =
+        features::overridden_diagnostics(doc, index, resolution);
+
+    if (parsed.has("--json")) {
+      nlohmann::json ops = nlohmann::json::array();
+      for (const resolve::OpDecision& d : resolution.ops) {
+        const index::Op& op = index.ops[static_cast<std::size_t>(d.op)];
+        ops.push_back({{"op_name", op.name},
+                       {"op_type", index.type_for(op, index::Compressor::Quantizer)},
+                       {"module", module_name(index, d.module)},
+                       {"entry", entry_json(doc, d.decider)},
+                       {"full_precision", d.full_precision}});
+      }
+      nlohmann::json modules = nlohmann::json::array();
+      for (const resolve::ModuleDecision& d : resolution.modules) {
+        const index::Module& m = index.modules[static_cast<std::size_t>(d.module)];
+        modules.push_back({{"module", m.name},
+                           {"module_type", m.type},
+                           {"entry", entry_json(doc, d.decider)},
+                           {"direct", d.direct},
+                           {"full_precision", d.full_precision}});
+      }
+      nlohmann::json unresolved = nlohmann::json::array();
+      for (const resolve::Unresolved& u : resolution.unresolved)
+        unresolved.push_back(
+            {{"key", doc.keys[static_cast<std::size_t>(u.key)].text},
+             {"line", doc.keys[static_cast<std::size_t>(u.key)].range.start.line + 1},
+             {"reason", u.reason}});
+      nlohmann::json diagnostics = nlohmann::json::array();
+      for (const features::Diagnostic& d : notes)
+        diagnostics.push_back({{"line", d.range.start.line + 1},
+                               {"severity", features::to_string(d.severity)},
+                               {"code", d.code},
+                               {"message", d.message}});
+      nlohmann::json out = {{"ops", ops},
+                            {"modules", modules},
+                            {"unresolved", unresolved},
+                            {"diagnostics", diagnostics}};
+      std::cout << out.dump(2) << "\n";
+      return kExitOk;
+    }
+
+    // Columns as wide as their widest cell, so the entry column lines up.
+    std::vector<std::array<std::string, 3>> rows;
+    for (const resolve::OpDecision& d : resolution.ops) {
+      const index::Op& op = index.ops[static_cast<std::size_t>(d.op)];
+      std::string module = module_name(index, d.module);
+      rows.push_back({op.name + " [" + index.type_for(op, index::Compressor::Quantizer) + "]",
+                      module.empty() ? "(root)" : module,
+                      entry_text(doc, d.decider) + (d.full_precision ? "  fp" : "")});
+    }
+    std::size_t w0 = 2, w1 = 6;
+    for (const auto& r : rows) {
+      w0 = std::max(w0, r[0].size());
+      w1 = std::max(w1, r[1].size());
+    }
+    auto pad = [](const std::string& s, std::size_t w) {
+      return s + std::string(w - s.size(), ' ');
+    };
+    std::cout << pad("op", w0) << "  " << pad("module", w1) << "  deciding entry\n";
+    for (const auto& r : rows)
+      std::cout << pad(r[0], w0) << "  " << pad(r[1], w1) << "  " << r[2] << "\n";
+    std::size_t full_precision = static_cast<std::size_t>(
+        std::count_if(resolution.ops.begin(), resolution.ops.end(),
+                      [](const resolve::OpDecision& d) { return d.full_precision; }));
+    std::cout << resolution.ops.size() << " ops configured by the Quantizer, " << full_precision
+              << " left in full precision\n";
+    for (const features::Diagnostic& d : notes)
+      std::cout << config_path << ":" << d.range.start.line + 1 << ": "
+                << features::to_string(d.severity) << ": " << d.message << " [" << d.code << "]\n";
+    return kExitOk;
+  });
+}
+
+} // namespace opscope::cli

@@ -1,0 +1,107 @@
+#include "opscope/features/overridden.h"
+
+#include "opscope/index/query.h"
+
+#include <algorithm>
+#include <map>
+#include <string>
+#include <unordered_map>
+
+namespace opscope::features {
+namespace {
+
+using config::PatternKey;
+using config::Table;
+
+bool is_module_table(const PatternKey& key) {
+  return (key.table == Table::ModuleName || key.table == Table::ModuleType) &&
+         key.scope.kind == config::Scope::Kind::Global;
+}
+
+std::string describe(const config::ConfigDocument& doc, const resolve::Decider& d) {
+  if (d.kind == resolve::Decider::Kind::DefaultGlobal)
+    return "coreai-opt's default global_config";
+  std::vector<std::string> path = resolve::decider_path(doc, d);
+  return "`" + path.back() + "` (line " + std::to_string(resolve::decider_line(doc, d) + 1) + ")";
+}
+
+} // namespace
+
+std::vector<Diagnostic> overridden_diagnostics(const config::ConfigDocument& document,
+                                               const index::Index& index,
+                                               const resolve::Resolution& resolution) {
+  std::vector<Diagnostic> out;
+  // A key written twice: only its last occurrence is in the config coreai-opt loads (the
+  // first is reported as a duplicate elsewhere).
+  std::map<std::pair<Table, std::string>, std::size_t> last;
+  for (std::size_t k = 0; k < document.keys.size(); ++k)
+    if (is_module_table(document.keys[k]))
+      last[{document.keys[k].table, document.keys[k].text}] = k;
+
+  const std::size_t n = index.modules.size();
+  for (const auto& [table_and_text, k] : last) {
+    const PatternKey& key = document.keys[k];
+    // Modules the key matches, or whose ancestor it matches (parents precede children).
+    std::vector<bool> covered(n, false);
+    index::Query query(index::Table::ModuleName, key.text, false);
+    if (key.table == Table::ModuleName && !query.usable())
+      continue; // reported as invalid-regex / python-only-regex
+    for (std::size_t m = 0; m < n; ++m) {
+      const index::Module& module = index.modules[m];
+      bool match =
+          key.table == Table::ModuleName ? query.matches(module.name) : module.type == key.text;
+      covered[m] =
+          match || (module.parent >= 0 && covered[static_cast<std::size_t>(module.parent)]);
+    }
+    std::size_t matched = 0, governed = 0;
+    std::map<std::pair<int, int>, std::size_t> winners; // (kind, key) -> ops taken
+    std::vector<resolve::Decider> winner_order;
+    for (const resolve::OpDecision& d : resolution.ops) {
+      if (!covered[static_cast<std::size_t>(d.module)])
+        continue;
+      ++matched;
+      const resolve::Decider& module_decider =
+          resolution.modules[static_cast<std::size_t>(d.module)].decider;
+      // Ops decided by the op tables inside this entry's config are its too.
+      if (module_decider.kind == resolve::Decider::Kind::Key &&
+          static_cast<std::size_t>(module_decider.key) == k) {
+        ++governed;
+        continue;
+      }
+      auto [it, inserted] = winners.emplace(
+          std::make_pair(static_cast<int>(module_decider.kind), module_decider.key), 0);
+      if (inserted)
+        winner_order.push_back(module_decider);
+      ++it->second;
+    }
+    if (matched == 0 || governed == matched)
+      continue;
+    std::string who;
+    for (std::size_t i = 0; i < winner_order.size() && i < 3; ++i)
+      who += (i ? ", " : "") + describe(document, winner_order[i]);
+    if (winner_order.size() > 3)
+      who += " and " + std::to_string(winner_order.size() - 3) + " more";
+    Diagnostic d;
+    d.range = key.range;
+    std::string ops = std::to_string(matched) + (matched == 1 ? " op" : " ops");
+    if (governed == 0) {
+      d.severity = Severity::Warning;
+      d.code = "overridden";
+      d.message = "`" + key.text + "` decides none of the ops it matches (" + ops +
+                  "): " + (matched == 1 ? "it goes to " : "they go to ") + who +
+                  " (coreai-opt: module names beat module types, the last matching entry of a "
+                  "table wins, and a claimed module's children go with it)";
+    } else {
+      d.severity = Severity::Information;
+      d.code = "partly-overridden";
+      d.message = "`" + key.text + "` decides " + std::to_string(governed) + " of the " + ops +
+                  " it matches; the other " + std::to_string(matched - governed) + " go to " + who;
+    }
+    out.push_back(std::move(d));
+  }
+  std::sort(out.begin(), out.end(),
+            [](const Diagnostic& a, const Diagnostic& b) { return a.range.start < b.range.start; });
+  return out;
+}
+
+} // namespace opscope::features
