@@ -193,3 +193,22 @@ def test_trust_project_command_takes_the_project_file_path(make_client, tmp_path
     client.wait_notification(lambda n: n["method"] == "opscope/status"
                              and n["params"]["state"] == "failed", timeout=60)
     assert hostile_repo.markers(repo) == ["pwned-by-python-setting"]
+
+
+def test_trust_project_command_on_a_fifo_answers_instead_of_blocking(make_client, tmp_path):
+    # A client may name any path; reading a FIFO would block the server forever.
+    repo = tmp_path / "repo"
+    hostile_repo.make(repo)
+    pipe = repo / "configs" / "pipe.yaml"
+    os.mkfifo(pipe)
+    client = make_client()
+    client.initialize(repo)
+    reply = client.request("workspace/executeCommand",
+                           {"command": "opscope.trustProject", "arguments": [str(pipe)]})
+    assert "cannot read" in reply["error"]["message"], reply
+    assert "not a regular file" in reply["error"]["message"], reply
+    # ... and the server still answers.
+    again = client.request("workspace/executeCommand",
+                           {"command": "opscope.trustProject", "arguments": [str(pipe)]})
+    assert "error" in again
+    assert hostile_repo.markers(repo) == []

@@ -762,14 +762,16 @@ void LspServer::on_trust_project(const Json& argument, Reply reply) {
     if (!text.empty()) {
       const Document* doc = documents_.find(text);
       if (!doc && !path.empty()) {
-        std::ifstream in(path, std::ios::binary);
-        if (!in)
+        try {
+          // Regular files only, size-capped: a FIFO named by the client would block the server.
+          from_disk.text = support::read_regular_file(path, std::uint64_t{256} << 20);
+        } catch (const support::FileReadError& e) {
           return reply.error(ErrorCode::InvalidParams,
-                             "opscope.trustProject: cannot read " + text +
-                                 "; pass a config's URI or an opscope.yaml path");
+                             "opscope.trustProject: cannot read " + text + " (" + e.what() +
+                                 "); pass a config's URI or an opscope.yaml path");
+        }
         from_disk.uri = protocol::uri_from_path(path);
         from_disk.path = path;
-        from_disk.text.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
         doc = &from_disk;
       }
       if (!doc)
