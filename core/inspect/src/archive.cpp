@@ -2,8 +2,8 @@
 
 #include "opscope/inspect/content_hash.h"
 #include "opscope/inspect/zip_records.h"
-#include "program_document.h"
 #include "opscope/support/regular_file.h"
+#include "program_document.h"
 
 #include <algorithm>
 #include <array>

@@ -17,9 +17,9 @@
 #pragma once
 
 #include "opscope/index/index.h"
+#include "opscope/model/model_kind.h"
 #include "opscope/support/file_cache.h"
 #include "opscope/support/file_stamp.h"
-#include "opscope/model/model_kind.h"
 
 #include <nlohmann/json.hpp>
 
