@@ -22,6 +22,21 @@ def encode(message: dict) -> bytes:
     return frame(json.dumps(message).encode())
 
 
+def read_message(stream):
+    """The next framed JSON-RPC message from `stream` (headers, blank line, body); None at EOF."""
+    headers = {}
+    while True:
+        line = stream.readline()
+        if not line:
+            return None
+        line = line.strip()
+        if not line:
+            break
+        name, _, value = line.decode().partition(":")
+        headers[name.strip().lower()] = value.strip()
+    return json.loads(stream.read(int(headers["content-length"])))
+
+
 def file_uri(path) -> str:
     return Path(path).resolve().as_uri()
 
@@ -60,22 +75,12 @@ class LspClient:
             self.stderr_lines.append(line.decode(errors="replace").rstrip())
 
     def _read(self):
-        out = self.proc.stdout
         while True:
-            headers = {}
-            while True:
-                line = out.readline()
-                if not line:
-                    with self.cond:
-                        self.cond.notify_all()
-                    return
-                line = line.strip()
-                if not line:
-                    break
-                name, _, value = line.decode().partition(":")
-                headers[name.strip().lower()] = value.strip()
-            body = out.read(int(headers["content-length"]))
-            message = json.loads(body)
+            message = read_message(self.proc.stdout)
+            if message is None:
+                with self.cond:
+                    self.cond.notify_all()
+                return
             if "method" in message and "id" in message:
                 self._answer_server_request(message)
             with self.cond:

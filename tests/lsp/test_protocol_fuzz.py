@@ -12,7 +12,7 @@ import subprocess
 import threading
 import time
 
-from lsp_client import file_uri, frame
+from lsp_client import file_uri, frame, read_message
 
 MESSAGES = int(os.environ.get("OPSCOPE_PROTOCOL_FUZZ_MESSAGES", "10000"))
 SEED = int(os.environ.get("OPSCOPE_PROTOCOL_FUZZ_SEED", "14"))
@@ -50,21 +50,12 @@ class FuzzClient:
         self.send_raw(frame(json.dumps(message).encode()))
 
     def _read(self):
-        out = self.proc.stdout
         while True:
-            length = None
-            while True:
-                line = out.readline()
-                if not line:
-                    with self.cond:
-                        self.cond.notify_all()
-                    return
-                if not line.strip():
-                    break
-                name, _, value = line.decode().partition(":")
-                if name.strip().lower() == "content-length":
-                    length = int(value)
-            message = json.loads(out.read(length))
+            message = read_message(self.proc.stdout)
+            if message is None:
+                with self.cond:
+                    self.cond.notify_all()
+                return
             if "method" in message and "id" in message:  # the server asks: answer null
                 self.send({"jsonrpc": "2.0", "id": message["id"], "result": None})
             elif "method" not in message:

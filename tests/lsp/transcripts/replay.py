@@ -42,6 +42,9 @@ import threading
 import time
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from lsp_client import encode, read_message  # noqa: E402  (tests/lsp, one framing for all)
+
 HERE = Path(__file__).resolve().parent
 FIXTURES = HERE / "fixtures"
 WAIT_S = 10.0  # per expected message; a transcript that passes takes milliseconds
@@ -141,25 +144,15 @@ class Server:
         threading.Thread(target=self._read_stderr, daemon=True).start()
 
     def send(self, message: dict):
-        body = json.dumps(message).encode()
-        self.proc.stdin.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+        self.proc.stdin.write(encode(message))
         self.proc.stdin.flush()
 
     def _read(self):
-        out = self.proc.stdout
         while True:
-            length = None
-            while True:
-                line = out.readline()
-                if not line:
-                    self.incoming.put(None)
-                    return
-                if not line.strip():
-                    break
-                name, _, value = line.decode().partition(":")
-                if name.strip().lower() == "content-length":
-                    length = int(value)
-            message = json.loads(out.read(length))
+            message = read_message(self.proc.stdout)
+            if message is None:
+                self.incoming.put(None)
+                return
             if "method" in message and "id" in message:  # the server asks: answer as an editor
                 result = ([{} for _ in message["params"]["items"]]
                           if message["method"] == "workspace/configuration" else None)
