@@ -24,6 +24,8 @@
 #include <memory>
 #include <optional>
 #include <set>
+#include <variant>
+#include <vector>
 
 namespace opscope::lsp {
 
@@ -91,7 +93,7 @@ private:
   void on_hover(const protocol::TextDocumentPositionParams& params, protocol::Reply reply);
   void on_definition(const protocol::TextDocumentPositionParams& params, protocol::Reply reply);
   void on_code_action(const protocol::CodeActionParams& params, protocol::Reply reply);
-  // Commands (workspace/executeCommand).
+  // Commands (workspace/executeCommand, lsp_commands.cpp).
   std::optional<Document> command_document(const Json& argument, const protocol::Reply& reply);
   void on_show_summary(const Json& argument, protocol::Reply reply);
   void on_reload_model(const Json& argument, protocol::Reply reply);
@@ -121,6 +123,7 @@ private:
   void ask_trust(const trust::Need& need);
   void trust_and_export(const trust::Need& need);
   void on_trust_project(const Json& argument, protocol::Reply reply);
+  std::variant<std::vector<trust::Need>, std::string> trust_needs(const std::string& target);
 
   boost::asio::io_context& io_;
   Transport& transport_;
