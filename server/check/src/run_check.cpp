@@ -59,6 +59,10 @@ cli::CommandSpec check_spec(std::size_t config_count) {
   spec.options.push_back({"--trust", "", "",
                           "run the Python model the project names, for this run only "
                           "(nothing is recorded)"});
+  spec.options.push_back({"--only-configs", "", "",
+                          "skip files that are not compression configs (no compressor root key "
+                          "or pattern table; opscope.yaml): for pre-commit, which passes every "
+                          "YAML and JSON file of a commit"});
   spec.positionals.assign(std::max<std::size_t>(config_count, 1), "CONFIG");
   return spec;
 }
@@ -84,6 +88,16 @@ std::size_t count_positionals(const std::vector<std::string>& args) {
         ++i; // its value
   }
   return count;
+}
+
+// A file --only-configs checks: a compressor root key or a pattern table, and not a project
+// file (it describes the model, it configures no compressor).
+bool is_compression_config(const std::string& path, const std::string& text) {
+  if (fs::path(path).filename() == project::kProjectFileName)
+    return false;
+  config::ConfigDocument config = config::read_config(text, config::guess_format(path, text));
+  return config.root != config::Compressor::None || !config.keys.empty() ||
+         config.global_config_range.has_value();
 }
 
 // 1-based columns in characters (UTF-8 code points) of byte columns, for one text: line
@@ -187,6 +201,8 @@ public:
       ++errors_;
       return false;
     }
+    if (args_.has("--only-configs") && !is_compression_config(path, doc.text))
+      return true;
     doc.path = fs::absolute(path).string();
     doc.uri = doc.path;
     workspace::Analysis analysis = workspace_.analyse(doc);

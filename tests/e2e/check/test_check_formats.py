@@ -161,3 +161,19 @@ def test_unknown_or_contradicting_format_is_a_usage_error(project):
     run = run_check(project, CONFIG_NAME, "--json", "--format", "sarif")
     assert run.returncode == 2
     assert "disagree" in run.stderr
+
+
+def test_only_configs_skips_files_that_are_not_compression_configs(project):
+    (project / "workflow.yaml").write_text("on: push\njobs:\n  build:\n    runs-on: debian\n")
+    (project / "package.json").write_text('{"name": "x", "version": "1.0.0"}\n')
+    (project / "opscope.yaml").write_text(f"model: {INDEX}\n")
+    files = ["workflow.yaml", "package.json", "opscope.yaml", CONFIG_NAME]
+    run = run_check(project, *files, "--only-configs")
+    assert run.returncode == 1, run.stderr  # the config's own error still counts
+    assert {line.split(":")[0] for line in run.stdout.splitlines()} == {"q,1"}, run.stdout
+    # A skipped file loads no model: a missing one is not even noticed.
+    run = run_check(project, "workflow.yaml", "package.json", "--only-configs",
+                    "--model", "missing.pt2")
+    assert (run.returncode, run.stdout, run.stderr) == (0, "", "")
+    run = run_check(project, "workflow.yaml", "--model", "missing.pt2")
+    assert run.returncode == 1 and "missing.pt2" in run.stdout + run.stderr
