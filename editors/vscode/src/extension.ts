@@ -195,12 +195,12 @@ class OpscopeController implements vscode.Disposable {
    * the repository's code.
    */
   private async findServer(setting: string): Promise<ServerPathResult> {
-    if (vscode.workspace.isTrusted) {
+    // Only asked when it matters: the Python extension may be slow to activate.
+    const askInterpreter = vscode.workspace.isTrusted && setting === '';
+    if (askInterpreter) {
       this.watchInterpreter();
     }
-    const interpreter = vscode.workspace.isTrusted
-      ? await selectedInterpreter(vscode.workspace.workspaceFolders?.[0]?.uri)
-      : undefined;
+    const interpreter = askInterpreter ? await selectedInterpreter(vscode.workspace.workspaceFolders?.[0]?.uri) : undefined;
     return findServer({ setting, interpreter, envPath: process.env.PATH, extensionDir: this.context.extensionPath, fs: realFs });
   }
 
