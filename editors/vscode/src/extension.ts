@@ -15,7 +15,8 @@ import {
 } from 'vscode-languageclient/node';
 import { isProjectFile, looksLikeCompressionConfig, PROJECT_FILE_NAME } from './configDetection';
 import { RestartPolicy } from './restartPolicy';
-import { findServerBinary } from './serverPath';
+import { onInterpreterChange, selectedInterpreter } from './pythonInterpreter';
+import { findServer, ServerPathResult } from './serverPath';
 import { needsRestart, readSettings, RESTRICTED_SETTINGS, toServerOptions, trustAwareGetter } from './settings';
 import { modelDisplayName, StatusParams, statusView } from './status';
 import { SUMMARY_SCHEME, SummaryDocuments, summaryText } from './summaryDocument';
@@ -53,6 +54,7 @@ class OpscopeController implements vscode.Disposable {
   private changeWhileStarting: { restart: boolean } | undefined;
   /** A restart asked for by a trust or settings change, about to happen. */
   private pendingRestart: ReturnType<typeof setTimeout> | undefined;
+  private watchingInterpreter = false;
   private readonly restartPolicy = new RestartPolicy();
   private readonly summaries = new SummaryDocuments();
   private readonly disposables: vscode.Disposable[] = [];
@@ -79,6 +81,19 @@ class OpscopeController implements vscode.Disposable {
         }
       }),
     );
+  }
+
+  /** A newly selected interpreter may hold another opscope (or the first one). */
+  private watchInterpreter(): void {
+    if (this.watchingInterpreter) {
+      return;
+    }
+    this.watchingInterpreter = true;
+    void onInterpreterChange(() => {
+      if (this.wanted && this.settings().path === '') {
+        this.scheduleRestart('the selected Python interpreter changed');
+      }
+    }).then((listener) => listener && this.disposables.push(listener));
   }
 
   /** Starts the server once a document that opscope serves shows up. */
@@ -174,20 +189,54 @@ class OpscopeController implements vscode.Disposable {
     }, 300);
   }
 
+  /**
+   * opscope.path, the selected Python interpreter's opscope, PATH (serverPath.ts). In Restricted
+   * Mode the interpreter is skipped: the workspace may select its own .venv, whose opscope is
+   * the repository's code.
+   */
+  private async findServer(setting: string): Promise<ServerPathResult> {
+    // Only asked when it matters: the Python extension may be slow to activate.
+    const askInterpreter = vscode.workspace.isTrusted && setting === '';
+    if (askInterpreter) {
+      this.watchInterpreter();
+    }
+    const interpreter = askInterpreter ? await selectedInterpreter(vscode.workspace.workspaceFolders?.[0]?.uri) : undefined;
+    return findServer({ setting, interpreter, envPath: process.env.PATH, extensionDir: this.context.extensionPath, fs: realFs });
+  }
+
+  /** No binary: offers `pip install opscope` in the selected interpreter, then restarts. */
+  private offerInstall(found: ServerPathResult): void {
+    const install = found.installCommand;
+    const actions = install ? ['Install with pip', 'Open Settings'] : ['Open Settings'];
+    void vscode.window.showErrorMessage(found.explanation, ...actions).then((pick) => {
+      if (pick === 'Open Settings') {
+        void vscode.commands.executeCommand('workbench.action.openSettings', 'opscope.path');
+      } else if (pick && install) {
+        const terminal = vscode.window.createTerminal({ name: 'opscope: pip install' });
+        const quoted = install.map((a) => (/^[\w./:=-]+$/.test(a) ? a : `'${a.replace(/'/g, `'\\''`)}'`));
+        terminal.sendText(`${quoted.join(' ')} && exit`);
+        terminal.show();
+        const closed = vscode.window.onDidCloseTerminal((t) => {
+          if (t === terminal) {
+            closed.dispose();
+            void this.restart('opscope was installed in the selected Python interpreter');
+          }
+        });
+        this.disposables.push(closed);
+      }
+    });
+  }
+
   private async startClient(): Promise<void> {
     await vscode.commands.executeCommand('setContext', 'opscope.active', true);
     const settings = this.settings();
-    const found = findServerBinary(settings.path, process.env.PATH, this.context.extensionPath, realFs);
+    const found = await this.findServer(settings.path);
     const output = this.outputChannel();
     if (!found.command) {
       this.missingBinary = true;
       output.appendLine(found.explanation);
       this.showStatus({ state: 'failed', model: 'opscope', message: found.explanation });
-      void vscode.window.showErrorMessage(found.explanation, 'Open Settings').then((pick) => {
-        if (pick) {
-          void vscode.commands.executeCommand('workbench.action.openSettings', 'opscope.path');
-        }
-      });
+      this.offerInstall(found);
       return;
     }
     this.missingBinary = false;

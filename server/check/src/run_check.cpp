@@ -1,5 +1,7 @@
 #include "opscope/check/run_check.h"
 
+#include "report_format.h"
+
 #include "opscope/project/project.h"
 
 #include "opscope/cli/args.h"
@@ -47,12 +49,20 @@ cli::CommandSpec check_spec(std::size_t config_count) {
   for (const cli::OptionSpec& o : cli::model_options(true))
     spec.options.push_back(o);
   spec.options.push_back({"--strict", "", "", "fail on warnings too"});
-  spec.options.push_back({"--json", "", "",
-                          "one JSON object per diagnostic and line: file, range (1-based lines "
-                          "and character columns, end exclusive), severity, code, message"});
+  spec.options.push_back({"--format", "", "F",
+                          "text (default): file:line:col: severity: message [code]; json: one "
+                          "JSON object per diagnostic and line (file, range with 1-based lines "
+                          "and character columns, end exclusive, severity, code, message); "
+                          "github: GitHub Actions annotations (workflow commands); sarif: one "
+                          "SARIF 2.1.0 document, for code scanning"});
+  spec.options.push_back({"--json", "", "", "the same as --format json"});
   spec.options.push_back({"--trust", "", "",
                           "run the Python model the project names, for this run only "
                           "(nothing is recorded)"});
+  spec.options.push_back({"--only-configs", "", "",
+                          "skip files that are not compression configs (no compressor root key "
+                          "or pattern table; opscope.yaml): for pre-commit, which passes every "
+                          "YAML and JSON file of a commit"});
   spec.positionals.assign(std::max<std::size_t>(config_count, 1), "CONFIG");
   return spec;
 }
@@ -78,6 +88,16 @@ std::size_t count_positionals(const std::vector<std::string>& args) {
         ++i; // its value
   }
   return count;
+}
+
+// A file --only-configs checks: a compressor root key or a pattern table, and not a project
+// file (it describes the model, it configures no compressor).
+bool is_compression_config(const std::string& path, const std::string& text) {
+  if (fs::path(path).filename() == project::kProjectFileName)
+    return false;
+  config::ConfigDocument config = config::read_config(text, config::guess_format(path, text));
+  return config.root != config::Compressor::None || !config.keys.empty() ||
+         config.global_config_range.has_value();
 }
 
 // 1-based columns in characters (UTF-8 code points) of byte columns, for one text: line
@@ -162,8 +182,8 @@ private:
 
 class Checker {
 public:
-  explicit Checker(const cli::ParsedArgs& args)
-      : args_(args), host_(args),
+  Checker(const cli::ParsedArgs& args, Reporter& reporter)
+      : args_(args), reporter_(reporter), host_(args),
         // The language server's workspace, with the command line in the editor settings'
         // place, so `opscope check` and the editor give a config the same diagnostics.
         workspace_(host_, {command_line_settings(), fs::current_path().string(), true, true}) {}
@@ -181,6 +201,8 @@ public:
       ++errors_;
       return false;
     }
+    if (args_.has("--only-configs") && !is_compression_config(path, doc.text))
+      return true;
     doc.path = fs::absolute(path).string();
     doc.uri = doc.path;
     workspace::Analysis analysis = workspace_.analyse(doc);
@@ -189,20 +211,8 @@ public:
 
     CharColumns columns(analysis.config->text); // the reader's text: a lone CR ends a line too
     for (const features::Diagnostic& d : workspace_.diagnose(analysis)) {
-      if (args_.has("--json"))
-        std::cout << nlohmann::json{{"file", path},
-                                    {"range",
-                                     {{"start", {d.range.start.line + 1, columns(d.range.start)}},
-                                      {"end", {d.range.end.line + 1, columns(d.range.end)}}}},
-                                    {"severity", features::to_string(d.severity)},
-                                    {"code", d.code},
-                                    {"message", d.message}}
-                         .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)
-                  << "\n";
-      else
-        std::cout << path << ":" << d.range.start.line + 1 << ":" << columns(d.range.start) << ": "
-                  << features::to_string(d.severity) << ": " << d.message << " [" << d.code
-                  << "]\n";
+      reporter_.add({path, d.range.start.line + 1, columns(d.range.start), d.range.end.line + 1,
+                     columns(d.range.end), features::to_string(d.severity), d.code, d.message});
       if (d.severity == features::Severity::Error)
         ++errors_;
       else if (d.severity == features::Severity::Warning)
@@ -211,7 +221,8 @@ public:
     return true;
   }
 
-  int exit_code() const {
+  int exit_code() {
+    reporter_.finish();
     if (errors_ || warnings_)
       std::cerr << errors_ << (errors_ == 1 ? " error, " : " errors, ") << warnings_
                 << (warnings_ == 1 ? " warning\n" : " warnings\n");
@@ -239,11 +250,26 @@ private:
   }
 
   const cli::ParsedArgs& args_;
+  Reporter& reporter_;
   CheckHost host_;
   workspace::Workspace workspace_;
   int errors_ = 0;
   int warnings_ = 0;
 };
+
+// --format, or its older spelling --json.
+ReportFormat report_format(const cli::ParsedArgs& args) {
+  if (!args.has("--format"))
+    return args.has("--json") ? ReportFormat::Json : ReportFormat::Text;
+  std::optional<ReportFormat> format = parse_report_format(args.value("--format"));
+  if (!format)
+    throw cli::UsageError("--format " + args.value("--format") +
+                          ": unknown format; use text, json, github or sarif");
+  if (args.has("--json") && *format != ReportFormat::Json)
+    throw cli::UsageError("--json and --format " + args.value("--format") +
+                          " disagree; give one of them");
+  return *format;
+}
 
 } // namespace
 
@@ -255,7 +281,8 @@ int run_check(const std::vector<std::string>& args) {
       std::cout << cli::help_text(spec);
       return cli::kExitOk;
     }
-    Checker checker(parsed);
+    std::unique_ptr<Reporter> reporter = make_reporter(report_format(parsed), std::cout);
+    Checker checker(parsed, *reporter);
     for (const std::string& config : parsed.positionals)
       checker.check(config);
     return checker.exit_code();

@@ -1,6 +1,7 @@
 #include "commands.h"
 #include "opscope/cli/dispatch.h"
 #include "opscope/cli/model_options.h"
+#include "progress_line.h"
 
 #include <iostream>
 
@@ -35,10 +36,15 @@ int run_export(const std::vector<std::string>& args) {
       throw UsageError("missing -o MODEL.pt2 (the archive to write)");
     model::Settings settings = model_settings(parsed);
     const std::string output = parsed.value("--output");
-    if (!settings.quiet)
-      std::cerr << "opscope: exporting " << parsed.positionals[0] << " with "
-                << model::python_interpreter(settings) << " ...\n";
+    const std::string what = "exporting " + parsed.positionals[0] + " with " +
+                             model::python_interpreter(settings) + " ...";
+    ProgressLine progress_line(settings.quiet);
+    if (progress_line.active())
+      progress_line.phase(what);
+    else if (!settings.quiet)
+      std::cerr << "opscope: " << what << "\n";
     std::string description = model::export_archive(parsed.positionals[0], settings, output);
+    progress_line.finish();
     if (parsed.has("--json"))
       std::cout << description << "\n";
     else if (!settings.quiet)

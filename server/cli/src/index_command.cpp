@@ -2,6 +2,7 @@
 #include "opscope/cli/dispatch.h"
 #include "opscope/cli/model_options.h"
 #include "opscope/index/serialize.h"
+#include "progress_line.h"
 
 #include <filesystem>
 #include <iostream>
@@ -54,7 +55,11 @@ int run_index(const std::vector<std::string>& args) {
       // re-serialise it (that was most of a cache hit on a 384-layer model). The language
       // server runs this on every start, so it is its warm-start path too.
       // index_path checks the entry against its recorded hash: a damaged one is rebuilt.
+      // A first index exports and inspects the model: a progress line on a terminal.
+      ProgressLine progress_line(settings.quiet);
+      progress_line.attach(settings);
       copy_into_place(model::index_path(model, settings), output);
+      progress_line.finish();
       if (!settings.quiet)
         std::cerr << "opscope: wrote " << output << " (" << index::to_string(settings.mode)
                   << " mode)\n";

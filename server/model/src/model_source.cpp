@@ -28,7 +28,11 @@ constexpr const char* kModelKinds = "give a .pt2 archive (torch.export.save), an
                                     "(`opscope index`), or a Python target like model.py:build";
 
 void progress(const Settings& settings, const std::string& line) {
-  if (!settings.quiet)
+  if (settings.quiet)
+    return;
+  if (settings.on_progress)
+    settings.on_progress(line);
+  else
     std::cerr << "opscope: " << line << std::endl;
 }
 

@@ -8,6 +8,7 @@
 #include "opscope/index/index.h"
 #include "opscope/model/model_kind.h"
 
+#include <functional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -26,6 +27,9 @@ struct Settings {
   std::vector<std::string> inputs; // --input specs, for Python targets
   std::string python;              // interpreter; empty: $VIRTUAL_ENV/bin/python, else python3
   bool quiet = false;              // no progress lines on stderr
+  // Receives each phase ("exporting T with P ...", "inspecting A (graph mode) ...") instead of
+  // stderr: the CLI's progress line on a terminal. Not called when quiet.
+  std::function<void(const std::string& phase)> on_progress;
   bool use_cache = true;
 };
 
