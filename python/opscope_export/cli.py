@@ -53,7 +53,7 @@ def _parser() -> argparse.ArgumentParser:
                         help="call model.eval() before exporting (default: keep the factory's mode,"
                              " as coreai-opt does)")
     parser.add_argument("--weightless", action="store_true",
-                        help="build the model on the meta device: no weight data is made or "
+                        help="build the model on fake tensors (no data): no weight data is made or "
                              "saved (names, shapes and dtypes are the same); a model that "
                              "cannot be built or run there is exported with weights instead, "
                              "with a warning")

@@ -254,7 +254,7 @@ class _EagerRecorder(TorchFunctionMode):
         try:
             out = func(*args, **kwargs)
         except Exception as exc:
-            # Name the op that could not run (on meta tensors: one that reads tensor values).
+            # Name the op that could not run (without data: one that reads tensor values).
             if self.failed_op is None:
                 where = self.current_name
                 self.failed_op = f"{_function_id(func)} in {where or 'the top-level module'}"

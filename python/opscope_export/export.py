@@ -39,7 +39,7 @@ class ExportRequest:
     # Run the model once more to store eager mode's record (docs/EAGER_MODE.md). Off for
     # graph mode: on a 96-layer GPT it cost as much as a third of the export.
     record_eager: bool = False
-    # Build the model on the meta device: no weight data is made or saved; every op, module,
+    # Build the model on fake tensors: no weight data is made or saved; every op, module,
     # shape and dtype stays (tests/fidelity/test_weightless.py holds the names equal).
     weightless: bool = False
     hf_class: str | None = None  # for hf: targets: the transformers class to build
@@ -60,7 +60,7 @@ class ExportResult:
 
 def build_model_and_inputs(request: ExportRequest):
     """(model, args, kwargs), deterministic for a given seed: the oracle rebuilds them the same way.
-    Tensors are made on the current default device (meta for a weightless export)."""
+    Tensors are made under the current tensor mode (fake tensors for a weightless export)."""
     import torch
 
     torch.manual_seed(request.seed)
@@ -125,39 +125,50 @@ def export_archive(request: ExportRequest) -> ExportResult:
         return _export_archive(request, torch_version)
 
 
-class _MetaUnsupported(Exception):
-    """The model cannot be built, exported or run on the meta device."""
+class _NeedsData(Exception):
+    """The model cannot be built, exported or run on tensors without data."""
 
 
-def _export_program(request: ExportRequest, device: str | None):
-    """(model, args, kwargs, program, extra_files), built and exported on `device`."""
+def _without_data():
+    """Tensors made inside have shapes, dtypes, devices and strides but no data: torch's
+    fake tensors. Not the meta device: kernels choose their output strides by device, and
+    on meta a CPU model's graph differs (transformers' SDPA attention gains a `contiguous`);
+    fake CPU tensors run the CPU kernels' shape logic, so the graph is the one a real
+    export gives. Real tensors the model makes while running (constants) are allowed."""
+    from torch._subclasses.fake_tensor import FakeTensorMode
+
+    return FakeTensorMode(allow_non_fake_inputs=True)
+
+
+def _export_program(request: ExportRequest, weightless: bool):
+    """(model, args, kwargs, program, extra_files), built with or without weight data."""
     import torch
 
-    with torch.device(device) if device else contextlib.nullcontext():
+    with _without_data() if weightless else contextlib.nullcontext():
         model, args, kwargs = build_model_and_inputs(request)
-        try:
-            with torch.no_grad():
-                program = torch.export.export(model, args, kwargs=kwargs or None)
-        except Exception as exc:
-            if device == "meta":
-                raise _MetaUnsupported(f"torch.export on meta tensors failed: "
-                                       f"{type(exc).__name__}: {_first_line(exc)}") from exc
-            raise ExportError(
-                f"{request.target}: torch.export failed: {type(exc).__name__}: "
-                f"{shorten(str(exc), max_lines=3, max_chars=500)}; {EXPORT_HINT}"
-            ) from exc
+    try:
+        with torch.no_grad():
+            program = torch.export.export(model, args, kwargs=kwargs or None)
+    except Exception as exc:
+        if weightless:
+            raise _NeedsData(f"torch.export without weight data failed: "
+                             f"{type(exc).__name__}: {_first_line(exc)}") from exc
+        raise ExportError(
+            f"{request.target}: torch.export failed: {type(exc).__name__}: "
+            f"{shorten(str(exc), max_lines=3, max_chars=500)}; {EXPORT_HINT}"
+        ) from exc
 
-        # Eager-mode names come from running the model once (docs/EAGER_MODE.md); never
-        # fails the export: a model that cannot run records why, and only eager mode reports
-        # it. On meta tensors a failure means the model needs real data: export it for real.
-        extra_files = {}
-        if request.record_eager:
-            from opscope_export.eager_trace import eager_extra_files, eager_failure
+    # Eager-mode names come from running the model once (docs/EAGER_MODE.md); never fails
+    # the export: a model that cannot run records why, and only eager mode reports it.
+    # Without data, a failure means the model reads tensor values: export it for real.
+    extra_files = {}
+    if request.record_eager:
+        from opscope_export.eager_trace import eager_extra_files, eager_failure
 
-            extra_files = eager_extra_files(model, args, kwargs)
-            failure = eager_failure(extra_files)
-            if device == "meta" and failure:
-                raise _MetaUnsupported(f"the eager recording on meta tensors failed: {failure}")
+        extra_files = eager_extra_files(model, args, kwargs)
+        failure = eager_failure(extra_files)
+        if weightless and failure:
+            raise _NeedsData(f"the eager recording without weight data failed: {failure}")
     return model, args, kwargs, program, extra_files
 
 
@@ -168,16 +179,18 @@ def _first_line(exc: BaseException) -> str:
 def _weightless_program(request: ExportRequest):
     """The weightless export, or None and why not (the caller then exports with weights)."""
     try:
-        return _export_program(request, "meta"), None
-    except _MetaUnsupported as exc:
+        return _export_program(request, True), None
+    except _NeedsData as exc:
         return None, str(exc)
     except ExportError as exc:
-        # Building failed on meta; a real build may still work (a checkpoint loaded by the
-        # factory, code reading tensor values). Errors that do not depend on the device
-        # (a wrong TARGET, a bad config) fail the same way again and are reported then.
-        return None, str(exc)
-    except (RuntimeError, NotImplementedError, TypeError, ValueError) as exc:
-        return None, f"{type(exc).__name__}: {_first_line(exc)}"
+        # Building failed without data; a real build may still work (a checkpoint loaded by
+        # the factory, code reading tensor values). Errors that do not depend on data (a
+        # wrong TARGET, a bad config) fail the same way again and are reported then.
+        why = str(exc).removeprefix(f"{request.target}: ")
+        return None, f"building it without weight data failed: {why}"
+    except Exception as exc:  # fake tensors' own errors (DataDependentOutputException, ...)
+        return None, f"building it without weight data failed: {type(exc).__name__}: " \
+                     f"{_first_line(exc)}"
 
 
 def _export_archive(request: ExportRequest, torch_version: str) -> ExportResult:
@@ -186,7 +199,7 @@ def _export_archive(request: ExportRequest, torch_version: str) -> ExportResult:
     if request.weightless:
         built, fallback = _weightless_program(request)
     if built is None:
-        built = _export_program(request, None)
+        built = _export_program(request, False)
     model, args, kwargs, program, extra_files = built
 
     output = os.path.abspath(request.output)

@@ -1,4 +1,4 @@
-"""A weightless export (the model built on the meta device) names exactly what a real export
+"""A weightless export (the model built on fake tensors, without data) names exactly what a real export
 names: the same index, op by op (name, type, module, inputs) and module by module, in graph
 mode and in eager mode, for fixture models and for Hugging Face architectures built from
 config files written here (`hf:` targets; nothing is downloaded).
@@ -94,22 +94,22 @@ def _assert_same_indexes(worker, tmp_path, name: str, args: list[str]) -> None:
     assert code == 0, stderr
     code, described, stderr = _export([*args, "--mode", "eager", "--weightless", "-o", light])
     assert code == 0, stderr
-    eager_on_meta = described["weightless"]
-    if eager_on_meta:
+    eager_without_data = described["weightless"]
+    if eager_without_data:
         assert _weight_bytes(light) == 0
         assert _weight_bytes(real) > 0
     else:
-        # The eager recording could not run on meta tensors: graph mode alone must still be
+        # The eager recording could not run without data: graph mode alone must still be
         # weightless (and the fallback named the op).
-        assert "eager recording on meta tensors failed: op " in described["fallback"], described
+        assert "eager recording without weight data failed: op " in described["fallback"], described
         code, described, stderr = _export([*args, "--weightless", "-o", light])
         assert code == 0 and described["weightless"], (stderr, described)
         assert _weight_bytes(light) == 0
-    for mode in ("graph", "eager") if eager_on_meta else ("graph",):
+    for mode in ("graph", "eager") if eager_without_data else ("graph",):
         expected, actual = _index(worker, real, mode), _index(worker, light, mode)
         assert actual["ops"], f"{name}: no ops in {mode} mode"
         assert actual == expected, f"{name} ({mode} mode): weightless index differs"
-    print(f"{name}: identical indexes ({'graph and eager' if eager_on_meta else 'graph'} mode)")
+    print(f"{name}: identical indexes ({'graph and eager' if eager_without_data else 'graph'} mode)")
 
 
 def _fixture_args(name: str) -> list[str]:
@@ -189,25 +189,26 @@ def test_missing_config_and_uncached_model_id(tmp_path, monkeypatch):
     assert "not in the local Hugging Face cache" in line and "never downloads" in line, line
 
 
-def test_meta_fallback_says_so_once(tmp_path):
-    """A model whose forward reads tensor values cannot be exported on meta tensors: the
-    export uses real weights and says why, once."""
+def test_fallback_to_real_weights_says_so_once(tmp_path):
+    """A model that reads tensor values while it is built (timm's drop-path schedule) cannot
+    be built without data: the export uses real weights and says why, once."""
     source = tmp_path / "reads_values.py"
     source.write_text(
         "import torch\n"
         "class ReadsValues(torch.nn.Module):\n"
         "    def __init__(self):\n"
         "        super().__init__()\n"
+        "        rates = [x.item() for x in torch.linspace(0, 0.1, 3)]\n"
         "        self.linear = torch.nn.Linear(4, 4)\n"
+        "        self.rate = rates[-1]\n"
         "    def forward(self, x):\n"
-        "        scale = float(self.linear.weight.abs().max())\n"
-        "        return self.linear(x) * scale\n",
+        "        return self.linear(x) * self.rate\n",
         encoding="utf-8")
     out = tmp_path / "r.pt2"
     code, described, stderr = _export([f"{source}:ReadsValues", "--input", "2x4",
                                        "--weightless", "-o", str(out)])
     assert code == 0, stderr
-    assert described["weightless"] is False and "meta" in described["fallback"]
+    assert described["weightless"] is False and "without weight data" in described["fallback"]
     warnings = [line for line in stderr.splitlines() if "warning" in line]
     assert len(warnings) == 1 and "exported with real weights instead" in warnings[0], stderr
     assert _weight_bytes(str(out)) > 0
