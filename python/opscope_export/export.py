@@ -129,15 +129,27 @@ class _NeedsData(Exception):
     """The model cannot be built, exported or run on tensors without data."""
 
 
+@contextlib.contextmanager
 def _without_data():
     """Tensors made inside have shapes, dtypes, devices and strides but no data: torch's
     fake tensors. Not the meta device: kernels choose their output strides by device, and
     on meta a CPU model's graph differs (transformers' SDPA attention gains a `contiguous`);
     fake CPU tensors run the CPU kernels' shape logic, so the graph is the one a real
     export gives. Real tensors the model makes while running (constants) are allowed."""
+    import torch.nn.init as init
     from torch._subclasses.fake_tensor import FakeTensorMode
 
-    return FakeTensorMode(allow_non_fake_inputs=True)
+    # torch's truncated-normal init re-draws until its values fit (`if not mask.any()`),
+    # which fake tensors cannot answer; without data there is nothing to initialise.
+    truncated_normal = getattr(init, "_no_grad_trunc_normal_", None)
+    if truncated_normal is not None:
+        init._no_grad_trunc_normal_ = lambda tensor, *args, **kwargs: tensor
+    try:
+        with FakeTensorMode(allow_non_fake_inputs=True):
+            yield
+    finally:
+        if truncated_normal is not None:
+            init._no_grad_trunc_normal_ = truncated_normal
 
 
 def _export_program(request: ExportRequest, weightless: bool):
