@@ -27,6 +27,10 @@ struct Settings {
   std::string python;              // interpreter; empty: $VIRTUAL_ENV/bin/python, else python3
   bool quiet = false;              // no progress lines on stderr
   bool use_cache = true;
+  // Build the model on fake tensors (no data): an archive without weight data, same names
+  // (the helper falls back to a real export, with a warning, when the model needs data).
+  bool weightless = false;
+  std::string hf_class; // for hf:CONFIG targets: the transformers class (--hf-class)
 };
 
 // model_kind's rule (model_kind.h) for a model that must be usable now: throws ModelError
