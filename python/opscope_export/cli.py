@@ -52,6 +52,15 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--eval", action="store_true",
                         help="call model.eval() before exporting (default: keep the factory's mode,"
                              " as coreai-opt does)")
+    parser.add_argument("--weightless", action="store_true",
+                        help="build the model on fake tensors (no data): no weight data is made or "
+                             "saved (names, shapes and dtypes are the same); a model that "
+                             "cannot be built or run there is exported with weights instead, "
+                             "with a warning")
+    parser.add_argument("--hf-class", metavar="CLASS",
+                        help="for hf:CONFIG targets: the transformers class to build, e.g. "
+                             "AutoModelForCausalLM or LlamaModel (default: the config's "
+                             "architectures, else the first auto class that fits)")
     parser.add_argument("--probe", "--check", action="store_true", dest="probe",
                         help="print this interpreter's torch version as JSON and exit")
     return parser
@@ -81,7 +90,11 @@ def _run(argv: list[str]) -> int:
         seed=args.seed,
         eval_mode=args.eval,
         record_eager=args.mode == "eager",
+        weightless=args.weightless,
+        hf_class=args.hf_class,
     )
+    if args.hf_class and not args.target.startswith("hf:"):
+        raise ExportError(f"--hf-class {args.hf_class}: only hf:CONFIG targets take it")
     from opscope_export.quiet import captured_output
 
     try:
@@ -91,6 +104,11 @@ def _run(argv: list[str]) -> int:
         # The model's code (the exported forward, a hook) ended the program: no archive.
         raise ExportError(f"{args.target}: the model code called sys.exit({exc.code!r}) while "
                           "it was exported; nothing was written") from exc
+    if result.fallback:
+        # Once, after the captured output: `opscope` relays warning lines to the user.
+        print(f"{PROG}: warning: {args.target}: cannot export without weights "
+              f"({one_line(result.fallback)}); exported with real weights instead",
+              file=sys.stderr, flush=True)
     print(json.dumps(asdict(result)), flush=True)
     return 0
 

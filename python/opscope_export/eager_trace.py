@@ -141,6 +141,7 @@ class _EagerRecorder(TorchFunctionMode):
         self._untracked = 0
         self.module_inputs: dict[str, list[_Edge | None]] = {}
         self.module_outputs: dict[str, list[_Edge | None]] = {}
+        self.failed_op: str | None = None  # "torch.Tensor.item in layers.0", set by a raise
         # Hook order matters (as in coreai-opt): inputs are captured before the root's
         # enter hook, outputs after the root's exit hook.
         self.hooks.append(model.register_forward_pre_hook(self._capture_inputs))
@@ -250,7 +251,14 @@ class _EagerRecorder(TorchFunctionMode):
         kwargs = kwargs or {}
         # Resolve before running: an in-place op bumps the version of its input.
         inputs = [self._resolve(t) for t in _flatten_tensors((*args, *kwargs.values()))]
-        out = func(*args, **kwargs)
+        try:
+            out = func(*args, **kwargs)
+        except Exception as exc:
+            # Name the op that could not run (without data: one that reads tensor values).
+            if self.failed_op is None:
+                where = self.current_name
+                self.failed_op = f"{_function_id(func)} in {where or 'the top-level module'}"
+            raise
         if self.current_module in self.traversed or not _is_interceptable(func):
             return out
         module_name = self.current_name
@@ -280,6 +288,10 @@ class _EagerRecorder(TorchFunctionMode):
         self.hooks.clear()
 
 
+class EagerOpError(RuntimeError):
+    """The model raised inside one op; the message names it."""
+
+
 def _edge_json(edge: _Edge | None) -> Any:
     if edge is None:
         return None
@@ -297,6 +309,11 @@ def trace_eager(model: torch.nn.Module, args: tuple, kwargs: dict | None = None)
     try:
         with torch.no_grad(), recorder:
             model(*args, **(kwargs or {}))
+    except Exception as exc:
+        if recorder.failed_op is None:
+            raise
+        raise EagerOpError(f"op {recorder.failed_op} failed: {type(exc).__name__}: "
+                           f"{(str(exc).strip().splitlines() or [''])[0][:300]}") from exc
     finally:
         recorder.remove_hooks()
     ops = []
@@ -344,7 +361,19 @@ def eager_extra_files(model: torch.nn.Module, args: tuple, kwargs: dict | None =
         text = trace_eager_json(model, args, kwargs)
     except Exception as exc:  # noqa: BLE001 - any model error becomes the record's message
         first_line = (str(exc).strip().splitlines() or [""])[0][:300]
+        why = first_line if isinstance(exc, EagerOpError) else f"{type(exc).__name__}: {first_line}"
         text = json.dumps(
-            {"format": TRACE_FORMAT, "version": TRACE_VERSION, "error": f"{type(exc).__name__}: {first_line}"}
+            {"format": TRACE_FORMAT, "version": TRACE_VERSION, "error": why}
         )
     return {EXTRA_FILE_NAME: text}
+
+
+def eager_failure(extra_files: dict[str, str]) -> str | None:
+    """Why the recording in `extra_files` (from eager_extra_files) failed, or None."""
+    text = extra_files.get(EXTRA_FILE_NAME, "")
+    if '"error"' not in text[:400]:  # a successful record starts with its format and ops
+        return None
+    try:
+        return json.loads(text).get("error")
+    except ValueError:
+        return None

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from opscope_export.errors import ExportError, describe, describe_os_error, shorten
 from opscope_export.save import save_program
 from opscope_export.specs import InputSpec, make_inputs
+from opscope_export.hf_target import is_hf_target
 from opscope_export.target import forward_signature, load_target, split_target
 from opscope_export.torch_check import require_torch
 
@@ -38,6 +39,10 @@ class ExportRequest:
     # Run the model once more to store eager mode's record (docs/EAGER_MODE.md). Off for
     # graph mode: on a 96-layer GPT it cost as much as a third of the export.
     record_eager: bool = False
+    # Build the model on fake tensors: no weight data is made or saved; every op, module,
+    # shape and dtype stays (tests/fidelity/test_weightless.py holds the names equal).
+    weightless: bool = False
+    hf_class: str | None = None  # for hf: targets: the transformers class to build
 
 
 @dataclass
@@ -48,22 +53,34 @@ class ExportResult:
     training: bool
     inputs: list[dict]
     modes: list[str]  # the --mode values `opscope index` can use on this archive
+    weightless: bool = False  # the archive holds no weight data
+    # Why a weightless export was not possible (the export then used real weights).
+    fallback: str | None = None
 
 
 def build_model_and_inputs(request: ExportRequest):
-    """(model, args, kwargs), deterministic for a given seed: the oracle rebuilds them the same way."""
+    """(model, args, kwargs), deterministic for a given seed: the oracle rebuilds them the same way.
+    Tensors are made under the current tensor mode (fake tensors for a weightless export)."""
     import torch
 
     torch.manual_seed(request.seed)
-    loaded = load_target(request.target)
-    model = loaded.module
+    if is_hf_target(request.target):
+        from opscope_export.hf_target import build_model, example_inputs
+
+        model = build_model(request.target, request.hf_class)
+        example_args, example_kwargs = None, None
+    else:
+        loaded = load_target(request.target)
+        model, example_args, example_kwargs = loaded.module, loaded.example_args, None
     if request.eval_mode:
         model.eval()
     torch.manual_seed(request.seed)
     if request.inputs:
         args, kwargs = make_inputs(request.inputs)
-    elif loaded.example_args is not None:
-        args, kwargs = loaded.example_args, {}
+    elif example_args is not None:
+        args, kwargs = example_args, {}
+    elif is_hf_target(request.target):
+        args, kwargs = (), example_inputs(model)
     else:
         raise ExportError(
             f"{request.target}: no example inputs; pass one --input SHAPE[:DTYPE[:LO..HI]] per "
@@ -108,14 +125,46 @@ def export_archive(request: ExportRequest) -> ExportResult:
         return _export_archive(request, torch_version)
 
 
-def _export_archive(request: ExportRequest, torch_version: str) -> ExportResult:
+class _NeedsData(Exception):
+    """The model cannot be built, exported or run on tensors without data."""
+
+
+@contextlib.contextmanager
+def _without_data():
+    """Tensors made inside have shapes, dtypes, devices and strides but no data: torch's
+    fake tensors. Not the meta device: kernels choose their output strides by device, and
+    on meta a CPU model's graph differs (transformers' SDPA attention gains a `contiguous`);
+    fake CPU tensors run the CPU kernels' shape logic, so the graph is the one a real
+    export gives. Real tensors the model makes while running (constants) are allowed."""
+    import torch.nn.init as init
+    from torch._subclasses.fake_tensor import FakeTensorMode
+
+    # torch's truncated-normal init re-draws until its values fit (`if not mask.any()`),
+    # which fake tensors cannot answer; without data there is nothing to initialise.
+    truncated_normal = getattr(init, "_no_grad_trunc_normal_", None)
+    if truncated_normal is not None:
+        init._no_grad_trunc_normal_ = lambda tensor, *args, **kwargs: tensor
+    try:
+        with FakeTensorMode(allow_non_fake_inputs=True):
+            yield
+    finally:
+        if truncated_normal is not None:
+            init._no_grad_trunc_normal_ = truncated_normal
+
+
+def _export_program(request: ExportRequest, weightless: bool):
+    """(model, args, kwargs, program, extra_files), built with or without weight data."""
     import torch
 
-    model, args, kwargs = build_model_and_inputs(request)
+    with _without_data() if weightless else contextlib.nullcontext():
+        model, args, kwargs = build_model_and_inputs(request)
     try:
         with torch.no_grad():
             program = torch.export.export(model, args, kwargs=kwargs or None)
     except Exception as exc:
+        if weightless:
+            raise _NeedsData(f"torch.export without weight data failed: "
+                             f"{type(exc).__name__}: {_first_line(exc)}") from exc
         raise ExportError(
             f"{request.target}: torch.export failed: {type(exc).__name__}: "
             f"{shorten(str(exc), max_lines=3, max_chars=500)}; {EXPORT_HINT}"
@@ -123,11 +172,47 @@ def _export_archive(request: ExportRequest, torch_version: str) -> ExportResult:
 
     # Eager-mode names come from running the model once (docs/EAGER_MODE.md); never fails
     # the export: a model that cannot run records why, and only eager mode reports it.
+    # Without data, a failure means the model reads tensor values: export it for real.
     extra_files = {}
     if request.record_eager:
-        from opscope_export.eager_trace import eager_extra_files
+        from opscope_export.eager_trace import eager_extra_files, eager_failure
 
         extra_files = eager_extra_files(model, args, kwargs)
+        failure = eager_failure(extra_files)
+        if weightless and failure:
+            raise _NeedsData(f"the eager recording without weight data failed: {failure}")
+    return model, args, kwargs, program, extra_files
+
+
+def _first_line(exc: BaseException) -> str:
+    return (str(exc).strip().splitlines() or [""])[0][:300]
+
+
+def _weightless_program(request: ExportRequest):
+    """The weightless export, or None and why not (the caller then exports with weights)."""
+    try:
+        return _export_program(request, True), None
+    except _NeedsData as exc:
+        return None, str(exc)
+    except ExportError as exc:
+        # Building failed without data; a real build may still work (a checkpoint loaded by
+        # the factory, code reading tensor values). Errors that do not depend on data (a
+        # wrong TARGET, a bad config) fail the same way again and are reported then.
+        why = str(exc).removeprefix(f"{request.target}: ")
+        return None, f"building it without weight data failed: {why}"
+    except Exception as exc:  # fake tensors' own errors (DataDependentOutputException, ...)
+        return None, f"building it without weight data failed: {type(exc).__name__}: " \
+                     f"{_first_line(exc)}"
+
+
+def _export_archive(request: ExportRequest, torch_version: str) -> ExportResult:
+    fallback = None
+    built = None
+    if request.weightless:
+        built, fallback = _weightless_program(request)
+    if built is None:
+        built = _export_program(request, False)
+    model, args, kwargs, program, extra_files = built
 
     output = os.path.abspath(request.output)
     directory = os.path.dirname(output)
@@ -158,4 +243,6 @@ def _export_archive(request: ExportRequest, torch_version: str) -> ExportResult:
         inputs=[_describe_input(v) for v in args]
         + [dict(_describe_input(v), keyword=k) for k, v in kwargs.items()],
         modes=["graph", "eager"] if request.record_eager else ["graph"],
+        weightless=request.weightless and fallback is None,
+        fallback=fallback,
     )

@@ -14,7 +14,8 @@ from dataclasses import dataclass
 
 from opscope_export.errors import ExportError, describe
 
-TARGET_SYNTAX = "TARGET is package.module:factory or path/to/file.py:factory"
+TARGET_SYNTAX = ("TARGET is package.module:factory, path/to/file.py:factory or hf:CONFIG "
+                 "(a Hugging Face config.json, its folder, or a cached model id)")
 
 
 @dataclass
@@ -25,6 +26,8 @@ class LoadedTarget:
 
 
 def split_target(target: str) -> tuple[str, str]:
+    if target.startswith("hf:"):  # hf:CONFIG (hf_target.py): no factory part
+        return "hf", target[3:]
     where, sep, attr = target.rpartition(":")
     if not sep or not where or not attr:
         raise ExportError(f"{target}: missing ':factory'; {TARGET_SYNTAX}")

@@ -145,6 +145,8 @@ public:
     settings.mode_given = true;
     settings.inputs = spec.inputs;
     settings.python = spec.python;
+    settings.weightless = spec.weightless;
+    settings.hf_class = spec.hf_class;
     std::string source = spec.kind == project::ModelKind::PythonTarget ? spec.target : spec.path;
     try {
       auto index = std::make_shared<const index::Index>(model::load_index(source, settings));
@@ -241,6 +243,10 @@ private:
       settings.python = args_.value("--python");
     if (args_.has("--mode"))
       settings.mode = args_.value("--mode");
+    if (args_.has("--weightless"))
+      settings.weightless = true;
+    if (args_.has("--hf-class"))
+      settings.hf_class = args_.value("--hf-class");
     if (args_.has("--compressor")) {
       // An unknown name is a usage error here, not a silently ignored setting.
       cli::compressor_option(args_, index::Mode::Eager);

@@ -14,7 +14,9 @@ int run_export(const std::vector<std::string>& args) {
                      "Export a Python model to a torch.export archive with your own Python "
                      "(the only command that runs your code).",
                      "TARGET is package.module:factory or path/to/file.py:factory; the factory "
-                     "returns the nn.Module\n(or (module, example_args)).",
+                     "returns the nn.Module\n(or (module, example_args)). hf:CONFIG builds a "
+                     "Hugging Face architecture from its\nconfig.json (a file, its folder, or "
+                     "a model id in the local Hugging Face cache; never downloaded).",
                      {},
                      {"TARGET"}};
     spec.options.push_back(
@@ -23,7 +25,8 @@ int run_export(const std::vector<std::string>& args) {
          "model once to record what coreai-opt's eager mode sees (extra/opscope_eager.json), "
          "for --mode eager and graph"});
     for (auto option : model_options(false))
-      if (option.name == "--input" || option.name == "--python" || option.name == "--quiet")
+      if (option.name == "--input" || option.name == "--python" || option.name == "--quiet" ||
+          option.name == "--weightless" || option.name == "--hf-class")
         spec.options.push_back(option);
     spec.options.push_back({"--output", "-o", "MODEL.pt2", "archive to write (required)"});
     spec.options.push_back({"--json", "", "", "print the helper's JSON description on stdout"});

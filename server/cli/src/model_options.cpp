@@ -26,6 +26,12 @@ std::vector<OptionSpec> model_options(bool with_compressor) {
        "1x8:int64, 1x8:int64:0..100",
        true},
       {"--python", "", "PATH", "Python to export with (default: $VIRTUAL_ENV/bin/python, python3)"},
+      {"--weightless", "", "",
+       "export a Python target without weight data (built on fake tensors; same names, "
+       "shapes and dtypes)"},
+      {"--hf-class", "", "CLASS",
+       "for hf:CONFIG targets: the transformers class to build (AutoModelForCausalLM, "
+       "LlamaModel, ...)"},
       {"--quiet", "-q", "", "no progress messages on stderr"},
       {"--no-cache", "", "", "re-export and re-inspect even when a cached index exists"},
   };
@@ -50,6 +56,8 @@ model::Settings model_settings(const ParsedArgs& args) {
   settings.python = args.value("--python");
   settings.quiet = args.has("--quiet");
   settings.use_cache = !args.has("--no-cache");
+  settings.weightless = args.has("--weightless");
+  settings.hf_class = args.value("--hf-class");
   return settings;
 }
 

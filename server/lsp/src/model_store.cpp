@@ -214,6 +214,10 @@ void ModelStore::start_load(LoadedModel& model) {
     }
     argv.insert(argv.end(),
                 {"-o", archive, "--python", spec.python, "--mode", index::to_string(spec.mode)});
+    if (spec.weightless)
+      argv.push_back("--weightless");
+    if (!spec.hf_class.empty())
+      argv.insert(argv.end(), {"--hf-class", spec.hf_class});
     log_.info("exporting " + spec.written + " with " + spec.python);
     model.worker = ChildProcess::start(
         io_, argv, spec.work_dir, settings_.timeout,

@@ -112,6 +112,15 @@ std::string executable_dir() {
   return ec ? std::string() : self.parent_path().string();
 }
 
+// The helper's warnings (a weightless export that fell back to real weights) on success.
+void relay_helper_warnings(const std::string& helper_stderr) {
+  const std::string prefix = "opscope-export: warning: ";
+  std::istringstream lines(helper_stderr);
+  for (std::string line; std::getline(lines, line);)
+    if (line.starts_with(prefix))
+      warn(line.substr(prefix.size()));
+}
+
 std::string ensure_cache_subdir(const std::string& name) {
   std::string dir = support::cache_dir() + "/" + name;
   std::error_code ec;
@@ -139,6 +148,13 @@ std::string temporary_name(const std::string& final_path) {
 // Newest modification among the Python files a target's code most likely lives in: the
 // target file's folder, or the top-level package folder of a dotted module.
 std::string python_source_stamp(const std::string& target) {
+  if (target.starts_with("hf:")) { // the config file is the source (a cached model id: none)
+    fs::path config = target.substr(3);
+    std::error_code ec;
+    if (fs::is_directory(config, ec))
+      config /= "config.json";
+    return stat_stamp(config.string());
+  }
   std::string where = target.substr(0, target.rfind(':'));
   fs::path root;
   bool recursive = false;
@@ -186,6 +202,10 @@ std::string cached_export(const std::string& target, const Settings& settings, b
                          python_interpreter(settings) + "\n" + python_source_stamp(target);
   for (const auto& spec : settings.inputs)
     key_text += "\n--input " + spec;
+  if (settings.weightless)
+    key_text += "\n--weightless";
+  if (!settings.hf_class.empty())
+    key_text += "\n--hf-class " + settings.hf_class;
   auto archive_for = [&](index::Mode mode) {
     return dir + "/" + hash_text(key_text + "\n--mode " + index::to_string(mode)) + ".pt2";
   };
@@ -434,6 +454,10 @@ std::string export_archive(const std::string& target, const Settings& settings,
   }
   if (settings.mode == index::Mode::Eager) // graph mode needs no second run of the model
     argv.insert(argv.end(), {"--mode", "eager"});
+  if (settings.weightless)
+    argv.push_back("--weightless");
+  if (!settings.hf_class.empty())
+    argv.insert(argv.end(), {"--hf-class", settings.hf_class});
   argv.push_back("-o");
   argv.push_back(output);
   const FileIdentity before = identity_of(output);
@@ -468,6 +492,7 @@ std::string export_archive(const std::string& target, const Settings& settings,
                      output +
                      "; does the model code call sys.exit() or os._exit() "
                      "when it is imported or built?");
+  relay_helper_warnings(run.stderr_text);
   return last_line(run.stdout_text);
 }
 

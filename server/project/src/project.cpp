@@ -110,6 +110,10 @@ ModelSettings ModelSettings::overridden_by(const ModelSettings& over) const {
     out.mode = over.mode;
   if (over.compressor)
     out.compressor = over.compressor;
+  if (over.weightless)
+    out.weightless = over.weightless;
+  if (over.hf_class)
+    out.hf_class = over.hf_class;
   return out;
 }
 
@@ -127,6 +131,9 @@ ModelSettings settings_from_json(const nlohmann::json& j) {
   s.python = text("python");
   s.mode = text("mode");
   s.compressor = text("compressor");
+  s.hf_class = text("hfClass");
+  if (auto it = j.find("weightless"); it != j.end() && it->is_boolean())
+    s.weightless = it->get<bool>();
   if (auto it = j.find("inputs"); it != j.end() && it->is_array() && !it->empty()) {
     std::vector<std::string> inputs;
     for (const auto& v : *it)
@@ -201,13 +208,23 @@ ProjectFile parse_project_file(const std::string& text, const std::string& path)
       }
       continue;
     }
+    if (key == "weightless") {
+      std::string flag = unquote(value);
+      if (flag == "true" || flag == "false")
+        project.settings.weightless = flag == "true";
+      else
+        problem("`weightless` is `" + flag + "`; use true or false");
+      continue;
+    }
     std::optional<std::string>* field = key == "model"        ? &project.settings.model
                                         : key == "python"     ? &project.settings.python
                                         : key == "mode"       ? &project.settings.mode
                                         : key == "compressor" ? &project.settings.compressor
+                                        : key == "hf_class"   ? &project.settings.hf_class
                                                               : nullptr;
     if (!field) {
-      problem("unknown key `" + key + "` (expected model, inputs, python, mode, compressor)");
+      problem("unknown key `" + key +
+              "` (expected model, inputs, python, mode, compressor, weightless, hf_class)");
       continue;
     }
     std::string unquoted = unquote(value);
@@ -248,7 +265,8 @@ ProjectFile read_project_file(const std::string& path) {
 
 std::string ModelSpec::key() const {
   std::string key = std::to_string(static_cast<int>(kind)) + "|" + path + "|" + target + "|" +
-                    index::to_string(mode) + "|" + python + "|" + work_dir;
+                    index::to_string(mode) + "|" + python + "|" + work_dir + "|" +
+                    (weightless ? "weightless" : "") + "|" + hf_class;
   for (const auto& input : inputs)
     key += "|" + input;
   return key;
@@ -302,7 +320,21 @@ Resolution resolve_model(const std::string& config_path, const ConfigHints& hint
     std::string file_part = settings.model->substr(0, colon);
     std::string factory = settings.model->substr(colon + 1);
     bool is_file = file_part.size() > 3 && file_part.compare(file_part.size() - 3, 3, ".py") == 0;
-    if (is_file) {
+    const std::string hf_prefix = "hf:";
+    if (settings.model->starts_with(hf_prefix)) {
+      // hf:CONFIG: a config.json or its folder, relative to the project; else a model id
+      // in the local Hugging Face cache (ORG/NAME), passed on as written.
+      std::string where = settings.model->substr(hf_prefix.size());
+      std::string local = absolute_in(model_base, where);
+      std::error_code ec;
+      if (fs::exists(local, ec) || where.ends_with(".json") || where.starts_with(".")) {
+        spec.target = hf_prefix + local;
+        spec.path =
+            fs::is_directory(local, ec) ? (fs::path(local) / "config.json").string() : local;
+      } else {
+        spec.target = *settings.model;
+      }
+    } else if (is_file) {
       spec.path = absolute_in(model_base, file_part);
       spec.target = spec.path + ":" + factory;
     } else {
@@ -318,6 +350,8 @@ Resolution resolve_model(const std::string& config_path, const ConfigHints& hint
         }
     }
     spec.inputs = settings.inputs.value_or(std::vector<std::string>{});
+    spec.weightless = settings.weightless.value_or(false);
+    spec.hf_class = settings.hf_class.value_or("");
     // Each path is relative to where it was written: the editor's folder or the project's.
     std::string python_base =
         editor.python ? base_dir : fs::path(out.project_file).parent_path().string();

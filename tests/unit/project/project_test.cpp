@@ -223,5 +223,48 @@ TEST_F(ProjectTest, NoModelSaysWhatToDo) {
   EXPECT_NE(r.problem.find("does not name a model"), std::string::npos);
 }
 
+TEST_F(ProjectTest, HfConfigTargetsAreRelativeToTheProjectAndCarryWeightlessAndClass) {
+  write(root_ / "config.json", "{\"model_type\": \"llama\"}");
+  write(root_ / "opscope.yaml", "model: hf:./config.json\nweightless: true\n"
+                                "hf_class: AutoModelForCausalLM\n");
+  Resolution r = resolve_model((root_ / "configs" / "q.yaml").string(), {}, {}, "");
+  ASSERT_TRUE(r.model) << r.problem;
+  EXPECT_TRUE(r.project_problems.empty());
+  EXPECT_EQ(r.model->kind, ModelKind::PythonTarget);
+  EXPECT_EQ(r.model->target, "hf:" + (root_ / "config.json").string());
+  EXPECT_EQ(r.model->path, (root_ / "config.json").string()); // watched for edits
+  EXPECT_TRUE(r.model->weightless);
+  EXPECT_EQ(r.model->hf_class, "AutoModelForCausalLM");
+  // The export flags are part of the model's identity: a weightless and a real export of
+  // the same target are two cache entries.
+  ModelSettings editor;
+  editor.weightless = false;
+  Resolution real = resolve_model((root_ / "configs" / "q.yaml").string(), {}, editor, "");
+  EXPECT_FALSE(real.model->weightless);
+  EXPECT_NE(real.model->key(), r.model->key());
+
+  // A folder holding config.json, and a model id for the local Hugging Face cache.
+  write(root_ / "opscope.yaml", "model: hf:.\n");
+  r = resolve_model((root_ / "configs" / "q.yaml").string(), {}, {}, "");
+  EXPECT_EQ(r.model->path, (root_ / "config.json").string());
+  EXPECT_FALSE(r.model->weightless);
+  write(root_ / "opscope.yaml", "model: hf:meta-llama/Llama-3.1-8B\n");
+  r = resolve_model((root_ / "configs" / "q.yaml").string(), {}, {}, "");
+  EXPECT_EQ(r.model->target, "hf:meta-llama/Llama-3.1-8B");
+}
+
+TEST(ProjectFile, WeightlessTakesTrueOrFalse) {
+  ProjectFile p =
+      parse_project_file("model: m.py:build\nweightless: yes please\n", "/w/opscope.yaml");
+  ASSERT_EQ(p.problems.size(), 1u);
+  EXPECT_NE(p.problems[0].find("/w/opscope.yaml:2: `weightless` is `yes please`; use true or "
+                               "false"),
+            std::string::npos)
+      << p.problems[0];
+  EXPECT_FALSE(p.settings.weightless);
+  p = parse_project_file("weightless: false\n", "/w/opscope.yaml");
+  EXPECT_EQ(p.settings.weightless, std::optional<bool>(false));
+}
+
 } // namespace
 } // namespace opscope::project

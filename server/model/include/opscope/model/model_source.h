@@ -31,6 +31,10 @@ struct Settings {
   // stderr: the CLI's progress line on a terminal. Not called when quiet.
   std::function<void(const std::string& phase)> on_progress;
   bool use_cache = true;
+  // Build the model on fake tensors (no data): an archive without weight data, same names
+  // (the helper falls back to a real export, with a warning, when the model needs data).
+  bool weightless = false;
+  std::string hf_class; // for hf:CONFIG targets: the transformers class (--hf-class)
 };
 
 // model_kind's rule (model_kind.h) for a model that must be usable now: throws ModelError

@@ -9,6 +9,8 @@
 //                                # nearest .venv, then python3)
 //   mode: graph                  # graph | eager
 //   compressor: quantizer        # quantizer | kmeans_palettizer | magnitude_pruner
+//   weightless: true             # export the Python target without weight data
+//   hf_class: AutoModelForCausalLM  # for `model: hf:./config.json`: the class to build
 //
 // Editor settings (initializationOptions, workspace/configuration section
 // "opscope") override it field by field. The config itself chooses the
@@ -42,6 +44,8 @@ struct ModelSettings {
   std::optional<std::string> python;
   std::optional<std::string> mode;
   std::optional<std::string> compressor;
+  std::optional<bool> weightless;
+  std::optional<std::string> hf_class;
 
   // `over`'s set fields win.
   ModelSettings overridden_by(const ModelSettings& over) const;
@@ -75,6 +79,8 @@ struct ModelSpec {
   std::string target;  // Python target with an absolute file part (PythonTarget)
   std::vector<std::string> inputs;
   std::string python;
+  bool weightless = false;
+  std::string hf_class;
   std::string work_dir; // where to export from (the project's folder)
   index::Mode mode = index::Mode::Graph;
   std::string origin; // "/w/opscope.yaml" or "editor settings"
