@@ -10,6 +10,40 @@
 namespace opscope::workspace {
 namespace fs = std::filesystem;
 
+namespace {
+
+// The version found in one site-packages folder, listed again only when the folder changes
+// (pip install / uninstall): diagnostics ask on every edit.
+std::optional<std::string> version_in(const fs::path& site) {
+  struct Seen {
+    fs::file_time_type mtime;
+    std::optional<std::string> version;
+  };
+  static std::mutex mutex;
+  static std::map<std::string, Seen> seen;
+  std::error_code ec;
+  fs::file_time_type mtime = fs::last_write_time(site, ec);
+  if (ec)
+    return std::nullopt;
+  std::lock_guard<std::mutex> lock(mutex);
+  if (auto it = seen.find(site.string()); it != seen.end() && it->second.mtime == mtime)
+    return it->second.version;
+  std::optional<std::string> version;
+  const std::string prefix = "coreai_opt-", suffix = ".dist-info";
+  for (const fs::directory_entry& e : fs::directory_iterator(site, ec)) {
+    std::string name = e.path().filename().string();
+    if (name.size() > prefix.size() + suffix.size() && name.rfind(prefix, 0) == 0 &&
+        name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0) {
+      version = name.substr(prefix.size(), name.size() - prefix.size() - suffix.size());
+      break;
+    }
+  }
+  seen[site.string()] = {mtime, version};
+  return version;
+}
+
+} // namespace
+
 std::optional<std::string> installed_coreai_opt(const std::string& python) {
   if (python.empty())
     return std::nullopt;
@@ -18,17 +52,12 @@ std::optional<std::string> installed_coreai_opt(const std::string& python) {
   fs::path lib = venv / "lib";
   if (!fs::is_directory(lib, ec))
     return std::nullopt;
-  const std::string prefix = "coreai_opt-", suffix = ".dist-info";
   for (const fs::directory_entry& py : fs::directory_iterator(lib, ec)) {
     fs::path site = py.path() / "site-packages";
     if (py.path().filename().string().rfind("python", 0) != 0 || !fs::is_directory(site, ec))
       continue;
-    for (const fs::directory_entry& e : fs::directory_iterator(site, ec)) {
-      std::string name = e.path().filename().string();
-      if (name.size() > prefix.size() + suffix.size() && name.rfind(prefix, 0) == 0 &&
-          name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0)
-        return name.substr(prefix.size(), name.size() - prefix.size() - suffix.size());
-    }
+    if (std::optional<std::string> version = version_in(site))
+      return version;
   }
   return std::nullopt;
 }
