@@ -67,6 +67,10 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _run(argv: list[str]) -> int:
+    if argv[:1] == ["schema"]:  # `schema [-o FILE]`: coreai-opt's config models as JSON
+        from opscope_export.schema_dump import main as schema_main
+
+        return schema_main(argv[1:])
     args = _parser().parse_args(argv)
     if args.probe:
         from opscope_export.torch_check import probe

@@ -10,6 +10,7 @@
 #include "opscope/features/definition.h"
 #include "opscope/features/diagnostics.h"
 #include "opscope/features/hover.h"
+#include "opscope/features/schema_diagnostics.h"
 #include "opscope/index/query.h"
 #include "small_model.h"
 
@@ -63,6 +64,9 @@ inline void run_config_input(const std::uint8_t* data, std::size_t size, config:
   }
   (void)features::diagnose(doc, &model);
   (void)features::diagnose(doc, nullptr, features::ModelProblem{"no model", {}});
+  // Every key and value against coreai-opt's models, also as a project's quantizer config.
+  (void)features::schema_diagnostics(doc, *schema::builtin());
+  (void)features::schema_diagnostics(doc, *schema::builtin(), "quantization_config");
 }
 
 } // namespace opscope::fuzz

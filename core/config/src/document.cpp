@@ -20,6 +20,7 @@ ConfigDocument read_config(std::string text, Format format) {
   doc.problems = std::move(tree.problems);
   detail::classify(*tree.root, doc, nullptr); // may add an alias-expansion problem
   detail::find_duplicates(*tree.root, doc.duplicates);
+  doc.tree = std::make_shared<const detail::Tree>(std::move(tree));
   return doc;
 }
 

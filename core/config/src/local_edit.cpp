@@ -177,6 +177,7 @@ std::optional<ConfigDocument> reread_after_local_edit(const ConfigDocument& prev
   doc.duplicates = previous.duplicates;
   doc.problems = previous.problems;
   doc.unknown_fields = previous.unknown_fields;
+  doc.tree = previous.tree; // values are unchanged by an edit inside a pattern key
   doc.keys = previous.keys;
   apply(*patch, doc);
   return doc;

@@ -4,6 +4,7 @@
 #include "opscope/features/definition.h"
 #include "opscope/features/diagnostics.h"
 #include "opscope/features/hover.h"
+#include "opscope/features/schema_completion.h"
 
 #include <filesystem>
 
@@ -42,6 +43,11 @@ protocol::CompletionList complete(const FeatureInput& in, protocol::Position cur
   options.max_items = max_items;
   features::CompletionList found = features::complete(in.config, in.positions.to_config(cursor),
                                                       in.index ? &model : nullptr, options);
+  if (found.items.empty()) { // not a pattern key or a known field: coreai-opt's models say
+    const coreai::CompressorInfo* c = coreai::find(in.compressor);
+    found = features::schema_complete(in.config, in.positions.to_config(cursor), *schema::builtin(),
+                                      c ? c->root_key : std::string_view());
+  }
   protocol::CompletionList out;
   out.is_incomplete = found.is_incomplete;
   out.items.reserve(found.items.size());
@@ -56,6 +62,7 @@ protocol::CompletionList complete(const FeatureInput& in, protocol::Position cur
     lsp.detail = std::move(item.detail);
     lsp.sort_text = std::move(item.sort_text);
     lsp.filter_text = std::move(item.filter_text);
+    lsp.documentation = std::move(item.documentation);
     lsp.text_edit = protocol::TextEdit{converted->second, std::move(item.edit.new_text)};
     out.items.push_back(std::move(lsp));
   }
@@ -66,6 +73,8 @@ std::optional<protocol::Hover> hover(const FeatureInput& in, protocol::Position 
   features::Model model = model_of(in);
   auto found =
       features::hover(in.config, in.positions.to_config(cursor), in.index ? &model : nullptr);
+  if (!found)
+    found = features::schema_hover(in.config, in.positions.to_config(cursor), *schema::builtin());
   if (!found)
     return std::nullopt;
   return protocol::Hover{found->markdown, in.positions.to_lsp(found->range)};

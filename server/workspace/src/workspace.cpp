@@ -1,5 +1,8 @@
 #include "opscope/workspace/workspace.h"
 
+#include "opscope/features/schema_diagnostics.h"
+#include "schema_source.h"
+
 #include "opscope/config/local_edit.h"
 
 #include <algorithm>
@@ -147,8 +150,15 @@ Workspace::Diagnosis Workspace::diagnosis(const Analysis& analysis) const {
     queries = analysis.model->queries;
   }
   return [config = analysis.config, model = feature_model(analysis), index, queries,
-          problem = model_problem(analysis)] {
-    return features::diagnose(*config, model.index ? &model : nullptr, problem);
+          problem = model_problem(analysis), schema = schema_for(analysis.resolution)] {
+    std::vector<features::Diagnostic> out =
+        features::diagnose(*config, model.index ? &model : nullptr, problem);
+    const coreai::CompressorInfo* compressor = coreai::find(model.compressor);
+    std::vector<features::Diagnostic> more = features::schema_diagnostics(
+        *config, *schema, compressor ? compressor->root_key : std::string_view());
+    out.insert(out.end(), std::make_move_iterator(more.begin()),
+               std::make_move_iterator(more.end()));
+    return out;
   };
 }
 

@@ -10,11 +10,16 @@
 #include "opscope/coreai/tables.h"
 
 #include <cstddef>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 namespace opscope::config {
+
+namespace detail {
+struct Tree;
+}
 
 struct Position {
   int line = 0;     // 0-based
@@ -109,6 +114,8 @@ struct ConfigDocument {
   std::vector<DuplicateKey> duplicates;
   std::vector<SyntaxProblem> problems;
   std::vector<UnknownField> unknown_fields;
+  // The scanned tree (values too), for core/schema's check of every key and value.
+  std::shared_ptr<const detail::Tree> tree;
 };
 
 // Reads `text` as `format`; never throws.

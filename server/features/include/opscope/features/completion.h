@@ -13,11 +13,12 @@ namespace opscope::features {
 struct CompletionItem {
   enum class Kind { Module, ModuleType, Op, OpType, Field, Value };
   Kind kind = Kind::Module;
-  std::string label;       // the plain name ("layer1.0.conv1")
-  std::string filter_text; // what the editor filters on: the plain name, after an opened quote
-  std::string detail;      // module type, op type + module, occurrence count, ...
-  std::string sort_text;   // keeps model order
-  TextEdit edit;           // replaces the whole key being typed (opened quote included)
+  std::string label;         // the plain name ("layer1.0.conv1")
+  std::string filter_text;   // what the editor filters on: the plain name, after an opened quote
+  std::string detail;        // module type, op type + module, occurrence count, ...
+  std::string sort_text;     // keeps model order
+  TextEdit edit;             // replaces the whole key being typed (opened quote included)
+  std::string documentation; // markdown (coreai-opt's own docs for schema items); may be empty
 };
 
 struct CompletionList {
