@@ -1,7 +1,5 @@
 #include "opscope/features/overridden.h"
 
-#include "opscope/index/query.h"
-
 #include <algorithm>
 #include <map>
 #include <string>
@@ -12,11 +10,6 @@ namespace {
 
 using config::PatternKey;
 using config::Table;
-
-bool is_module_table(const PatternKey& key) {
-  return (key.table == Table::ModuleName || key.table == Table::ModuleType) &&
-         key.scope.kind == config::Scope::Kind::Global;
-}
 
 std::string describe(const config::ConfigDocument& doc, const resolve::Decider& d) {
   if (d.kind == resolve::Decider::Kind::DefaultGlobal)
@@ -31,27 +24,21 @@ std::vector<Diagnostic> overridden_diagnostics(const config::ConfigDocument& doc
                                                const index::Index& index,
                                                const resolve::Resolution& resolution) {
   std::vector<Diagnostic> out;
-  // A key written twice: only its last occurrence is in the config coreai-opt loads (the
-  // first is reported as a duplicate elsewhere).
-  std::map<std::pair<Table, std::string>, std::size_t> last;
-  for (std::size_t k = 0; k < document.keys.size(); ++k)
-    if (is_module_table(document.keys[k]))
-      last[{document.keys[k].table, document.keys[k].text}] = k;
-
   const std::size_t n = index.modules.size();
-  for (const auto& [table_and_text, k] : last) {
+  std::vector<bool> covered(n, false);
+  for (const resolve::EntryMatch& entry : resolution.entries) {
+    const std::size_t k = static_cast<std::size_t>(entry.key);
     const PatternKey& key = document.keys[k];
+    if (entry.modules.empty())
+      continue;
     // Modules the key matches, or whose ancestor it matches (parents precede children).
-    std::vector<bool> covered(n, false);
-    index::Query query(index::Table::ModuleName, key.text, false);
-    if (key.table == Table::ModuleName && !query.usable())
-      continue; // reported as invalid-regex / python-only-regex
-    for (std::size_t m = 0; m < n; ++m) {
-      const index::Module& module = index.modules[m];
-      bool match =
-          key.table == Table::ModuleName ? query.matches(module.name) : module.type == key.text;
-      covered[m] =
-          match || (module.parent >= 0 && covered[static_cast<std::size_t>(module.parent)]);
+    std::fill(covered.begin(), covered.end(), false);
+    for (int m : entry.modules)
+      covered[static_cast<std::size_t>(m)] = true;
+    for (std::size_t m = static_cast<std::size_t>(entry.modules.front()) + 1; m < n; ++m) {
+      int parent = index.modules[m].parent;
+      if (parent >= 0 && covered[static_cast<std::size_t>(parent)])
+        covered[m] = true;
     }
     std::size_t matched = 0, governed = 0;
     std::map<std::pair<int, int>, std::size_t> winners; // (kind, key) -> ops taken
@@ -60,8 +47,9 @@ std::vector<Diagnostic> overridden_diagnostics(const config::ConfigDocument& doc
       if (!covered[static_cast<std::size_t>(d.module)])
         continue;
       ++matched;
-      const resolve::Decider& module_decider =
-          resolution.modules[static_cast<std::size_t>(d.module)].decider;
+      // The module config deciding the op: its pattern's first op's (a relu after a conv goes
+      // with the conv's).
+      const resolve::Decider& module_decider = d.module_entry;
       // Ops decided by the op tables inside this entry's config are its too.
       if (module_decider.kind == resolve::Decider::Kind::Key &&
           static_cast<std::size_t>(module_decider.key) == k) {
