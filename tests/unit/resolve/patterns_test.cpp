@@ -46,12 +46,14 @@ index::Index patterned_model() {
   int bn = module("bn1", "torch.nn.modules.batchnorm.BatchNorm2d");
   int relu = module("relu", "torch.nn.modules.activation.ReLU");
   int fc = module("fc", "torch.nn.modules.linear.Linear");
+  int proj = module("proj", "transformers.pytorch_utils.Conv1D");
   op("conv2d", "conv2d", conv, {"batch_norm"}, true);
   op("batch_norm", "batch_norm", bn, {"relu_"}, false);
   op("relu_", "relu", relu, {"add"}, false);
   op("add", "add", root, {"relu__1"}, true);
   op("relu__1", "relu", relu, {"linear"}, false);
-  op("linear", "linear", fc, {"output"}, true);
+  op("linear", "linear", fc, {"addmm"}, true);
+  op("addmm", "addmm", proj, {"output"}, false);
   index.rebuild_lookups();
   return index;
 }
@@ -111,6 +113,21 @@ TEST(Patterns, DiagnoseReportsAPatternMembersKeyAsOverridden) {
   // Another compressor's config is resolved otherwise: nothing said.
   m.compressor = index::Compressor::KMeansPalettizer;
   EXPECT_TRUE(features::diagnose(doc, &m).empty());
+}
+
+TEST(Patterns, AnEntryWhoseModulesHoldNothingTheQuantizerCompressesHasNoEffect) {
+  config::ConfigDocument doc = config::read_config(
+      "quantization_config:\n  module_type_configs:\n    transformers.pytorch_utils.Conv1D: {}\n",
+      config::Format::Yaml);
+  features::Model m{&model(), index::Compressor::Quantizer, nullptr, nullptr};
+  std::vector<features::Diagnostic> d = features::diagnose(doc, &m);
+  ASSERT_EQ(d.size(), 1u);
+  EXPECT_EQ(d[0].code, "no-effect");
+  EXPECT_EQ(d[0].severity, features::Severity::Warning);
+  EXPECT_NE(d[0].message.find("matches 1 module but none of their 1 op is one the Quantizer "
+                              "compresses: they compute with `addmm`"),
+            std::string::npos)
+      << d[0].message;
 }
 
 } // namespace
