@@ -1,15 +1,18 @@
 """`opscope explain --json` against coreai-opt's own prepare(): which config entry decides
-each op (issue 10). Every key of a config gets its own weight dtype; after
-`Quantizer(model, QuantizerConfig.from_dict(config)).prepare()` the weight fake-quants are
-traced back to the parameter they read, so each weight tells which key governed its op.
-opscope must name that key for every conv2d / linear / embedding op, and say "full
-precision" exactly where coreai-opt inserted no weight fake-quant.
+each op the Quantizer annotates (issue 10). Every entry of a config gets its own weight dtype;
+during `Quantizer(model, QuantizerConfig.from_dict(config)).prepare()` the annotation's
+winning config of every node (`ctx.winning_configs`, what prepare() annotates from) is
+captured, and its weight dtype tells which entry won. opscope must list exactly the ops
+prepare() annotates (pattern members such as the bn and relu after a conv included) and,
+for each, name an entry with that dtype (None: a null entry, full precision).
 
-Cases (issue 10's list): a specific name key before a later parent key (governs nothing),
-a later container type claiming the convs of an earlier Conv2d key,
-op_name_config beating op_type_config inside one module config, a Linear type key every
-Linear of which is claimed by name keys, a null entry. Runs in a fixed budget: one export
-and one prepare() call on each of two small models (the time is printed)."""
+Cases (issue 10's list), at least three overlapping entries per model: a specific name key
+before a later parent key (governs nothing), a later container type claiming the convs of an
+earlier Conv2d key, op_name_config beating op_type_config inside one module config, a Linear
+type key every Linear of which is claimed by name keys, keys on pattern members (a relu or bn
+module: the conv's entry configures them), GPT-2's Conv1D (configures nothing), a module
+registered under two names, a null entry. One export and one prepare() per model (the times
+are printed); most of the time is coreai-opt building its pattern graphs once per process."""
 
 from __future__ import annotations
 
@@ -25,7 +28,6 @@ import pytest
 
 from conftest import build_fixture_model, get_fixture
 
-WEIGHTED_OP_TYPES = {"conv2d", "linear", "embedding"}
 
 
 def weight_only(dtype: str | None, **op_tables) -> dict | None:
@@ -94,8 +96,60 @@ LLAMA_SHADOWED = {"quantization_config": {
     },
 }}
 
-CASES = [("resnet10", "nested", RESNET_NESTED),
-         ("hf_llama", "shadowed", LLAMA_SHADOWED)]
+RESNET18_PATTERNS = {"quantization_config": {
+    "global_config": weight_only("int8"),
+    "module_type_configs": {
+        "torch.nn.modules.conv.Conv2d": weight_only("int4"),
+        "fixtures.resnet.BasicBlock": weight_only("int6"),
+        # ReLU modules: every relu is a member of a conv's or an add's pattern.
+        "torch.nn.modules.activation.ReLU": weight_only("float8_e4m3fn"),
+    },
+    "module_name_configs": {
+        r"layer3\.0\.conv1": weight_only("int2"),
+        "layer3": weight_only("uint8"),
+        "layer1": weight_only("uint4", op_type_config={"conv2d": weight_only("uint6"),
+                                                       "relu": weight_only("float8_e5m2")},
+                              op_name_config={"conv2d_2": weight_only("uint2")}),
+        # A batch norm goes with the conv before it.
+        r"layer2\.0\.bn1": weight_only("float4_e2m1fn_x2"),
+        "fc": None,
+    },
+}}
+
+GPT2_CONV1D = {"quantization_config": {
+    "global_config": weight_only("int8"),
+    "module_type_configs": {
+        # transformers' Conv1D computes with addmm: nothing here is annotated.
+        "transformers.pytorch_utils.Conv1D": weight_only("int2"),
+        "transformers.models.gpt2.modeling_gpt2.GPT2Block": weight_only("int4"),
+    },
+    "module_name_configs": {
+        r"transformer\.h\.0": weight_only("uint4", op_type_config={"matmul": weight_only("uint6")}),
+        r"transformer\.h\.\d+\.mlp": weight_only("int6"),
+        r"transformer\.wte": weight_only("uint2"),
+        "lm_head": None,
+    },
+}}
+
+ALIASED = {"quantization_config": {
+    "global_config": weight_only("int8"),
+    "module_name_configs": {
+        "shortcut": weight_only("int4"),
+        r"encoder\.0": weight_only("uint4"),
+        "encoder": weight_only("int6"),
+        "head": None,
+    },
+}}
+
+CASES = [("resnet18", "patterns", RESNET18_PATTERNS),
+         ("hf_llama", "shadowed", LLAMA_SHADOWED),
+         ("hf_gpt2", "conv1d", GPT2_CONV1D),
+         # coreai-opt names a module by its first name in named_modules() (the call through
+         # `shortcut` takes encoder.0's config, here `encoder`'s); the index records the name
+         # each call was made under and no alias map yet, so opscope gives the `shortcut` call
+         # to the `shortcut` key. Strict: this starts failing the day aliases are followed.
+         pytest.param("aliased_module", "aliases", ALIASED,
+                      marks=pytest.mark.xfail(strict=True, reason="module aliases not in the index"))]
 
 
 @pytest.fixture(scope="module")
@@ -136,39 +190,36 @@ def opscope_bin() -> str:
     return path
 
 
-def prepared_weight_dtypes(name: str, config: dict) -> dict[str, str]:
-    """coreai-opt's answer: parameter name -> dtype of the fake-quant on it."""
+def prepared_node_dtypes(name: str, config: dict) -> dict[str, str | None]:
+    """coreai-opt's answer: node name -> weight dtype of the config prepare() annotates it
+    with (None: a null entry), for every node the annotation covers."""
+    import coreai_opt.quantization._graph.quantizer as graph_quantizer
     from coreai_opt.quantization import Quantizer, QuantizerConfig
 
+    winning: dict[str, object] = {}
+    reconcile = graph_quantizer.annotate_via_reconciliation
+
+    def capture(model, ctx):
+        winning.update({node.name: cfg for node, cfg in ctx.winning_configs.items()})
+        return reconcile(model, ctx)
+
     model, args = build_fixture_model(name)
-    # from_dict turns the dtype names of `config` into torch dtypes in place: give it a copy.
-    prepared = Quantizer(model, QuantizerConfig.from_dict(copy.deepcopy(config))).prepare(args)
-    dtypes: dict[str, str] = {}
-    for node in prepared.graph.nodes:
-        if node.op != "call_module":
-            continue
-        fake_quant = prepared.get_submodule(node.target)
-        if not hasattr(fake_quant, "dtype"):
-            continue
-        # Back from the fake-quant to the parameter it reads (through the conv-bn
-        # folding's `mul`, for instance).
-        stack, seen, params = [node.args[0]], set(), []
-        while stack:
-            arg = stack.pop()
-            if not hasattr(arg, "op") or arg in seen:
-                continue
-            seen.add(arg)
-            if arg.op == "get_attr":
-                params.append(arg.target)
-            elif arg.op == "call_function":
-                stack.extend(a for a in arg.all_input_nodes)
-        for param in params:
-            if param.endswith(".weight"):
-                dtypes[param] = str(fake_quant.dtype).removeprefix("torch.")
-    return dtypes
+    graph_quantizer.annotate_via_reconciliation = capture
+    try:
+        # from_dict turns the dtype names of `config` into torch dtypes in place: give it a copy.
+        Quantizer(model, QuantizerConfig.from_dict(copy.deepcopy(config))).prepare(args)
+    finally:
+        graph_quantizer.annotate_via_reconciliation = reconcile
+    out: dict[str, str | None] = {}
+    for node, cfg in winning.items():
+        spec = (getattr(cfg, "op_state_spec", None) or {}).get("weight")
+        out[node] = None if spec is None else str(spec.dtype).removeprefix("torch.")
+    return out
 
 
-@pytest.mark.parametrize("name,label,config", CASES, ids=[f"{n}-{l}" for n, l, _ in CASES])
+@pytest.mark.parametrize("name,label,config", CASES,
+                         ids=["resnet18-patterns", "hf_llama-shadowed", "hf_gpt2-conv1d",
+                              "aliased_module-aliases"])
 def test_explain_names_the_key_prepare_applies(name, label, config, graph_index, opscope_bin,
                                                tmp_path, coreai_opt):
     index_path = graph_index(name)
@@ -183,33 +234,26 @@ def test_explain_names_the_key_prepare_applies(name, label, config, graph_index,
     explained = json.loads(proc.stdout)
 
     started = time.monotonic()
-    actual = prepared_weight_dtypes(name, config)
+    actual = prepared_node_dtypes(name, config)
     prepare_seconds = time.monotonic() - started
-    print(f"\n{name}/{label}: explain {explain_seconds:.2f} s, prepare {prepare_seconds:.1f} s")
 
-    with open(index_path, encoding="utf-8") as f:
-        ops = {op["name"]: op for op in json.load(f)["ops"]}
     dtype_of = dtype_of_paths(config)
-    expected: dict[str, str | None] = {}
-    entries: dict[str, list] = {}
+    listed: dict[str, tuple] = {}
     for row in explained["ops"]:
-        if row["op_type"] not in WEIGHTED_OP_TYPES:
-            continue
         assert row["entry"] is not None, row  # every test config writes global_config
-        dtype = dtype_of[tuple(row["entry"]["path"])]
-        assert (dtype is None) == row["full_precision"], row
-        for edge in ops[row["op_name"]]["inputs"]:
-            if edge.get("state") and edge["producer"].endswith(".weight"):
-                expected[edge["producer"]] = dtype
-                entries[edge["producer"]] = [row["op_name"], *row["entry"]["path"][1:]]
-
-    assert expected, "explain listed no weighted op"
-    # Weights of other ops (batch norms folded into a conv pattern, RMSNorm scales) follow
-    # pattern groups, not compared yet.
-    others = sorted(set(actual) - set(expected))
-    print(f"  {len(expected)} weighted ops compared, {len(others)} other quantized weights skipped")
-    wrong = [f"{p}: opscope says {expected[p]} via {entries[p]}, coreai-opt applied "
-             f"{actual.get(p)}"
-             for p in sorted(expected) if expected[p] != actual.get(p)]
-    assert not wrong, f"{name}/{label}: opscope's resolution differs from prepare():\n" + \
-        "\n".join(wrong)
+        path = tuple(row["entry"]["path"])
+        assert (dtype_of[path] is None) == row["full_precision"], row
+        listed[row["op_name"]] = path
+    agree = sorted(op for op in listed if op in actual and dtype_of[listed[op]] == actual[op])
+    print(f"\n{name}/{label}: explain {explain_seconds:.2f} s, prepare {prepare_seconds:.1f} s; "
+          f"prepare() annotates {len(actual)} ops, explain lists {len(listed)}, "
+          f"{len(agree)} agree on the deciding entry")
+    missing = sorted(set(actual) - set(listed))
+    extra = sorted(set(listed) - set(actual))
+    wrong = [f"{op}: opscope says {dtype_of[listed[op]]} via {listed[op][1:]}, prepare() "
+             f"applied {actual[op]}" for op in sorted(set(listed) & set(actual))
+             if dtype_of[listed[op]] != actual[op]]
+    assert not missing and not extra and not wrong, (
+        f"{name}/{label}: opscope's resolution differs from prepare():\n"
+        f"annotated by prepare(), not listed: {missing}\nlisted, not annotated: {extra}\n"
+        + "\n".join(wrong))

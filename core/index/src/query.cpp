@@ -275,6 +275,23 @@ std::vector<int> QueryEngine::ops_under_matching_modules(const Query& query) con
   return positions;
 }
 
+std::vector<int> QueryEngine::match_modules(const Query& query) const {
+  std::vector<int> out;
+  if (!query.usable())
+    return out;
+  if (query.kind() == Table::ModuleName) {
+    if (query.matches(index_.root().name))
+      out.push_back(0);
+    scan_names(module_names_, query, [&](int m) { out.push_back(m); });
+    std::sort(out.begin(), out.end());
+  } else if (query.kind() == Table::ModuleType) {
+    for (size_t m = 0; m < index_.modules.size(); ++m)
+      if (index_.modules[m].type == query.text())
+        out.push_back(static_cast<int>(m));
+  }
+  return out;
+}
+
 std::vector<int> QueryEngine::finish(std::vector<int> order_positions,
                                      Compressor compressor) const {
   if (!std::is_sorted(order_positions.begin(), order_positions.end()))

@@ -4,10 +4,13 @@
 #include "opscope/coreai/tables.h"
 
 #include "opscope/index/query.h"
+#include "patterns.h"
 
 #include <algorithm>
 #include <map>
 #include <memory>
+#include <optional>
+#include <tuple>
 #include <unordered_map>
 
 namespace opscope::resolve {
@@ -68,7 +71,12 @@ bool decider_null(const ConfigDocument& doc, const Decider& d) {
 
 class Resolver {
 public:
-  Resolver(const ConfigDocument& doc, const index::Index& index) : doc_(doc), index_(index) {}
+  Resolver(const ConfigDocument& doc, const index::Index& index, const index::QueryEngine* engine)
+      : doc_(doc), index_(index) {
+    if (!engine)
+      engine = &owned_engine_.emplace(index);
+    engine_ = engine;
+  }
 
   Resolution run() {
     collect_tables();
@@ -127,25 +135,32 @@ private:
     int rank = 0;
     for (auto it = name_entries_.rbegin(); it != name_entries_.rend(); ++it, ++rank) {
       const PatternKey& key = doc_.keys[static_cast<std::size_t>(*it)];
-      index::Query query(index::Table::ModuleName, key.text, false);
-      if (!query.usable()) {
-        out_.unresolved.push_back({*it, query.status().reason});
+      std::shared_ptr<const index::Query> query =
+          engine_->query(index::Table::ModuleName, key.text);
+      if (!query->usable()) {
+        out_.unresolved.push_back({*it, query->status().reason});
         continue;
       }
-      for (std::size_t m = 0; m < n; ++m)
-        if (own[m] > rank && query.matches(index_.modules[m].name))
-          own[m] = rank;
+      std::vector<int> matched = engine_->match_modules(*query);
+      for (int m : matched)
+        own[static_cast<std::size_t>(m)] = std::min(own[static_cast<std::size_t>(m)], rank);
+      entries_by_rank_.push_back({*it, std::move(matched)});
     }
-    std::unordered_map<std::string, std::vector<std::size_t>> modules_by_type;
-    for (std::size_t m = 0; m < n; ++m)
-      modules_by_type[index_.modules[m].type].push_back(m);
     for (auto it = type_entries_.rbegin(); it != type_entries_.rend(); ++it, ++rank) {
-      auto found = modules_by_type.find(doc_.keys[static_cast<std::size_t>(*it)].text);
-      if (found == modules_by_type.end())
-        continue;
-      for (std::size_t m : found->second)
-        own[m] = std::min(own[m], rank);
+      std::vector<int> matched = engine_->match_modules(
+          *engine_->query(index::Table::ModuleType, doc_.keys[static_cast<std::size_t>(*it)].text));
+      for (int m : matched)
+        own[static_cast<std::size_t>(m)] = std::min(own[static_cast<std::size_t>(m)], rank);
+      entries_by_rank_.push_back({*it, std::move(matched)});
     }
+    claim_order(by_rank.size() - 1);
+    // Reported in dict order, name keys first.
+    std::reverse(entries_by_rank_.begin(), entries_by_rank_.end());
+    std::stable_partition(
+        entries_by_rank_.begin(), entries_by_rank_.end(), [&](const EntryMatch& e) {
+          return doc_.keys[static_cast<std::size_t>(e.key)].table == Table::ModuleName;
+        });
+    out_.entries = std::move(entries_by_rank_);
 
     // Parents precede children in Index::modules, so one pass sees each parent decided.
     std::vector<int> decided(n, global_rank);
@@ -159,6 +174,38 @@ private:
       d.decider = by_rank[static_cast<std::size_t>(decided[m])];
       d.direct = own[m] == decided[m];
       d.full_precision = decider_null(doc_, d.decider);
+    }
+  }
+
+  // _set_config_for_module's order of insertion into module_config_dict[level]: entries in
+  // rank order, each over its matched modules last-listed first (reversed named_modules), a
+  // claim taking the module's unclaimed subtree depth first. An op's "priority" in the
+  // annotation sort is its module's position at its level.
+  void claim_order(std::size_t ranked_entries) {
+    const std::size_t n = index_.modules.size();
+    insertion_.assign(n, 0);
+    std::vector<bool> visited(n, false);
+    int counters[2] = {0, 0};
+    std::vector<int> stack;
+    for (std::size_t r = 0; r < ranked_entries && r < entries_by_rank_.size(); ++r) {
+      const EntryMatch& entry = entries_by_rank_[r];
+      int level = doc_.keys[static_cast<std::size_t>(entry.key)].table == Table::ModuleName ? 0 : 1;
+      for (auto it = entry.modules.rbegin(); it != entry.modules.rend(); ++it) {
+        if (visited[static_cast<std::size_t>(*it)])
+          continue;
+        stack.assign(1, *it);
+        while (!stack.empty()) {
+          int m = stack.back();
+          stack.pop_back();
+          if (visited[static_cast<std::size_t>(m)])
+            continue;
+          visited[static_cast<std::size_t>(m)] = true;
+          insertion_[static_cast<std::size_t>(m)] = counters[level]++;
+          const std::vector<int>& children = index_.modules[static_cast<std::size_t>(m)].children;
+          for (auto c = children.rbegin(); c != children.rend(); ++c)
+            stack.push_back(*c);
+        }
+      }
     }
   }
 
@@ -180,46 +227,91 @@ private:
     auto it = op_queries_.find(key);
     if (it != op_queries_.end())
       return it->second.get();
-    auto query = std::make_unique<index::Query>(
-        index::Table::OpName, doc_.keys[static_cast<std::size_t>(key)].text, false);
+    std::shared_ptr<const index::Query> query =
+        engine_->query(index::Table::OpName, doc_.keys[static_cast<std::size_t>(key)].text);
     if (!query->usable())
       out_.unresolved.push_back({key, query->status().reason});
     return op_queries_.emplace(key, std::move(query)).first->second.get();
   }
 
   // _get_config_for_node: the last op_name_config key matching the op's name, else the last
-  // op_type_config key equal to its type, else the module config itself.
-  Decider decide_op(const index::Op& op, const Decider& module_decider) {
+  // op_type_config key equal to its type, else the module config itself. Also says which of
+  // the three it was (_OpConfigLevel: 0 op name, 1 op type, 2 the module's own specs).
+  std::pair<Decider, int> decide_op(const index::Op& op, const Decider& module_decider) {
     const OpTables* tables = tables_of(module_decider);
     if (!tables)
-      return module_decider;
+      return {module_decider, 2};
     for (auto it = tables->by_name.rbegin(); it != tables->by_name.rend(); ++it) {
       const index::Query* query = op_query(*it);
       if (query->usable() && query->matches(op.name))
-        return {Decider::Kind::Key, *it};
+        return {{Decider::Kind::Key, *it}, 0};
     }
     const std::string& type = index_.type_for(op, index::Compressor::Quantizer);
     for (auto it = tables->by_type.rbegin(); it != tables->by_type.rend(); ++it)
       if (!type.empty() && doc_.keys[static_cast<std::size_t>(*it)].text == type)
-        return {Decider::Kind::Key, *it};
-    return module_decider;
+        return {{Decider::Kind::Key, *it}, 1};
+    return {module_decider, 2};
   }
 
+  static int level_of(const ConfigDocument& doc, const Decider& d) {
+    if (d.kind != Decider::Kind::Key)
+      return 2;
+    return doc.keys[static_cast<std::size_t>(d.key)].table == Table::ModuleName ? 0 : 1;
+  }
+
+  // _AnnotationHandler.annotate: every pattern match of every op the Quantizer registers
+  // (patterns.h), sorted by _sort_nodes_in_annotation_order (module config level, op config
+  // level, longer pattern first, module priority, graph order); each op a match covers
+  // takes the config of the first match covering it.
   void resolve_ops() {
     std::vector<int> module_of(index_.ops.size(), 0);
     for (std::size_t m = 0; m < index_.modules.size(); ++m)
       for (int op : index_.modules[m].ops)
         if (op >= 0 && static_cast<std::size_t>(op) < module_of.size())
           module_of[static_cast<std::size_t>(op)] = static_cast<int>(m);
+
+    struct Ranked {
+      int config_level, op_level, length, priority, position; // sort key
+      int primary;
+      Decider decider;
+      std::vector<int> covered;
+    };
+    std::vector<Ranked> ranked;
     for (std::size_t i = 0; i < index_.ops.size(); ++i) {
       const index::Op& op = index_.ops[i];
       if (op.kind != index::OpKind::Call ||
           !(op.compressors & static_cast<std::uint8_t>(index::Compressor::Quantizer)))
         continue;
+      const ModuleDecision& module = out_.modules[static_cast<std::size_t>(module_of[i])];
+      auto [decider, op_level] = decide_op(op, module.decider);
+      int config_level = level_of(doc_, module.decider);
+      int priority = config_level == 2 ? 0 : insertion_[static_cast<std::size_t>(module.module)];
+      for (PatternMatch& match : quantizer_pattern_matches(index_, static_cast<int>(i)))
+        ranked.push_back({config_level, op_level, static_cast<int>(match.ops.size()), priority,
+                          static_cast<int>(ranked.size()), static_cast<int>(i), decider,
+                          std::move(match.ops)});
+    }
+    std::sort(ranked.begin(), ranked.end(), [](const Ranked& a, const Ranked& b) {
+      return std::tie(a.config_level, a.op_level, b.length, a.priority, a.position) <
+             std::tie(b.config_level, b.op_level, a.length, b.priority, b.position);
+    });
+    std::vector<int> winner(index_.ops.size(), -1); // op -> position in `ranked`
+    for (std::size_t r = 0; r < ranked.size(); ++r)
+      for (int op : ranked[r].covered)
+        if (winner[static_cast<std::size_t>(op)] < 0)
+          winner[static_cast<std::size_t>(op)] = static_cast<int>(r);
+    for (std::size_t i = 0; i < index_.ops.size(); ++i) {
+      if (winner[i] < 0)
+        continue;
+      const Ranked& r = ranked[static_cast<std::size_t>(winner[i])];
       OpDecision d;
       d.op = static_cast<int>(i);
       d.module = module_of[i];
-      d.decider = decide_op(op, out_.modules[static_cast<std::size_t>(d.module)].decider);
+      d.primary = r.primary;
+      d.decider = r.decider;
+      d.module_entry =
+          out_.modules[static_cast<std::size_t>(module_of[static_cast<std::size_t>(r.primary)])]
+              .decider;
       d.full_precision = decider_null(doc_, d.decider);
       out_.ops.push_back(d);
     }
@@ -229,14 +321,35 @@ private:
   const index::Index& index_;
   std::vector<int> name_entries_, type_entries_; // dict order
   std::map<ModuleEntryId, OpTables> op_tables_;
-  std::unordered_map<int, std::unique_ptr<index::Query>> op_queries_;
+  std::unordered_map<int, std::shared_ptr<const index::Query>> op_queries_;
+  std::optional<index::QueryEngine> owned_engine_;
+  const index::QueryEngine* engine_ = nullptr;
+  std::vector<EntryMatch> entries_by_rank_;
+  std::vector<int> insertion_; // per module: its position in module_config_dict[its level]
   Resolution out_;
 };
 
 } // namespace
 
-Resolution resolve_quantizer(const ConfigDocument& document, const index::Index& index) {
-  return Resolver(document, index).run();
+Resolution resolve_quantizer(const ConfigDocument& document, const index::Index& index,
+                             const index::QueryEngine* engine) {
+  return Resolver(document, index, engine).run();
+}
+
+bool resolves_in_graph_mode(const ConfigDocument& document, const index::Index& index) {
+  if (document.root != config::Compressor::Quantizer || index.mode != index::Mode::Graph)
+    return false;
+  return !document.execution_mode || *document.execution_mode == "graph" ||
+         *document.execution_mode == "pt2e";
+}
+
+std::shared_ptr<const Resolution> SharedResolution::get(const ConfigDocument& document,
+                                                        const index::Index& index,
+                                                        const index::QueryEngine* engine) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (!value_)
+    value_ = std::make_shared<const Resolution>(resolve_quantizer(document, index, engine));
+  return value_;
 }
 
 std::vector<std::string> decider_path(const ConfigDocument& document, const Decider& decider) {

@@ -20,14 +20,17 @@ CommandSpec explain_spec() {
   CommandSpec spec{
       "explain",
       "CONFIG --model MODEL [options]",
-      "For every op the Quantizer configures, the config entry that decides it, "
+      "For every op the Quantizer annotates (pattern members such as the bn and "
+      "relu after a conv included), the config entry that decides it, "
       "as coreai-opt 0.4.0's prepare() resolves it (module name > module type > "
       "global, later entries win, children inherit, op_name_config > "
       "op_type_config).",
       "Text output: one row per op: op [type], module, deciding entry (path and\n"
       "line), `fp` when the entry leaves it in full precision (a null value).\n"
-      "JSON: {\"ops\": [{op_name, op_type, module, entry: {path, line} | null,\n"
-      "full_precision}], \"modules\": [{module, module_type, entry, direct,\n"
+      "JSON: {\"ops\": [{op_name, op_type, module, pattern_first_op (the op whose\n"
+      "module and name decide a pattern member such as the relu after a conv),\n"
+      "entry: {path, line} | null, full_precision}], \"modules\": [{module, module_type, entry, "
+      "direct,\n"
       "full_precision}], \"unresolved\": [...]}; lines are 1-based; entry null is\n"
       "coreai-opt's default global_config (none written). Graph mode, quantization_config.",
       model_options(false),
@@ -129,6 +132,7 @@ int run_explain(const std::vector<std::string>& args) {
         ops.push_back({{"op_name", op.name},
                        {"op_type", index.type_for(op, index::Compressor::Quantizer)},
                        {"module", module_name(index, d.module)},
+                       {"pattern_first_op", index.ops[static_cast<std::size_t>(d.primary)].name},
                        {"entry", entry_json(doc, d.decider)},
                        {"full_precision", d.full_precision}});
       }
@@ -166,9 +170,13 @@ int run_explain(const std::vector<std::string>& args) {
     for (const resolve::OpDecision& d : resolution.ops) {
       const index::Op& op = index.ops[static_cast<std::size_t>(d.op)];
       std::string module = module_name(index, d.module);
+      std::string with =
+          d.primary == d.op
+              ? ""
+              : "  (with " + index.ops[static_cast<std::size_t>(d.primary)].name + ")";
       rows.push_back({op.name + " [" + index.type_for(op, index::Compressor::Quantizer) + "]",
                       module.empty() ? "(root)" : module,
-                      entry_text(doc, d.decider) + (d.full_precision ? "  fp" : "")});
+                      entry_text(doc, d.decider) + (d.full_precision ? "  fp" : "") + with});
     }
     std::size_t w0 = 2, w1 = 6;
     for (const auto& r : rows) {

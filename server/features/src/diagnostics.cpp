@@ -1,6 +1,8 @@
 #include "opscope/features/diagnostics.h"
 
 #include "matching.h"
+#include "opscope/features/overridden.h"
+#include "resolution.h"
 #include "text.h"
 
 #include <algorithm>
@@ -28,7 +30,7 @@ std::string join_quoted(const std::vector<std::string>& items, std::size_t max =
 class Checker {
 public:
   Checker(const config::ConfigDocument& doc, const Model* model)
-      : doc_(doc), index_(model && model->index ? model->index : nullptr),
+      : doc_(doc), model_(model), index_(model && model->index ? model->index : nullptr),
         compressor_(model ? model->compressor : index::Compressor::None) {
     if (index_)
       queries_.emplace(*model);
@@ -79,6 +81,12 @@ public:
     }
     for (const auto& id : order)
       check_key(written[id]);
+    // What coreai-opt's resolution makes of the entries (only when nothing above broke the
+    // config: coreai-opt would not load it).
+    if (doc_.problems.empty())
+      if (auto resolution = detail::resolution_of(doc_, model_))
+        for (Diagnostic& d : overridden_diagnostics(doc_, *index_, *resolution))
+          out_.push_back(std::move(d));
     std::stable_sort(out_.begin(), out_.end(), [](const Diagnostic& a, const Diagnostic& b) {
       return a.range.start < b.range.start;
     });
@@ -315,6 +323,7 @@ private:
   }
 
   const config::ConfigDocument& doc_;
+  const Model* model_;
   const index::Index* index_;
   index::Compressor compressor_;
   std::optional<detail::ModelQueries> queries_; // set when there is a model

@@ -1,9 +1,8 @@
 #include "opscope/features/overridden.h"
 
-#include "opscope/index/query.h"
-
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <string>
 #include <unordered_map>
 
@@ -13,16 +12,50 @@ namespace {
 using config::PatternKey;
 using config::Table;
 
-bool is_module_table(const PatternKey& key) {
-  return (key.table == Table::ModuleName || key.table == Table::ModuleType) &&
-         key.scope.kind == config::Scope::Kind::Global;
-}
-
 std::string describe(const config::ConfigDocument& doc, const resolve::Decider& d) {
   if (d.kind == resolve::Decider::Kind::DefaultGlobal)
     return "coreai-opt's default global_config";
   std::vector<std::string> path = resolve::decider_path(doc, d);
   return "`" + path.back() + "` (line " + std::to_string(resolve::decider_line(doc, d) + 1) + ")";
+}
+
+// `no-effect`: the entry's modules (and everything inside them) hold ops, but none the
+// Quantizer annotates (GPT-2's Conv1D computes with addmm): its specs change nothing.
+std::optional<Diagnostic> no_effect(const index::Index& index, const PatternKey& key,
+                                    const resolve::EntryMatch& entry,
+                                    const std::vector<bool>& covered) {
+  std::vector<std::string> types;
+  std::size_t ops = 0;
+  for (std::size_t m = 0; m < covered.size(); ++m) {
+    if (!covered[m])
+      continue;
+    for (int op : index.modules[m].ops) {
+      const index::Op& o = index.ops[static_cast<std::size_t>(op)];
+      if (o.kind != index::OpKind::Call)
+        continue;
+      ++ops;
+      if (!o.type.empty() && std::find(types.begin(), types.end(), o.type) == types.end())
+        types.push_back(o.type);
+    }
+  }
+  if (ops == 0)
+    return std::nullopt;
+  std::string held;
+  for (std::size_t i = 0; i < types.size() && i < 6; ++i)
+    held += (i ? ", `" : "`") + types[i] + "`";
+  if (types.size() > 6)
+    held += " and " + std::to_string(types.size() - 6) + " more types";
+  std::size_t modules = entry.modules.size();
+  Diagnostic d;
+  d.range = key.range;
+  d.severity = Severity::Warning;
+  d.code = "no-effect";
+  d.message = "`" + key.text + "` matches " + std::to_string(modules) +
+              (modules == 1 ? " module" : " modules") + " but none of their " +
+              std::to_string(ops) + (ops == 1 ? " op" : " ops") +
+              " is one the Quantizer compresses: they compute with " + held +
+              ", so this entry changes nothing and their weights stay in full precision";
+  return d;
 }
 
 } // namespace
@@ -31,27 +64,21 @@ std::vector<Diagnostic> overridden_diagnostics(const config::ConfigDocument& doc
                                                const index::Index& index,
                                                const resolve::Resolution& resolution) {
   std::vector<Diagnostic> out;
-  // A key written twice: only its last occurrence is in the config coreai-opt loads (the
-  // first is reported as a duplicate elsewhere).
-  std::map<std::pair<Table, std::string>, std::size_t> last;
-  for (std::size_t k = 0; k < document.keys.size(); ++k)
-    if (is_module_table(document.keys[k]))
-      last[{document.keys[k].table, document.keys[k].text}] = k;
-
   const std::size_t n = index.modules.size();
-  for (const auto& [table_and_text, k] : last) {
+  std::vector<bool> covered(n, false);
+  for (const resolve::EntryMatch& entry : resolution.entries) {
+    const std::size_t k = static_cast<std::size_t>(entry.key);
     const PatternKey& key = document.keys[k];
+    if (entry.modules.empty())
+      continue;
     // Modules the key matches, or whose ancestor it matches (parents precede children).
-    std::vector<bool> covered(n, false);
-    index::Query query(index::Table::ModuleName, key.text, false);
-    if (key.table == Table::ModuleName && !query.usable())
-      continue; // reported as invalid-regex / python-only-regex
-    for (std::size_t m = 0; m < n; ++m) {
-      const index::Module& module = index.modules[m];
-      bool match =
-          key.table == Table::ModuleName ? query.matches(module.name) : module.type == key.text;
-      covered[m] =
-          match || (module.parent >= 0 && covered[static_cast<std::size_t>(module.parent)]);
+    std::fill(covered.begin(), covered.end(), false);
+    for (int m : entry.modules)
+      covered[static_cast<std::size_t>(m)] = true;
+    for (std::size_t m = static_cast<std::size_t>(entry.modules.front()) + 1; m < n; ++m) {
+      int parent = index.modules[m].parent;
+      if (parent >= 0 && covered[static_cast<std::size_t>(parent)])
+        covered[m] = true;
     }
     std::size_t matched = 0, governed = 0;
     std::map<std::pair<int, int>, std::size_t> winners; // (kind, key) -> ops taken
@@ -60,8 +87,9 @@ std::vector<Diagnostic> overridden_diagnostics(const config::ConfigDocument& doc
       if (!covered[static_cast<std::size_t>(d.module)])
         continue;
       ++matched;
-      const resolve::Decider& module_decider =
-          resolution.modules[static_cast<std::size_t>(d.module)].decider;
+      // The module config deciding the op: its pattern's first op's (a relu after a conv goes
+      // with the conv's).
+      const resolve::Decider& module_decider = d.module_entry;
       // Ops decided by the op tables inside this entry's config are its too.
       if (module_decider.kind == resolve::Decider::Kind::Key &&
           static_cast<std::size_t>(module_decider.key) == k) {
@@ -74,7 +102,12 @@ std::vector<Diagnostic> overridden_diagnostics(const config::ConfigDocument& doc
         winner_order.push_back(module_decider);
       ++it->second;
     }
-    if (matched == 0 || governed == matched)
+    if (matched == 0) {
+      if (std::optional<Diagnostic> d = no_effect(index, key, entry, covered))
+        out.push_back(std::move(*d));
+      continue;
+    }
+    if (governed == matched)
       continue;
     std::string who;
     for (std::size_t i = 0; i < winner_order.size() && i < 3; ++i)
@@ -90,12 +123,15 @@ std::vector<Diagnostic> overridden_diagnostics(const config::ConfigDocument& doc
       d.message = "`" + key.text + "` decides none of the ops it matches (" + ops +
                   "): " + (matched == 1 ? "it goes to " : "they go to ") + who +
                   " (coreai-opt: module names beat module types, the last matching entry of a "
-                  "table wins, and a claimed module's children go with it)";
+                  "table wins, a claimed module's children go with it, and an op in a pattern "
+                  "such as conv -> bn -> relu goes with the pattern's first op)";
     } else {
       d.severity = Severity::Information;
       d.code = "partly-overridden";
+      std::size_t others = matched - governed;
       d.message = "`" + key.text + "` decides " + std::to_string(governed) + " of the " + ops +
-                  " it matches; the other " + std::to_string(matched - governed) + " go to " + who;
+                  " it matches; the other " + std::to_string(others) +
+                  (others == 1 ? " goes" : " go") + " to " + who;
     }
     out.push_back(std::move(d));
   }

@@ -52,6 +52,7 @@ std::shared_ptr<const config::ConfigDocument> Workspace::parse(const Document& d
       cached.config = std::make_shared<config::ConfigDocument>(
           config::read_config(doc.text, config::guess_format(doc.path, doc.text)));
     cached.revision = doc.revision;
+    cached.decisions.reset(); // a new text resolves anew
   }
   cached.last_used = ++parse_clock_;
   std::shared_ptr<const config::ConfigDocument> config = cached.config;
@@ -85,7 +86,23 @@ Analysis Workspace::analyse(const Document& doc) {
     else
       out.model = host_.ensure(*out.resolution.model);
   }
+  if (out.model && out.model->index)
+    out.decisions = decisions_for(doc, out.model->index);
   return out;
+}
+
+std::shared_ptr<const resolve::SharedResolution>
+Workspace::decisions_for(const Document& doc, const std::shared_ptr<const index::Index>& index) {
+  auto cached = parsed_.find(doc.uri);
+  if (doc.revision == 0 || cached == parsed_.end())
+    return std::make_shared<const resolve::SharedResolution>();
+  ParsedDocument& parsed = cached->second;
+  // A live weak pointer to the same address is the same index (a freed one cannot lock).
+  if (!parsed.decisions || parsed.resolved_index.lock() != index) {
+    parsed.decisions = std::make_shared<const resolve::SharedResolution>();
+    parsed.resolved_index = index;
+  }
+  return parsed.decisions;
 }
 
 std::vector<std::string> Workspace::changed_project_files() {
@@ -132,6 +149,7 @@ features::Model Workspace::feature_model(const Analysis& analysis) const {
   if (analysis.model) {
     model.index = analysis.model->index.get();
     model.queries = analysis.model->queries.get();
+    model.resolution = analysis.decisions.get();
   }
   return model;
 }
@@ -150,7 +168,8 @@ Workspace::Diagnosis Workspace::diagnosis(const Analysis& analysis) const {
     queries = analysis.model->queries;
   }
   return [config = analysis.config, model = feature_model(analysis), index, queries,
-          problem = model_problem(analysis), schema = schema_for(analysis.resolution)] {
+          decisions = analysis.decisions, problem = model_problem(analysis),
+          schema = schema_for(analysis.resolution)] {
     std::vector<features::Diagnostic> out =
         features::diagnose(*config, model.index ? &model : nullptr, problem);
     const coreai::CompressorInfo* compressor = coreai::find(model.compressor);

@@ -100,7 +100,7 @@ def test_clean_config_passes_and_strict_fails_on_warnings(project):
           module_type_configs:
             torch.nn.modules.conv.Conv2d: null
           module_name_configs:
-            layer1\\.0\\.conv1: null
+            fc: null
         """,
     )
     result = run_check(project, clean)
@@ -117,6 +117,32 @@ def test_clean_config_passes_and_strict_fails_on_warnings(project):
     assert strict.returncode == 1
     assert "no op of type `softmax`" in strict.stdout
     assert "`conv2d`" in strict.stdout and "`linear`" in strict.stdout
+
+
+def test_an_entry_other_entries_override_is_a_warning_naming_them(project):
+    # coreai-opt's resolution (issue 10): the later parent key claims the specific key's conv,
+    # and a key on the relu configures nothing (the relu is in the conv's pattern).
+    config = write(
+        project,
+        "overridden.yaml",
+        """\
+        quantization_config:
+          module_name_configs:
+            layer1\\.0\\.conv1: null
+            layer1\\.0\\.relu: null
+            layer1: null
+        """,
+    )
+    result = run_check(project, config)
+    assert result.returncode == 0, result.stdout + result.stderr
+    lines = result.stdout.splitlines()
+    assert len(lines) == 2, result.stdout
+    assert lines[0].startswith("configs/overridden.yaml:3:5: warning: `layer1\\.0\\.conv1` "
+                               "decides none"), lines[0]
+    assert "`layer1` (line 5)" in lines[0] and lines[0].endswith("[overridden]"), lines[0]
+    assert lines[1].startswith("configs/overridden.yaml:4:5: warning: `layer1\\.0\\.relu` "
+                               "decides none"), lines[1]
+    assert run_check(project, config, "--strict").returncode == 1
 
 
 def test_module_type_must_be_fully_qualified(project):

@@ -170,7 +170,10 @@ TEST(Diagnostics, ScopedOpNamesThroughTheLoadedModelsLookups) {
 )",
                                  config::Format::Yaml);
   auto ds = diagnose(doc, &model);
-  ASSERT_EQ(ds.size(), 1u);
+  // And coreai-opt's resolution: layer1.0's name key takes that block from the type key.
+  ASSERT_EQ(ds.size(), 2u);
+  EXPECT_EQ(ds[1].code, "partly-overridden");
+  EXPECT_EQ(ds[1].range.start.line, 7);
   EXPECT_EQ(ds[0].range.start.line, 5);
   EXPECT_EQ(ds[0].message, "`conv2d_2` matches no op inside modules matching `layer1\\.0`; "
                            "did you mean `conv2d_1`?")

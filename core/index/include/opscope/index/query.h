@@ -92,6 +92,9 @@ public:
   // Positions in index.ops of the matched ops, in coreai-opt's order; empty if the
   // query is unusable.
   std::vector<int> match(const Query& query, Compressor compressor = Compressor::None) const;
+  // Indices into Index::modules of the modules a ModuleName / ModuleType query selects itself
+  // (not their children), ascending; the root included when it matches. Empty if unusable.
+  std::vector<int> match_modules(const Query& query) const;
   // Every op the summary tree shows for the compressor, in coreai-opt's order.
   std::vector<int> all_ops(Compressor compressor = Compressor::None) const;
 

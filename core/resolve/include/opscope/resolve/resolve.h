@@ -17,7 +17,10 @@
 
 #include "opscope/config/document.h"
 #include "opscope/index/index.h"
+#include "opscope/index/query.h"
 
+#include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -40,9 +43,12 @@ struct ModuleDecision {
 };
 
 struct OpDecision {
-  int op = 0;     // index into Index::ops
-  int module = 0; // the innermost module of its stack (Index::modules)
+  int op = 0;      // index into Index::ops
+  int module = 0;  // the innermost module of its stack (Index::modules)
+  int primary = 0; // the first op of the pattern match that configures it (itself, or e.g.
+                   // the conv before this bn / relu): its module and name decide
   Decider decider;
+  Decider module_entry; // the module config `decider` belongs to (the primary's module's)
   bool full_precision = false;
 };
 
@@ -53,16 +59,46 @@ struct Unresolved {
   std::string reason;
 };
 
+// A module_name_configs / module_type_configs entry coreai-opt loads (a key written twice:
+// its last occurrence) and the modules it matches itself, ascending (their children go
+// with them unless a stronger entry claimed them).
+struct EntryMatch {
+  int key = 0; // index into ConfigDocument::keys
+  std::vector<int> modules;
+};
+
 struct Resolution {
   std::vector<ModuleDecision> modules; // one per Index::modules entry, same order
   std::vector<OpDecision> ops;         // the ops the compressor configures, graph order
   std::vector<Unresolved> unresolved;
+  std::vector<EntryMatch> entries; // module table entries: name keys, then type keys, dict order
 };
 
 // The Quantizer's resolution (document root `quantization_config`). Ops are those the
-// index records as registered by the Quantizer; members of a compressor pattern other than
-// its first op are not yet followed to the pattern's first op.
-Resolution resolve_quantizer(const config::ConfigDocument& document, const index::Index& index);
+// Quantizer annotates: every op of a pattern match (conv -> bn -> relu, linear -> silu,
+// add -> relu, ...), each configured by the match that wins it.
+// `engine` (over `index`) keeps the compiled patterns between calls; without one, one is
+// built for the call.
+Resolution resolve_quantizer(const config::ConfigDocument& document, const index::Index& index,
+                             const index::QueryEngine* engine = nullptr);
+
+// Whether resolve_quantizer describes what coreai-opt does with this config on this index:
+// a quantization_config run in graph mode (eager mode and the other compressors resolve
+// differently).
+bool resolves_in_graph_mode(const config::ConfigDocument& document, const index::Index& index);
+
+// One resolution per (config version, model), computed by whoever asks first (the
+// background check or a hover) and shared by both; safe to call from several threads.
+class SharedResolution {
+public:
+  std::shared_ptr<const Resolution> get(const config::ConfigDocument& document,
+                                        const index::Index& index,
+                                        const index::QueryEngine* engine) const;
+
+private:
+  mutable std::mutex mutex_;
+  mutable std::shared_ptr<const Resolution> value_;
+};
 
 // The entry's path from the document root, e.g. {"quantization_config",
 // "module_name_configs", "layer1", "op_type_config", "conv2d"}; empty for DefaultGlobal.

@@ -6,6 +6,7 @@
 #include "opscope/config/document.h"
 #include "opscope/index/index.h"
 #include "opscope/index/query.h"
+#include "opscope/resolve/resolve.h"
 
 #include <string>
 
@@ -18,6 +19,9 @@ struct Model {
   index::Compressor compressor = index::Compressor::None;
   // Lookups over `index`, built once when it was loaded (null: each call builds its own).
   const index::QueryEngine* queries = nullptr;
+  // Which entry decides each op (graph-mode Quantizer), computed once per (config version,
+  // model) and shared by the check and hovers (null: each call resolves on its own).
+  const resolve::SharedResolution* resolution = nullptr;
 };
 
 // A replacement of `range` by `new_text` in the config document.

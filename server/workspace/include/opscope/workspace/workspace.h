@@ -13,6 +13,7 @@
 #include "opscope/index/index.h"
 #include "opscope/index/query.h"
 #include "opscope/project/project.h"
+#include "opscope/resolve/resolve.h"
 #include "opscope/trust/consent.h"
 
 #include <cstdint>
@@ -85,6 +86,9 @@ struct Analysis {
   project::Resolution resolution;
   const Model* model = nullptr; // set when the model may run
   trust::Need untrusted;        // set while the model may not run (no consent yet)
+  // Which entry decides each op: computed once per (config revision, model index) when first
+  // asked (the check or a hover), shared by everything that reads this analysis.
+  std::shared_ptr<const resolve::SharedResolution> decisions;
 };
 
 class Workspace {
@@ -119,6 +123,8 @@ public:
 
 private:
   std::shared_ptr<const config::ConfigDocument> parse(const Document& doc);
+  std::shared_ptr<const resolve::SharedResolution>
+  decisions_for(const Document& doc, const std::shared_ptr<const index::Index>& index);
 
   Host& host_;
   Settings settings_;
@@ -128,6 +134,9 @@ private:
     std::uint64_t revision = 0;
     std::shared_ptr<config::ConfigDocument> config; // patched in place while no one shares it
     std::uint64_t last_used = 0;
+    // The resolution of this revision against `resolved_index` (compared while it lives).
+    std::shared_ptr<const resolve::SharedResolution> decisions;
+    std::weak_ptr<const index::Index> resolved_index;
   };
   std::map<std::string, ParsedDocument> parsed_;
   std::uint64_t parse_clock_ = 0;

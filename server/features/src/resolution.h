@@ -1,0 +1,15 @@
+// The resolution (core/resolve) the features read: the model's shared one when the host keeps
+// it, else computed for the call; null when coreai-opt resolves this config otherwise (eager
+// mode, another compressor) or there is no model.
+#pragma once
+
+#include "opscope/features/model.h"
+
+#include <memory>
+
+namespace opscope::features::detail {
+
+std::shared_ptr<const resolve::Resolution> resolution_of(const config::ConfigDocument& document,
+                                                         const Model* model);
+
+} // namespace opscope::features::detail
