@@ -59,6 +59,8 @@ struct KeyPatch {
 };
 
 std::optional<KeyPatch> plan(const ConfigDocument& previous, const std::string& text) {
+  if (previous.format == Format::Python)
+    return std::nullopt; // Python's escapes and string prefixes differ: python_edit.cpp
   Splice splice = find_splice(previous.text, text);
   std::string_view removed(previous.text.data() + splice.begin, splice.old_end - splice.begin);
   std::string_view inserted(text.data() + splice.begin, splice.new_end - splice.begin);
