@@ -286,7 +286,12 @@ private:
     return true;
   }
 
+  // The lines of the whole statement holding a config call (its closing bracket included).
   void note_statement(TSNode n) {
+    for (TSNode parent = ts_node_parent(n);
+         !ts_node_is_null(parent) && !is(parent, "module") && !is(parent, "block");
+         parent = ts_node_parent(parent))
+      n = parent;
     Range r = range_of(n);
     if (!out_.config_lines.empty() && out_.config_lines.back().second >= r.start.line)
       out_.config_lines.back().second = std::max(out_.config_lines.back().second, r.end.line);
@@ -554,7 +559,8 @@ private:
         Entry e;
         e.key = std::string(*qualified);
         e.key_range = range_of(n);
-        e.key_cols.assign(e.key.size() + 1, e.key_range.start.byte_col);
+        // No column is a character of the name: no completion offered in code.
+        e.key_cols.assign(e.key.size() + 1, -1);
         return e;
       }
       unchecked(n, is(n, "identifier") ? "a variable or a class opscope cannot name"
@@ -593,11 +599,11 @@ private:
         } else if (is(key, "string")) {
           // A field name (from_dict's document, an op_state_spec, ...): read, never reported.
           if (std::optional<StringLiteral> s = read_string(text_, key); s && !s->formatted) {
+            // Its range is the text between the quotes: a fix for a misspelt field
+            // replaces the name and keeps the quotes.
             e.emplace();
             e->key = std::move(s->value);
-            e->key_range = source_.range(s->quote_begin, s->end);
-            e->quoted = true;
-            e->quote = s->quote;
+            e->key_range = source_.range(s->offsets.front(), s->offsets.back());
             e->key_cols = columns_of(source_, s->offsets);
           }
         }

@@ -99,7 +99,7 @@ config = QuantizerConfig.presets.w4().without([ [[torch.nn.LayerNorm]], [["model
 TEST(PythonReader, FromDictReadsTheDocumentAsYamlWould) {
   Annotations a(R"(from coreai_opt.palettization.config import KMeansPalettizerConfig
 config = KMeansPalettizerConfig.from_dict({
-    [["kmeans_palettization_config"]]: {
+    "[[kmeans_palettization_config]]": {
         "module_name_configs": {[["decoder.*"]]: {"op_name_config": {[['linear_3']]: None}}},
         "modul_type_configs": {},
     }
