@@ -3,6 +3,8 @@
 ;;   (add-to-list 'load-path "/path/to/opscope/editors/emacs")
 ;;   (require 'opscope-lsp-mode)
 ;;   (add-hook 'yaml-mode-hook #'lsp-deferred)   ; lsp-mode picks opscope for configs
+;;   (add-hook 'python-mode-hook #'lsp-deferred) ; and for scripts importing coreai_opt,
+;;                                               ; beside your Python server (an add-on)
 
 ;;; Code:
 
@@ -20,7 +22,7 @@
   :new-connection (lsp-stdio-connection (lambda () (list opscope-program "lsp")))
   :activation-fn #'opscope-lsp--activate-p
   :server-id 'opscope
-  ;; Runs beside yaml-language-server / json-ls, which keep serving the rest.
+  ;; Runs beside yaml-language-server / json-ls / your Python server, which keep serving the rest.
   :add-on? t
   :initialization-options (lambda () opscope-initialization-options)
   :notification-handlers

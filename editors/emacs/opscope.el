@@ -46,10 +46,16 @@ A plist with any of :model (archive, index file or Python target), :mode (\"grap
         (save-restriction
           (widen)
           (goto-char (point-min))
-          (let ((keys (regexp-opt opscope-config-root-keys)))
-            (re-search-forward
-             (concat "^[\"']?" keys "[\"']?[ \t]*:\\|\"" keys "\"[ \t\n]*:")
-             (min (point-max) 200000) t))))))
+          (if (derived-mode-p 'python-mode 'python-ts-mode)
+              ;; A training script: it imports coreai_opt or calls a config class.
+              (re-search-forward
+               (concat "^[ \t]*\\(from\\|import\\)[ \t]+coreai_opt\\|"
+                       "\\(Quantizer\\|KMeansPalettizer\\|MagnitudePruner\\)Config[ \t]*(")
+               (min (point-max) 200000) t)
+            (let ((keys (regexp-opt opscope-config-root-keys)))
+              (re-search-forward
+               (concat "^[\"']?" keys "[\"']?[ \t]*:\\|\"" keys "\"[ \t\n]*:")
+               (min (point-max) 200000) t)))))))
 
 (defun opscope-project-find (dir)
   "A project.el project rooted at the nearest opscope.yaml above DIR."
@@ -88,9 +94,19 @@ A plist with any of :model (archive, index file or Python target), :mode (\"grap
      &allow-other-keys)
     (opscope--on-status state model ops message)))
 
+(defcustom opscope-eglot-python nil
+  "Non-nil: eglot serves Python training scripts that import coreai_opt with opscope.
+eglot runs one server per buffer, so in those buffers opscope then replaces your Python
+server; lsp-mode (opscope-lsp-mode.el) runs opscope beside it instead."
+  :type 'boolean
+  :group 'opscope)
+
 (defconst opscope-eglot-modes
   '(yaml-mode yaml-ts-mode json-mode js-json-mode json-ts-mode)
   "Major modes of the files opscope serves.")
+
+(defun opscope--eglot-modes ()
+  (append opscope-eglot-modes (and opscope-eglot-python '(python-mode python-ts-mode))))
 
 (defun opscope-eglot-maybe-start ()
   "Start eglot with opscope when the current buffer is a compression config."
@@ -118,13 +134,14 @@ later, like `opscope trust' on the command line.  Editing opscope.yaml revokes i
 ;;;###autoload
 (defun opscope-eglot-setup ()
   "Use opscope for compression configs with eglot.
-Registers the server for YAML/JSON modes, roots projects at opscope.yaml and starts eglot in
-config buffers (other YAML/JSON files are left alone)."
+Registers the server for YAML/JSON modes (and Python ones with `opscope-eglot-python'),
+roots projects at opscope.yaml and starts eglot in config buffers (other files are left
+alone)."
   (require 'eglot)
   (add-to-list 'eglot-server-programs
-               (cons opscope-eglot-modes (lambda (&rest _) (list 'eglot-opscope opscope-program "lsp"))))
+               (cons (opscope--eglot-modes) (lambda (&rest _) (list 'eglot-opscope opscope-program "lsp"))))
   (add-hook 'project-find-functions #'opscope-project-find)
-  (dolist (mode opscope-eglot-modes)
+  (dolist (mode (opscope--eglot-modes))
     (add-hook (intern (format "%s-hook" mode)) #'opscope-eglot-maybe-start)))
 
 (provide 'opscope)

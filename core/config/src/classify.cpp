@@ -210,6 +210,7 @@ private:
     key.quoted = e.quoted;
     key.quote = e.quote;
     key.byte_cols = e.key_cols;
+    key.raw = e.raw;
     key.via_alias = via_alias;
     key.null_value = is_null(e.value.get());
     doc_.keys.push_back(std::move(key));
@@ -232,6 +233,8 @@ private:
           doc_.global_config_range = e.key_range;
           doc_.global_config_null = is_null(e.value.get());
         }
+        module_config(e.value.get(), root, Scope{}, v.via_alias, depth + 1);
+      } else if (e.key == kDetachedModuleConfig) {
         module_config(e.value.get(), root, Scope{}, v.via_alias, depth + 1);
       } else if (e.key == "module_type_configs" || e.key == "module_name_configs") {
         bool by_type = e.key == "module_type_configs";

@@ -103,12 +103,15 @@ std::optional<CursorContext> context_in_pattern_key(const ConfigDocument& docume
     ctx.replace = key.range;
     ctx.typed = key.text.substr(0, static_cast<std::size_t>(at - key.byte_cols.begin()));
     ctx.quote = key.quote;
+    ctx.raw = key.raw;
     return ctx;
   }
   return std::nullopt;
 }
 
 CursorContext context_by_marker(const ConfigDocument& document, Position cursor) {
+  if (document.format == Format::Python)
+    return python_context_by_marker(document, cursor);
   CursorContext ctx;
   ctx.format = document.format;
   detail::SourceText original(document.text);

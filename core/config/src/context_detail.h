@@ -16,4 +16,7 @@ std::optional<CursorContext> context_in_pattern_key(const ConfigDocument& docume
 // Re-reads the document with a marker byte at the cursor: works everywhere.
 CursorContext context_by_marker(const ConfigDocument& document, Position cursor);
 
+// The same for a Python document: a pattern key's string only (python_context.cpp).
+CursorContext python_context_by_marker(const ConfigDocument& document, Position cursor);
+
 } // namespace opscope::config::detail

@@ -15,6 +15,18 @@ ConfigDocument read_config(std::string text, Format format) {
     if (doc.text[i] == '\r' && (i + 1 == doc.text.size() || doc.text[i + 1] != '\n'))
       doc.text[i] = '\n';
   detail::SourceText source(doc.text);
+  if (format == Format::Python) {
+    detail::PythonRead read = detail::scan_python(source);
+    doc.problems = std::move(read.tree.problems);
+    doc.unchecked = std::move(read.unchecked);
+    doc.config_lines = std::move(read.config_lines);
+    detail::classify(*read.tree.root, doc, nullptr);
+    // Each config call is its own mapping: the root's repeated keys are not duplicates.
+    for (const detail::Entry& e : read.tree.root->entries)
+      if (e.value)
+        detail::find_duplicates(*e.value, doc.duplicates);
+    return doc;
+  }
   detail::Tree tree =
       format == Format::Json ? detail::scan_json(source) : detail::scan_yaml(source);
   doc.problems = std::move(tree.problems);
@@ -34,6 +46,8 @@ Format guess_format(const std::string& path, const std::string& text) {
   };
   if (ends_with(".json"))
     return Format::Json;
+  if (ends_with(".py"))
+    return Format::Python;
   if (ends_with(".yaml") || ends_with(".yml"))
     return Format::Yaml;
   auto first = text.find_first_not_of(" \t\r\n");

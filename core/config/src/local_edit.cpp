@@ -1,5 +1,7 @@
 #include "opscope/config/local_edit.h"
 
+#include "python_edit.h"
+
 #include <algorithm>
 #include <cctype>
 #include <cstring>
@@ -59,6 +61,8 @@ struct KeyPatch {
 };
 
 std::optional<KeyPatch> plan(const ConfigDocument& previous, const std::string& text) {
+  if (previous.format == Format::Python)
+    return std::nullopt; // Python's escapes and string prefixes differ: see python_edit.cpp
   Splice splice = find_splice(previous.text, text);
   std::string_view removed(previous.text.data() + splice.begin, splice.old_end - splice.begin);
   std::string_view inserted(text.data() + splice.begin, splice.new_end - splice.begin);
@@ -164,6 +168,12 @@ void apply(const KeyPatch& patch, ConfigDocument& doc) {
 
 std::optional<ConfigDocument> reread_after_local_edit(const ConfigDocument& previous,
                                                       const std::string& text) {
+  if (previous.format == Format::Python) {
+    ConfigDocument copy = previous;
+    if (!detail::python_patch_elsewhere(copy, text))
+      return std::nullopt;
+    return copy;
+  }
   std::optional<KeyPatch> patch = plan(previous, text);
   if (!patch)
     return std::nullopt;
@@ -184,6 +194,8 @@ std::optional<ConfigDocument> reread_after_local_edit(const ConfigDocument& prev
 }
 
 bool patch_after_local_edit(ConfigDocument& document, const std::string& text) {
+  if (document.format == Format::Python)
+    return detail::python_patch_elsewhere(document, text);
   std::optional<KeyPatch> patch = plan(document, text);
   if (!patch)
     return false;

@@ -58,6 +58,7 @@ struct Entry {
   bool quoted = false;
   char quote = 0;
   std::vector<int> key_cols; // see PatternKey::byte_cols
+  bool raw = false;          // see PatternKey::raw
   bool has_colon = false;
   std::unique_ptr<Node> value; // null when nothing follows the key
 };
@@ -94,6 +95,21 @@ QuotedScalar read_quoted(std::string_view text, std::size_t open_quote);
 
 Tree scan_yaml(const SourceText& source);
 Tree scan_json(const SourceText& source);
+
+// A Python file's config calls as the tree of a config document: a root mapping with one
+// `quantization_config` (etc.) entry per config class call or setter call, whose keys are
+// the class names or setters as written (python_reader.cpp).
+struct PythonRead {
+  Tree tree;
+  std::vector<UncheckedName> unchecked;
+  std::vector<std::pair<int, int>> config_lines;
+};
+PythonRead scan_python(const SourceText& source);
+
+// A module config written apart from any top config (`cfg = ModuleQuantizerConfig(...)`, used
+// later through the variable): read as a global_config, without being one.
+inline constexpr const char* kDetachedModuleConfig = "\x1f"
+                                                     "detached_module_config";
 
 // Reads a flow collection or scalar at `offset` (JSON, or YAML flow style). In
 // YAML, an unterminated collection stops at the first later line indented at

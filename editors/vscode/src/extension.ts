@@ -262,6 +262,9 @@ class OpscopeController implements vscode.Disposable {
         { scheme: 'file', language: 'yaml' },
         { scheme: 'file', language: 'json' },
         { scheme: 'file', language: 'jsonc' },
+        // Training scripts: the server answers only inside the strings of coreai-opt config
+        // calls (and ignores a file without one); everything else stays the Python extension's.
+        { scheme: 'file', language: 'python' },
       ],
       initializationOptions: this.serverOptionsPayload(),
       middleware: {

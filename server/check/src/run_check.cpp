@@ -37,12 +37,13 @@ cli::CommandSpec check_spec(std::size_t config_count) {
   spec.usage = "CONFIG... [options]";
   spec.summary = "report config patterns that match nothing";
   spec.details =
-      "Prints the language server's diagnostics for each coreai-opt config (YAML or JSON) as\n"
-      "file:line:col: severity: message [code]. Exit 1 when there is an error (or a warning\n"
-      "with --strict). Without --model, the model comes from the opscope.yaml found by\n"
-      "walking up from each config's folder. A Python model named there runs only once\n"
-      "`opscope trust` allowed that opscope.yaml (or with --trust, for this run); without\n"
-      "consent the config gets an `untrusted-project` error and nothing runs.";
+      "Prints the language server's diagnostics for each coreai-opt config (YAML, JSON, or\n"
+      "the config calls of a .py file) as file:line:col: severity: message [code]. Exit 1\n"
+      "when there is an error (or a warning with --strict). Without --model, the model\n"
+      "comes from the opscope.yaml found by walking up from each config's folder. A Python\n"
+      "model named there runs only once `opscope trust` allowed that opscope.yaml (or with\n"
+      "--trust, for this run); without consent the config gets an `untrusted-project` error\n"
+      "and nothing runs.";
   spec.options = {{"--model", "-m", "M",
                    "the model: a .pt2 archive, an index file or a Python "
                    "target (default: opscope.yaml's `model`)"}};

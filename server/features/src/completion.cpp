@@ -216,7 +216,7 @@ CompletionList complete(const config::ConfigDocument& document, config::Position
     item.sort_text = sort_key(i);
     item.edit.range = ctx.replace;
     // Keys and values are written the same way: in the quote opened, JSON-quoted, or plain.
-    item.edit.new_text = detail::render_key(key, ctx.format, ctx.quote);
+    item.edit.new_text = detail::render_key(key, ctx.format, ctx.quote, ctx.raw);
     list.items.push_back(std::move(item));
   }
   return list;

@@ -68,6 +68,14 @@ public:
             {"Replace with `" + n + "`", {u.range, detail::render_key(n, doc_.format, 0)}});
       out_.push_back({u.range, Severity::Error, "unknown-field", message, std::move(fixes)});
     }
+    for (const config::UncheckedName& u : doc_.unchecked)
+      out_.push_back({u.range,
+                      Severity::Information,
+                      "not-checked",
+                      "not checked: opscope reads module and op names written as string literals "
+                      "(or torch.nn classes), and this is " +
+                          u.what,
+                      {}});
     check_execution_mode();
     // An aliased key is listed once per place it is merged: check each written key
     // once, and call it unmatched only if it matches nothing in any of its scopes.
@@ -96,7 +104,7 @@ public:
 private:
   Fix replace_with(const PatternKey& key, const std::string& value) {
     return {"Replace with `" + value + "`",
-            {key.range, detail::render_key(value, doc_.format, key.quote)}};
+            {key.range, detail::render_key(value, doc_.format, key.quote, key.raw)}};
   }
 
   void add(const PatternKey& key, Severity severity, std::string code, std::string message,

@@ -34,6 +34,30 @@ std::string double_quoted(const std::string& s) {
   return out + "\"";
 }
 
+// A Python string literal's quotes and body (its prefix, if any, is kept by the caller), or
+// a keyword argument's name as it is (the fix for an unknown field).
+std::string python_string(const std::string& s, char quote, bool raw) {
+  bool identifier = !s.empty() && !std::isdigit(static_cast<unsigned char>(s[0])) &&
+                    std::all_of(s.begin(), s.end(), [](char c) {
+                      return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+                    });
+  if (!quote && identifier)
+    return s;
+  if (!quote)
+    quote = '"';
+  std::string out(1, quote);
+  for (char c : s) {
+    if (!raw && (c == quote || c == '\\'))
+      out += '\\';
+    if (!raw && c == '\n') {
+      out += "\\n";
+      continue;
+    }
+    out += c;
+  }
+  return out + quote;
+}
+
 // The literal start of a regex (escapes resolved) and where its regex tail begins.
 std::pair<std::string, std::size_t> literal_stem(const std::string& p) {
   std::string stem;
@@ -61,7 +85,9 @@ std::pair<std::string, std::size_t> literal_stem(const std::string& p) {
 
 } // namespace
 
-std::string render_key(const std::string& value, config::Format format, char quote) {
+std::string render_key(const std::string& value, config::Format format, char quote, bool raw) {
+  if (format == config::Format::Python)
+    return python_string(value, quote, raw);
   if (format == config::Format::Json || quote == '"')
     return double_quoted(value);
   if (quote == '\'' || !yaml_plain_safe(value)) {

@@ -12,8 +12,10 @@
 namespace opscope::features::detail {
 
 // `value` written as a key of a `format` document: JSON always double-quoted;
-// YAML in the quote the user opened (`quote`), else plain when YAML allows it.
-std::string render_key(const std::string& value, config::Format format, char quote);
+// YAML in the quote the user opened (`quote`), else plain when YAML allows it; Python in
+// the quote opened (escaped unless `raw`), a field name plain, anything else double-quoted.
+std::string render_key(const std::string& value, config::Format format, char quote,
+                       bool raw = false);
 
 // Up to `count` plausible `candidates` nearest to `target` (core/index's nearest_names).
 std::vector<std::string> nearest(const std::string& target,

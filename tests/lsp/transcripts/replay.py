@@ -7,7 +7,7 @@ real export, so the whole folder runs in about a second.
 A transcript is read line by line:
   # ...                 a comment
   %file PATH            writes the lines up to `%end` to PATH in the session's workspace folder
-  %open PATH [VERSION]  textDocument/didOpen with that file's text (languageId yaml or json)
+  %open PATH [VERSION]  textDocument/didOpen with that file's text (languageId yaml, json or python)
   %change PATH VERSION  textDocument/didChange, the whole text: the lines up to `%end`
   --> JSON              a message the client sends (JSON may continue on the next lines)
   <-- JSON              a message the server must send: waits for the first one not matched yet
@@ -222,7 +222,7 @@ class Session:
 
     def open_params(self, path: str, version: int) -> dict:
         text = (self.root / path).read_text()
-        language = "json" if path.endswith(".json") else "yaml"
+        language = "json" if path.endswith(".json") else "python" if path.endswith(".py") else "yaml"
         return {"textDocument": {"uri": (self.root / path).as_uri(), "languageId": language,
                                  "version": version, "text": text}}
 

@@ -1,6 +1,7 @@
 -- opscope for Neovim 0.7+: starts `opscope lsp` for coreai-opt compression configs (YAML/JSON
 -- files with a quantization_config / kmeans_palettization_config / magnitude_pruning_config root
--- key, and opscope.yaml itself), one client per project root (the folder holding opscope.yaml).
+-- key, Python files that import coreai_opt, and opscope.yaml itself), one client per project
+-- root (the folder holding opscope.yaml).
 --
 --   require('opscope').setup({ cmd = { '/path/to/opscope', 'lsp' }, settings = { model = '...' } })
 local M = {}
@@ -10,7 +11,7 @@ M.PROJECT_FILE = 'opscope.yaml'
 
 M.defaults = {
   cmd = { 'opscope', 'lsp' },
-  filetypes = { 'yaml', 'json', 'jsonc' },
+  filetypes = { 'yaml', 'json', 'jsonc', 'python' },
   -- Sent as initializationOptions and answered to workspace/configuration: model, mode,
   -- compressor, inputs, python override opscope.yaml (leave them out to follow it).
   settings = {},
@@ -63,6 +64,16 @@ function M.is_config(bufnr)
   end
   local ft = vim.bo[bufnr].filetype
   local lines = vim.api.nvim_buf_get_lines(bufnr, 0, math.min(vim.api.nvim_buf_line_count(bufnr), 2000), false)
+  if ft == 'python' then
+    -- A training script that imports coreai_opt or names its config classes.
+    for _, line in ipairs(lines) do
+      if line:match('^%s*from%s+coreai_opt') or line:match('^%s*import%s+coreai_opt')
+        or line:match('Config%s*%(') and (line:match('Quantizer') or line:match('Palettizer') or line:match('Pruner')) then
+        return true
+      end
+    end
+    return false
+  end
   for _, line in ipairs(lines) do
     for _, key in ipairs(M.ROOT_KEYS) do
       if ft == 'yaml' then

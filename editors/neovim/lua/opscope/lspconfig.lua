@@ -8,7 +8,7 @@ if not configs.opscope then
   configs.opscope = {
     default_config = {
       cmd = { 'opscope', 'lsp' },
-      filetypes = { 'yaml', 'json', 'jsonc' },
+      filetypes = { 'yaml', 'json', 'jsonc', 'python' },
       root_dir = util.root_pattern('opscope.yaml'),
       single_file_support = true,
       init_options = {},

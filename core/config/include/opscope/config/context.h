@@ -36,6 +36,7 @@ struct CursorContext {
   Range replace;
   std::string typed; // what is typed before the cursor, quotes and escapes removed
   char quote = 0;    // the quote the user opened ('"' or '\''), 0 if none
+  bool raw = false;  // Python: inside a raw string (PatternKey::raw)
   Format format = Format::Yaml;
 };
 

@@ -1,9 +1,8 @@
-// A coreai-opt compression config (YAML or JSON) read the way an editor sees
-// it: half-typed and often invalid. The reader never fails; it keeps every
-// pattern key it can recognise, with its table, its scope and its exact range,
-// so completion, hover and diagnostics work on documents no strict YAML or
-// JSON parser would accept. No LibTorch, no LSP types: positions are 0-based
-// lines and byte columns (the protocol layer converts to UTF-16).
+// A coreai-opt compression config (YAML, JSON, or the config calls of a Python file) read the way
+// an editor sees it: half-typed and often invalid. The reader never fails; it keeps every pattern
+// key it can recognise, with its table, its scope and its exact range, so completion, hover and
+// diagnostics work on documents no strict YAML or JSON parser would accept. No LibTorch, no LSP
+// types: positions are 0-based lines and byte columns (the protocol layer converts to UTF-16).
 #pragma once
 
 #include "opscope/coreai/compressors.h"
@@ -13,6 +12,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace opscope::config {
@@ -34,7 +34,8 @@ struct Range {
   bool contains(Position p) const { return start <= p && p <= end; }
 };
 
-enum class Format { Yaml, Json };
+// Python: the config class calls and setters of a training script (python_reader.cpp).
+enum class Format { Yaml, Json, Python };
 
 // A config's top-level key names its compressor (coreai::find_by_root_key); the four
 // tables whose keys name parts of the model are coreai-opt's (opscope/coreai/tables.h).
@@ -65,6 +66,9 @@ struct PatternKey {
   // True when the key is reached through a YAML alias or merge (`*spec`, `<<: *spec`):
   // it is written elsewhere (range) but applies where it is merged (scope).
   bool via_alias = false;
+  // Python: a raw string (r"layer1\..*"); the range starts at the quote, after the prefix,
+  // so a completion or fix keeps the prefix and writes no escapes.
+  bool raw = false;
   // The value is null (`key:`, `key: null`, `~`): coreai-opt leaves what this entry governs
   // in full precision (its _normalize_none_* validators turn None into disabled specs).
   bool null_value = false;
@@ -100,6 +104,13 @@ struct UnknownField {
   std::vector<std::string> valid; // the field names accepted there
 };
 
+// Python: a place where a name reaches a config but is not a string literal opscope can read
+// (an f-string, a variable, a class it cannot name). Reported, not guessed.
+struct UncheckedName {
+  Range range;
+  std::string what; // "an f-string", "a variable", ...
+};
+
 struct ConfigDocument {
   Format format = Format::Yaml;
   std::string text;                   // the source, kept for context_at
@@ -116,12 +127,16 @@ struct ConfigDocument {
   std::vector<UnknownField> unknown_fields;
   // The scanned tree (values too), for core/schema's check of every key and value.
   std::shared_ptr<const detail::Tree> tree;
+  std::vector<UncheckedName> unchecked; // Python only
+  // Python: the lines [first, last] of each statement holding a config call, so that an edit
+  // on another line that cannot open a string, bracket or comment keeps this read.
+  std::vector<std::pair<int, int>> config_lines;
 };
 
 // Reads `text` as `format`; never throws.
 ConfigDocument read_config(std::string text, Format format);
 
-// Picks the format from the file name (.json -> Json, else Yaml), falling back to
+// Picks the format from the file name (.json -> Json, .py -> Python, else Yaml), falling back to
 // the content (a document starting with `{` is JSON).
 Format guess_format(const std::string& path, const std::string& text);
 

@@ -3,7 +3,8 @@
 // keystroke; such an edit changes only that key's text and the columns after it on its line,
 // so the previous read is patched instead. Anything the patch cannot prove unchanged (a
 // quote, an escape, a colon, a line break, a problem or a second key on the line) gives
-// nullopt, and the caller reads the whole text.
+// nullopt, and the caller reads the whole text. In a Python file, the patch is for the
+// opposite case: an edit in code that holds no config call keeps the read (python_edit.cpp).
 #pragma once
 
 #include "opscope/config/document.h"

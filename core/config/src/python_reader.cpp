@@ -1,0 +1,659 @@
+// Reads the places where a name reaches a coreai-opt config in Python source: the dicts
+// passed to the config classes, from_dict's document, the setters' targets. tree-sitter's
+// Python grammar parses (it recovers from the broken code of a file being typed); this file
+// turns the calls it finds into the tree the YAML reader produces, so classification and
+// every feature work unchanged.
+#include "python_names.h"
+#include "tree.h"
+
+#include <tree_sitter/api.h>
+
+#include <algorithm>
+#include <array>
+#include <cstring>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+
+extern "C" const TSLanguage* tree_sitter_python();
+
+namespace opscope::config::detail {
+namespace {
+
+enum class ClassLevel { Top, Module, Op };
+
+struct ConfigClass {
+  std::string_view name;
+  Compressor compressor;
+  ClassLevel level;
+};
+
+constexpr ConfigClass kConfigClasses[] = {
+    {"QuantizerConfig", Compressor::Quantizer, ClassLevel::Top},
+    {"ModuleQuantizerConfig", Compressor::Quantizer, ClassLevel::Module},
+    {"OpQuantizerConfig", Compressor::Quantizer, ClassLevel::Op},
+    {"KMeansPalettizerConfig", Compressor::KMeansPalettizer, ClassLevel::Top},
+    {"ModuleKMeansPalettizerConfig", Compressor::KMeansPalettizer, ClassLevel::Module},
+    {"OpKMeansPalettizerConfig", Compressor::KMeansPalettizer, ClassLevel::Op},
+    {"MagnitudePrunerConfig", Compressor::MagnitudePruner, ClassLevel::Top},
+    {"ModuleMagnitudePrunerConfig", Compressor::MagnitudePruner, ClassLevel::Module},
+    {"OpMagnitudePrunerConfig", Compressor::MagnitudePruner, ClassLevel::Op},
+};
+
+const ConfigClass* find_class(std::string_view name) {
+  for (const ConfigClass& c : kConfigClasses)
+    if (c.name == name)
+      return &c;
+  return nullptr;
+}
+
+bool is_pattern_field(std::string_view field) {
+  return field == "module_name_configs" || field == "module_type_configs" ||
+         field == "op_type_config" || field == "op_name_config";
+}
+
+// A parse gives up after this long (tree-sitter's own clock): a hostile file costs a bounded
+// time, and the document is then read as having no config.
+constexpr std::uint64_t kParseTimeoutMicros = 2'000'000;
+
+struct ParserDeleter {
+  void operator()(TSParser* p) const { ts_parser_delete(p); }
+};
+struct TreeDeleter {
+  void operator()(TSTree* t) const { ts_tree_delete(t); }
+};
+
+// One parser per thread: creating one costs more than parsing a small file.
+TSParser* thread_parser() {
+  thread_local std::unique_ptr<TSParser, ParserDeleter> parser = [] {
+    std::unique_ptr<TSParser, ParserDeleter> p(ts_parser_new());
+    ts_parser_set_language(p.get(), tree_sitter_python());
+    ts_parser_set_timeout_micros(p.get(), kParseTimeoutMicros);
+    return p;
+  }();
+  return parser.get();
+}
+
+bool is(TSNode n, const char* type) {
+  return !ts_node_is_null(n) && !std::strcmp(ts_node_type(n), type);
+}
+
+TSNode field(TSNode n, const char* name) {
+  return ts_node_child_by_field_name(n, name, static_cast<uint32_t>(std::strlen(name)));
+}
+
+// The named children of `n`, in order (a cursor: ts_node_child(i) walks from the start).
+std::vector<TSNode> named_children(TSNode n) {
+  std::vector<TSNode> out;
+  TSTreeCursor cursor = ts_tree_cursor_new(n);
+  if (ts_tree_cursor_goto_first_child(&cursor)) {
+    do {
+      TSNode child = ts_tree_cursor_current_node(&cursor);
+      if (ts_node_is_named(child) && !is(child, "comment"))
+        out.push_back(child);
+    } while (ts_tree_cursor_goto_next_sibling(&cursor));
+  }
+  ts_tree_cursor_delete(&cursor);
+  return out;
+}
+
+std::size_t utf8_encode(std::uint32_t cp, char* out) {
+  if (cp < 0x80) {
+    out[0] = static_cast<char>(cp);
+    return 1;
+  }
+  if (cp < 0x800) {
+    out[0] = static_cast<char>(0xC0 | (cp >> 6));
+    out[1] = static_cast<char>(0x80 | (cp & 0x3F));
+    return 2;
+  }
+  if (cp < 0x10000) {
+    out[0] = static_cast<char>(0xE0 | (cp >> 12));
+    out[1] = static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+    out[2] = static_cast<char>(0x80 | (cp & 0x3F));
+    return 3;
+  }
+  out[0] = static_cast<char>(0xF0 | (cp >> 18));
+  out[1] = static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
+  out[2] = static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+  out[3] = static_cast<char>(0x80 | (cp & 0x3F));
+  return 4;
+}
+
+int hex_value(char c) {
+  if (c >= '0' && c <= '9')
+    return c - '0';
+  if (c >= 'a' && c <= 'f')
+    return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F')
+    return c - 'A' + 10;
+  return -1;
+}
+
+// A string literal's value as Python reads it, each byte mapped to where it is written.
+struct StringLiteral {
+  std::string value;
+  std::vector<std::size_t> offsets; // plus one past the end
+  std::size_t quote_begin = 0;      // the opening quote (after any prefix)
+  std::size_t end = 0;
+  char quote = '"';
+  bool raw = false;
+  bool formatted = false;
+};
+
+std::optional<StringLiteral> read_string(std::string_view text, TSNode node) {
+  std::size_t begin = ts_node_start_byte(node), end = ts_node_end_byte(node);
+  if (end > text.size() || begin >= end)
+    return std::nullopt;
+  std::size_t quote_at = begin;
+  while (quote_at < end && text[quote_at] != '"' && text[quote_at] != '\'')
+    ++quote_at;
+  if (quote_at == end)
+    return std::nullopt;
+  StringLiteral s;
+  s.quote_begin = quote_at;
+  s.end = end;
+  s.quote = text[quote_at];
+  for (std::size_t i = begin; i < quote_at; ++i) {
+    char c = static_cast<char>(text[i] | 0x20);
+    s.raw |= c == 'r';
+    s.formatted |= c == 'f' || c == 't';
+  }
+  std::size_t quotes = 1;
+  if (end - quote_at >= 6 && text[quote_at + 1] == s.quote && text[quote_at + 2] == s.quote)
+    quotes = 3;
+  std::size_t content = quote_at + quotes;
+  std::size_t content_end = end;
+  // Closed: drop the closing quotes (an unterminated string ends where tree-sitter ended it).
+  std::size_t closing = 0;
+  while (closing < quotes && content_end > content && text[content_end - 1] == s.quote) {
+    --content_end;
+    ++closing;
+  }
+  if (closing < quotes) { // the quote was part of the value, not a closing one
+    content_end += closing;
+  }
+  for (std::size_t i = content; i < content_end;) {
+    char c = text[i];
+    if (c != '\\' || s.raw || i + 1 >= content_end) {
+      s.value += c;
+      s.offsets.push_back(i++);
+      continue;
+    }
+    char e = text[i + 1];
+    auto put = [&](std::string_view bytes, std::size_t length) {
+      for (char b : bytes) {
+        s.value += b;
+        s.offsets.push_back(i);
+      }
+      i += length;
+    };
+    static constexpr std::string_view kSimple = "\\'\"abfnrtv";
+    static constexpr std::string_view kValues = "\\'\"\a\b\f\n\r\t\v";
+    if (e == '\n') {
+      i += 2; // a line continuation
+    } else if (auto at = kSimple.find(e); at != std::string_view::npos) {
+      put(kValues.substr(at, 1), 2);
+    } else if (e == 'x' || e == 'u' || e == 'U') {
+      std::size_t digits = e == 'x' ? 2 : e == 'u' ? 4 : 8;
+      std::uint32_t cp = 0;
+      std::size_t n = 0;
+      while (n < digits && i + 2 + n < content_end && hex_value(text[i + 2 + n]) >= 0)
+        cp = cp * 16 + static_cast<std::uint32_t>(hex_value(text[i + 2 + (n++)]));
+      if (n < digits || cp > 0x10FFFF) {
+        put(text.substr(i, 2), 2); // invalid: Python refuses it; kept as written
+      } else {
+        char buf[4];
+        put(std::string_view(buf, utf8_encode(cp, buf)), 2 + digits);
+      }
+    } else if (e >= '0' && e <= '7') {
+      std::uint32_t cp = 0;
+      std::size_t n = 0;
+      while (n < 3 && i + 1 + n < content_end && text[i + 1 + n] >= '0' && text[i + 1 + n] <= '7')
+        cp = cp * 8 + static_cast<std::uint32_t>(text[i + 1 + (n++)] - '0');
+      char buf[4];
+      put(std::string_view(buf, utf8_encode(cp, buf)), 1 + n);
+    } else {
+      put(text.substr(i, 2), 2); // `\.` stays `\.` (Python warns, keeps both)
+    }
+  }
+  s.offsets.push_back(content_end);
+  return s;
+}
+
+class PythonReader {
+public:
+  explicit PythonReader(const SourceText& source) : source_(source), text_(source.text()) {}
+
+  PythonRead read() {
+    auto root = std::make_unique<Node>();
+    root->kind = Node::Kind::Map;
+    root_ = root.get();
+    out_.tree.root = std::move(root);
+    if (!worth_parsing())
+      return std::move(out_);
+    TSParser* parser = thread_parser();
+    std::unique_ptr<TSTree, TreeDeleter> tree(
+        ts_parser_parse_string(parser, nullptr, text_.data(), static_cast<uint32_t>(text_.size())));
+    if (!tree) { // timed out
+      ts_parser_reset(parser);
+      out_.tree.problems.push_back(
+          {{}, "this Python file took too long to read; opscope reads no config in it", "syntax"});
+      return std::move(out_);
+    }
+    TSNode module = ts_tree_root_node(tree.get());
+    imports_coreai_ = text_.find("coreai_opt") != std::string_view::npos;
+    walk(module, 0);
+    if (!served_) { // no import of coreai_opt and no config class in the code
+      root_->entries.clear();
+      out_.unchecked.clear();
+      out_.config_lines.clear();
+    }
+    return std::move(out_);
+  }
+
+private:
+  // A file that names neither coreai_opt nor a config class is not parsed at all.
+  bool worth_parsing() {
+    std::size_t first = std::string_view::npos;
+    for (const ConfigClass& c : kConfigClasses)
+      if (c.level == ClassLevel::Top)
+        if (std::size_t at = text_.find(c.name); at < first) {
+          first = at;
+          fallback_ = c.compressor;
+        }
+    return first != std::string_view::npos || text_.find("coreai_opt") != std::string_view::npos;
+  }
+
+  std::string_view text_of(TSNode n) const {
+    std::size_t b = ts_node_start_byte(n), e = ts_node_end_byte(n);
+    return e <= text_.size() && b <= e ? text_.substr(b, e - b) : std::string_view();
+  }
+  Range range_of(TSNode n) const {
+    return source_.range(std::min<std::size_t>(ts_node_start_byte(n), text_.size()),
+                         std::min<std::size_t>(ts_node_end_byte(n), text_.size()));
+  }
+
+  bool too_deep(TSNode n, int depth) {
+    if (depth <= kMaxNesting)
+      return false;
+    if (!reported_too_deep_) {
+      reported_too_deep_ = true;
+      out_.tree.problems.push_back(detail::too_deep(range_of(n)));
+    }
+    return true;
+  }
+
+  // The lines of the whole statement holding a config call (its closing bracket included).
+  void note_statement(TSNode n) {
+    for (TSNode parent = ts_node_parent(n);
+         !ts_node_is_null(parent) && !is(parent, "module") && !is(parent, "block");
+         parent = ts_node_parent(parent))
+      n = parent;
+    Range r = range_of(n);
+    if (!out_.config_lines.empty() && out_.config_lines.back().second >= r.start.line)
+      out_.config_lines.back().second = std::max(out_.config_lines.back().second, r.end.line);
+    else
+      out_.config_lines.push_back({r.start.line, r.end.line});
+  }
+
+  // The config class a call's function names (`QuantizerConfig`, `coreai_opt.x.QuantizerConfig`).
+  const ConfigClass* class_of(TSNode function) const {
+    if (is(function, "identifier"))
+      return find_class(text_of(function));
+    if (is(function, "attribute"))
+      return find_class(text_of(field(function, "attribute")));
+    return nullptr;
+  }
+
+  // Which compressor an expression's value configures: a config class call, a preset
+  // (`QuantizerConfig.presets.w4()`), a chain of setters on one, or a variable bound to one.
+  std::optional<Compressor> compressor_of(TSNode n, int depth = 0) const {
+    for (; depth < 64 && !ts_node_is_null(n); ++depth) {
+      if (is(n, "identifier")) {
+        if (const ConfigClass* c = find_class(text_of(n)); c && c->level == ClassLevel::Top)
+          return c->compressor;
+        auto it = variables_.find(std::string(text_of(n)));
+        if (it != variables_.end())
+          return it->second;
+        return std::nullopt;
+      }
+      if (is(n, "call"))
+        n = field(n, "function");
+      else if (is(n, "attribute"))
+        n = field(n, "object");
+      else if (is(n, "parenthesized_expression"))
+        n = ts_node_named_child(n, 0);
+      else
+        return std::nullopt;
+    }
+    return std::nullopt;
+  }
+
+  void walk(TSNode n, int depth) {
+    if (too_deep(n, depth))
+      return;
+    if (is(n, "import_from_statement") || is(n, "import_statement")) {
+      if (text_of(n).find("coreai_opt") != std::string_view::npos)
+        served_ = true;
+      return;
+    }
+    if (is(n, "assignment")) {
+      TSNode left = field(n, "left"), right = field(n, "right");
+      if (is(left, "identifier")) {
+        if (auto c = compressor_of(right))
+          variables_[std::string(text_of(left))] = *c;
+        else
+          variables_.erase(std::string(text_of(left)));
+      }
+    }
+    if (is(n, "call") && call(n, depth))
+      return;
+    for (TSNode child : named_children(n))
+      walk(child, depth + 1);
+  }
+
+  // Adds a top config for `compressor` to the document; `where` names it (the class or setter).
+  Node& add_top(Compressor compressor, TSNode where) {
+    Entry e;
+    e.key = std::string(coreai::find(compressor)->root_key);
+    e.key_range = range_of(where);
+    e.value = std::make_unique<Node>();
+    e.value->kind = Node::Kind::Map;
+    e.value->range = e.key_range;
+    root_->entries.push_back(std::move(e));
+    return *root_->entries.back().value;
+  }
+
+  // True when the call is a config site (read whole here, not walked further).
+  bool call(TSNode n, int depth) {
+    TSNode function = field(n, "function");
+    TSNode arguments = field(n, "arguments");
+    if (const ConfigClass* c = class_of(function)) {
+      served_ = true;
+      if (c->level == ClassLevel::Op)
+        return false; // its fields are specs: no names
+      note_statement(n);
+      TSNode name = is(function, "attribute") ? field(function, "attribute") : function;
+      if (c->level == ClassLevel::Top) {
+        Node& top = add_top(c->compressor, name);
+        keyword_fields(arguments, top, depth + 1);
+      } else {
+        Node& top = add_top(c->compressor, name);
+        Entry e = field_entry(kDetachedModuleConfig, name);
+        e.has_colon = false;
+        e.value = value(n, "", depth + 1);
+        top.entries.push_back(std::move(e));
+      }
+      return true;
+    }
+    if (!is(function, "attribute"))
+      return false;
+    TSNode method = field(function, "attribute");
+    TSNode receiver = field(function, "object");
+    std::string_view name = text_of(method);
+    if (name == "from_dict") {
+      const ConfigClass* c = class_of(receiver);
+      if (!c || c->level != ClassLevel::Top)
+        return false;
+      served_ = true;
+      note_statement(n);
+      std::vector<TSNode> args = named_children(arguments);
+      if (!args.empty()) {
+        std::unique_ptr<Node> document = value(args[0], "", depth + 1);
+        if (document && document->kind == Node::Kind::Map)
+          for (Entry& e : document->entries)
+            root_->entries.push_back(std::move(e));
+      }
+      return true;
+    }
+    bool by_name = name == "set_module_name", by_type = name == "set_module_type";
+    bool only_for = name == "only_for", without = name == "without", global = name == "set_global";
+    if (!by_name && !by_type && !only_for && !without && !global)
+      return false;
+    std::optional<Compressor> compressor = compressor_of(receiver);
+    if (compressor)
+      served_ = true;
+    else if (served_ || imports_coreai_)
+      compressor = fallback_;
+    if (!compressor)
+      return false;
+    walk(receiver, depth + 1); // a chain: `QuantizerConfig(...).set_module_name(...)`
+    note_statement(n);
+    Node& top = add_top(*compressor, method);
+    std::vector<TSNode> args = named_children(arguments);
+    auto argument = [&](std::size_t position, std::string_view keyword) -> TSNode {
+      for (TSNode a : args)
+        if (is(a, "keyword_argument") && text_of(field(a, "name")) == keyword)
+          return field(a, "value");
+      if (position < args.size() && !is(args[position], "keyword_argument"))
+        return args[position];
+      return TSNode{};
+    };
+    if (global) {
+      Entry e = field_entry("global_config", method);
+      TSNode config = argument(0, "config");
+      if (!ts_node_is_null(config))
+        e.value = value(config, "", depth + 1);
+      top.entries.push_back(std::move(e));
+      return true;
+    }
+    if (by_name || by_type) {
+      TSNode target = argument(0, by_name ? "module_name" : "module_type");
+      TSNode config = argument(1, "config");
+      Entry table = field_entry(by_name ? "module_name_configs" : "module_type_configs", method);
+      table.value = std::make_unique<Node>();
+      table.value->kind = Node::Kind::Map;
+      if (!ts_node_is_null(target))
+        if (std::optional<Entry> key = key_entry(target, by_type)) {
+          if (!ts_node_is_null(config))
+            key->value = value(config, "", depth + 1);
+          key->has_colon = !ts_node_is_null(config);
+          table.value->entries.push_back(std::move(*key));
+        }
+      top.entries.push_back(std::move(table));
+      return true;
+    }
+    // only_for / without: strings are module names, classes module types; one list or tuple
+    // may hold them all.
+    std::vector<TSNode> targets;
+    for (TSNode a : args)
+      if (!is(a, "keyword_argument"))
+        targets.push_back(a);
+    if (targets.size() == 1 && (is(targets[0], "list") || is(targets[0], "tuple")))
+      targets = named_children(targets[0]);
+    Entry names = field_entry("module_name_configs", method);
+    Entry types = field_entry("module_type_configs", method);
+    for (Entry* table : {&names, &types}) {
+      table->value = std::make_unique<Node>();
+      table->value->kind = Node::Kind::Map;
+    }
+    for (TSNode target : targets) {
+      bool string = is(target, "string") || is(target, "concatenated_string");
+      if (std::optional<Entry> key = key_entry(target, !string)) {
+        key->has_colon = true;
+        if (only_for) { // the former global config: not null
+          key->value = std::make_unique<Node>();
+          key->value->kind = Node::Kind::Scalar;
+          key->value->quoted = true;
+          key->value->scalar = "global_config";
+        }
+        (string ? names : types).value->entries.push_back(std::move(*key));
+      }
+    }
+    top.entries.push_back(std::move(names));
+    top.entries.push_back(std::move(types));
+    return true;
+  }
+
+  Entry field_entry(std::string_view name, TSNode where) const {
+    Entry e;
+    e.key = std::string(name);
+    e.key_range = range_of(where);
+    e.key_cols.assign(e.key.size() + 1, e.key_range.start.byte_col);
+    return e;
+  }
+
+  // The keyword arguments of a config class call, as the fields of a mapping.
+  void keyword_fields(TSNode arguments, Node& map, int depth) {
+    if (too_deep(arguments, depth))
+      return;
+    for (TSNode a : named_children(arguments)) {
+      if (!is(a, "keyword_argument"))
+        continue; // pydantic models take keywords only; **kwargs are not read
+      TSNode name = field(a, "name");
+      TSNode v = field(a, "value");
+      if (ts_node_is_null(name))
+        continue;
+      Entry e;
+      e.key = std::string(text_of(name));
+      e.key_range = range_of(name);
+      e.key_cols.resize(e.key.size() + 1);
+      for (std::size_t i = 0; i < e.key_cols.size(); ++i)
+        e.key_cols[i] = e.key_range.start.byte_col + static_cast<int>(i);
+      e.has_colon = true;
+      if (!ts_node_is_null(v))
+        e.value = value(v, e.key, depth + 1);
+      map.entries.push_back(std::move(e));
+    }
+  }
+
+  void unchecked(TSNode n, std::string what) {
+    out_.unchecked.push_back({range_of(n), std::move(what)});
+  }
+
+  // A key naming part of the model: a string literal, or a torch.nn class for module types.
+  // Anything else is reported as not checked and gives no key.
+  std::optional<Entry> key_entry(TSNode n, bool module_type) {
+    while (is(n, "parenthesized_expression") && ts_node_named_child_count(n) == 1)
+      n = ts_node_named_child(n, 0);
+    if (is(n, "string")) {
+      std::optional<StringLiteral> s = read_string(text_, n);
+      if (!s)
+        return std::nullopt;
+      if (s->formatted) {
+        unchecked(n, "an f-string");
+        return std::nullopt;
+      }
+      Entry e;
+      e.key = std::move(s->value);
+      e.key_range = source_.range(s->quote_begin, s->end);
+      e.quoted = true;
+      e.quote = s->quote;
+      e.raw = s->raw;
+      e.key_cols = columns_of(source_, s->offsets);
+      return e;
+    }
+    if (is(n, "concatenated_string")) {
+      unchecked(n, "an implicitly concatenated string");
+      return std::nullopt;
+    }
+    if (module_type && (is(n, "attribute") || is(n, "identifier"))) {
+      std::string_view written = text_of(n);
+      std::string_view class_name = is(n, "attribute") ? text_of(field(n, "attribute")) : written;
+      std::string_view owner = written.substr(0, written.size() - class_name.size());
+      bool from_torch_nn = owner.empty() || owner == "nn." || owner == "torch.nn.";
+      if (auto qualified = torch_nn_qualified_name(class_name); qualified && from_torch_nn) {
+        Entry e;
+        e.key = std::string(*qualified);
+        e.key_range = range_of(n);
+        // No column is a character of the name: no completion offered in code.
+        e.key_cols.assign(e.key.size() + 1, -1);
+        return e;
+      }
+      unchecked(n, is(n, "identifier") ? "a variable or a class opscope cannot name"
+                                       : "a class opscope cannot name");
+      return std::nullopt;
+    }
+    unchecked(n, is(n, "identifier") ? "a variable" : "an expression");
+    return std::nullopt;
+  }
+
+  // An argument's value as a node: dicts and config calls as mappings, None as null,
+  // anything else as an opaque (non-null) scalar.
+  std::unique_ptr<Node> value(TSNode n, std::string_view field_name, int depth) {
+    auto node = std::make_unique<Node>();
+    node->range = range_of(n);
+    if (too_deep(n, depth)) {
+      node->kind = Node::Kind::Scalar;
+      node->quoted = true;
+      return node;
+    }
+    while (is(n, "parenthesized_expression") && ts_node_named_child_count(n) == 1)
+      n = ts_node_named_child(n, 0);
+    bool patterns = is_pattern_field(field_name);
+    bool module_type = field_name == "module_type_configs";
+    if (is(n, "none"))
+      return node;
+    if (is(n, "dictionary") || is(n, "set")) {
+      node->kind = Node::Kind::Map;
+      for (TSNode item : named_children(n)) {
+        TSNode key = is(item, "pair") ? field(item, "key") : item;
+        if (is(item, "dictionary_splat") || ts_node_is_null(key))
+          continue;
+        std::optional<Entry> e;
+        if (patterns) {
+          e = key_entry(key, module_type);
+        } else if (is(key, "string")) {
+          // A field name (from_dict's document, an op_state_spec, ...): read, never reported.
+          if (std::optional<StringLiteral> s = read_string(text_, key); s && !s->formatted) {
+            // Its range is the text between the quotes: a fix for a misspelt field
+            // replaces the name and keeps the quotes.
+            e.emplace();
+            e->key = std::move(s->value);
+            e->key_range = source_.range(s->offsets.front(), s->offsets.back());
+            e->key_cols = columns_of(source_, s->offsets);
+          }
+        }
+        if (!e)
+          continue;
+        if (is(item, "pair")) {
+          e->has_colon = true;
+          TSNode v = field(item, "value");
+          if (!ts_node_is_null(v))
+            e->value =
+                value(v, patterns ? std::string_view() : std::string_view(e->key), depth + 1);
+        }
+        node->entries.push_back(std::move(*e));
+      }
+      return node;
+    }
+    if (is(n, "call")) {
+      TSNode function = field(n, "function");
+      const ConfigClass* c = class_of(function);
+      if ((c && c->level != ClassLevel::Top) ||
+          (is(function, "identifier") && text_of(function) == "dict")) {
+        node->kind = Node::Kind::Map;
+        keyword_fields(field(n, "arguments"), *node, depth + 1);
+        return node;
+      }
+      walk(n, depth + 1); // `QuantizerConfig.from_dict(...)` or a setter nested in an argument
+    }
+    node->kind = Node::Kind::Scalar;
+    node->quoted = true; // not YAML: never read as null
+    if (is(n, "string"))
+      if (std::optional<StringLiteral> s = read_string(text_, n))
+        node->scalar = s->value;
+    return node;
+  }
+
+  const SourceText& source_;
+  std::string_view text_;
+  PythonRead out_;
+  Node* root_ = nullptr;
+  std::unordered_map<std::string, Compressor> variables_;
+  Compressor fallback_ = Compressor::Quantizer;
+  bool imports_coreai_ = false;
+  bool served_ = false;
+  bool reported_too_deep_ = false;
+};
+
+} // namespace
+
+PythonRead scan_python(const SourceText& source) {
+  return PythonReader(source).read();
+}
+
+} // namespace opscope::config::detail

@@ -1,0 +1,2 @@
+import coreai_opt
+c = QuantizerConfig(module_name_configs={"lay
