@@ -181,6 +181,8 @@ private:
 std::optional<Location> locate_for_completion(const config::ConfigDocument& document,
                                               config::Position cursor, const Schema& schema,
                                               std::string_view expected_root) {
+  if (document.format == config::Format::Python)
+    return std::nullopt; // read as Python by core/config; the YAML scanner would misread it
   config::detail::SourceText original(document.text);
   std::size_t offset = original.offset(cursor);
   cursor = original.position(offset);
