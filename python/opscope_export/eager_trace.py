@@ -292,6 +292,29 @@ class EagerOpError(RuntimeError):
     """The model raised inside one op; the message names it."""
 
 
+def _state_tensors(model: torch.nn.Module) -> list[dict]:
+    """Every parameter and buffer, one entry per tensor: its first name in
+    named_parameters() / named_buffers() order (the name edges use), the other names of a
+    tied or shared tensor as aliases, its shape and dtype."""
+    entries: dict[int, dict] = {}
+    for is_buffer, named in (
+        (False, model.named_parameters(remove_duplicate=False)),
+        (True, model.named_buffers(remove_duplicate=False)),
+    ):
+        for name, tensor in named:
+            entry = entries.get(id(tensor))
+            if entry is not None:
+                entry.setdefault("aliases", []).append(name)
+                continue
+            entries[id(tensor)] = {
+                "name": name,
+                "shape": list(tensor.shape),
+                "dtype": str(tensor.dtype).removeprefix("torch."),
+                "buffer": is_buffer,
+            }
+    return list(entries.values())
+
+
 def _edge_json(edge: _Edge | None) -> Any:
     if edge is None:
         return None
@@ -342,6 +365,8 @@ def trace_eager(model: torch.nn.Module, args: tuple, kwargs: dict | None = None)
         # return value; null where coreai-opt records none (a state, an unknown output).
         "module_inputs": {name: [_edge_json(e) for e in edges] for name, edges in recorder.module_inputs.items()},
         "module_outputs": {name: [_edge_json(e) for e in edges] for name, edges in recorder.module_outputs.items()},
+        # Optional (absent in older records): the model's parameters and buffers.
+        "parameters": _state_tensors(model),
     }
 
 

@@ -253,6 +253,49 @@ void read_module(dom::element e, Module& m) {
   required.check("a module");
 }
 
+// Beyond any real tensor (torch allows 64 dimensions), and small enough that a parameter's
+// element count and bit size stay far inside 64 bits.
+constexpr std::size_t kMaxParameterRank = 64;
+constexpr long long kMaxParameterElements = 1LL << 48;
+
+void read_parameter(dom::element e, Parameter& p) {
+  RequiredKeys required{"name", "shape", "dtype"};
+  for (auto [key, value] : object_of(e, "a parameter")) {
+    if (key == "name") {
+      p.name = string_of(value, "a parameter's \"name\"");
+      required.saw(0);
+    } else if (key == "aliases") {
+      read_string_array(value, "a parameter's \"aliases\"", p.aliases);
+    } else if (key == "shape") {
+      long long elements = 1;
+      for (dom::element dim : array_of(value, "a parameter's \"shape\"")) {
+        long long size = integer_of(dim, "a parameter's dimension");
+        if (size < 0 || size > kMaxParameterElements)
+          shape_error("a parameter's dimension is out of range (0 to " +
+                      std::to_string(kMaxParameterElements) + ")");
+        if (p.shape.size() == kMaxParameterRank)
+          shape_error("a parameter has more than " + std::to_string(kMaxParameterRank) +
+                      " dimensions");
+        if (size != 0 && elements > kMaxParameterElements / size)
+          shape_error("a parameter has more than " + std::to_string(kMaxParameterElements) +
+                      " elements");
+        elements *= size;
+        p.shape.push_back(size);
+      }
+      required.saw(1);
+    } else if (key == "dtype") {
+      p.dtype = string_of(value, "a parameter's \"dtype\"");
+      required.saw(2);
+    } else if (key == "buffer") {
+      bool is_buffer = false;
+      if (value.get_bool().get(is_buffer))
+        shape_error("a parameter's \"buffer\" is not true or false");
+      p.buffer = is_buffer;
+    }
+  }
+  required.check("a parameter");
+}
+
 void read_provenance(dom::element e, Provenance& prov) {
   for (auto [key, value] : object_of(e, "\"provenance\"")) {
     if (key == "archive")
@@ -298,6 +341,12 @@ void read_body(dom::object top, Index& index) {
       for (dom::element op : ops)
         read_op(op, index.ops.emplace_back());
       has_ops = true;
+    } else if (key == "parameters") {
+      dom::array parameters = array_of(value, "\"parameters\"");
+      index.parameters.clear();
+      index.parameters.reserve(parameters.size());
+      for (dom::element parameter : parameters)
+        read_parameter(parameter, index.parameters.emplace_back());
     } else if (key == "compressor_types") {
       index.compressor_types.clear();
       read_compressor_types(value, index);

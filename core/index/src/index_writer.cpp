@@ -123,6 +123,22 @@ void write_module(JsonWriter& w, const Module& m) {
   w.raw('}');
 }
 
+void write_parameter(JsonWriter& w, const Parameter& p) {
+  w.raw("{\"name\":");
+  w.string(p.name);
+  if (!p.aliases.empty()) {
+    w.raw(",\"aliases\":");
+    write_array(w, p.aliases, [&](const std::string& alias) { w.string(alias); });
+  }
+  w.raw(",\"shape\":");
+  write_array(w, p.shape, [&](std::int64_t d) { w.integer(d); });
+  w.raw(",\"dtype\":");
+  w.string(p.dtype);
+  if (p.buffer)
+    w.raw(",\"buffer\":true");
+  w.raw('}');
+}
+
 // Sorted by op and compressor name, one type per compressor (the last given), so the file
 // does not depend on hash-map order.
 void write_compressor_types(JsonWriter& w, const Index& index) {
@@ -181,6 +197,13 @@ void write_index(JsonWriter& w, const Index& index) {
     if (i)
       w.raw(',');
     write_op(w, index.ops[i]);
+    w.checkpoint();
+  }
+  w.raw("],\"parameters\":[");
+  for (std::size_t i = 0; i < index.parameters.size(); ++i) {
+    if (i)
+      w.raw(',');
+    write_parameter(w, index.parameters[i]);
     w.checkpoint();
   }
   w.raw(']');

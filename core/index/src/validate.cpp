@@ -1,5 +1,8 @@
 #include "opscope/index/validate.h"
 
+#include <string_view>
+#include <unordered_set>
+
 #include <vector>
 
 namespace opscope::index {
@@ -93,10 +96,25 @@ std::optional<std::string> check_module_ops(const Index& index) {
 
 } // namespace
 
+// One name, one tensor: the lookups by name (edges, owners) would otherwise pick one silently.
+std::optional<std::string> check_parameters(const Index& index) {
+  std::unordered_set<std::string_view> names;
+  for (const auto& p : index.parameters) {
+    if (!names.insert(p.name).second)
+      return "parameter " + quoted(p.name) + " is listed twice";
+    for (const auto& alias : p.aliases)
+      if (!names.insert(alias).second)
+        return "parameter name " + quoted(alias) + " is listed twice";
+  }
+  return std::nullopt;
+}
+
 std::optional<std::string> find_structure_problem(const Index& index) {
   if (auto problem = check_tree(index))
     return problem;
-  return check_module_ops(index);
+  if (auto problem = check_module_ops(index))
+    return problem;
+  return check_parameters(index);
 }
 
 } // namespace opscope::index

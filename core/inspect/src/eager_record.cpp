@@ -6,6 +6,7 @@
 #include "opscope/inspect/eager.h"
 
 #include "opscope/inspect/compressor_tables.h"
+#include "state_tensors.h"
 
 #include <nlohmann/json.hpp>
 
@@ -201,6 +202,7 @@ index::Index build_eager_index_from_record(const std::string& record_json,
     populate_boundaries(idx, parse_boundaries(doc.at("module_inputs")),
                         parse_boundaries(doc.at("module_outputs")));
     collect_source_files(idx);
+    idx.parameters = record_parameters(doc, origin);
     idx.rebuild_lookups();
     require_indexable(idx, origin);
     return idx;

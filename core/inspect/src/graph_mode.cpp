@@ -6,6 +6,7 @@
 #include "opscope/inspect/compressor_tables.h"
 #include "opscope/inspect/fx_graph.h"
 #include "opscope/inspect/node_metadata.h"
+#include "state_tensors.h"
 
 #include <string_view>
 #include <unordered_map>
@@ -200,6 +201,7 @@ Index build_graph_index(const Archive& archive) {
   add_ops(graph, index);
   add_module_tree(index);
   add_boundaries(graph, index);
+  index.parameters = graph_parameters(archive);
   index.provenance.source_files = source_files(index);
   index.rebuild_lookups();
   require_indexable(index, archive.path);

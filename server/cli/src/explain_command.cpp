@@ -1,4 +1,5 @@
 #include "commands.h"
+#include "explain_size.h"
 #include "opscope/cli/dispatch.h"
 #include "opscope/cli/model_options.h"
 #include "opscope/config/document.h"
@@ -58,13 +59,14 @@ config::ConfigDocument read_document(const std::string& path) {
                              " (coreai-opt cannot load this config either; `opscope check " + path +
                              "` lists every problem)");
   }
-  if (doc.root != config::Compressor::Quantizer)
+  // The palettizer and the eager Quantizer: module decisions and the projected size (params).
+  if (doc.root != config::Compressor::Quantizer && doc.root != config::Compressor::KMeansPalettizer)
     throw std::runtime_error(
         path + ": explain resolves quantization_config only so far" +
         (doc.root == config::Compressor::None
              ? std::string(" and this config has no such root key")
              : std::string(", not ") + std::string(coreai::find(doc.root)->root_key)));
-  if (doc.execution_mode && *doc.execution_mode != "graph")
+  if (doc.execution_mode && *doc.execution_mode != "graph" && *doc.execution_mode != "eager")
     throw std::runtime_error(path + ":" + std::to_string(doc.execution_mode_range.start.line + 1) +
                              ": execution_mode '" + *doc.execution_mode +
                              "': explain resolves graph mode only so far");
@@ -110,7 +112,10 @@ int run_explain(const std::vector<std::string>& args) {
     model::Settings settings = model_settings(parsed);
     if (settings.mode_given && settings.mode != index::Mode::Graph)
       throw UsageError("explain resolves graph mode only so far: drop --mode eager");
-    settings.mode = index::Mode::Graph;
+    settings.mode = doc.root == config::Compressor::KMeansPalettizer ||
+                            doc.execution_mode.value_or("graph") == "eager"
+                        ? index::Mode::Eager
+                        : index::Mode::Graph;
     index::Index index = model::load_index(parsed.value("--model"), settings);
     resolve::Resolution resolution = resolve::resolve_quantizer(doc, index);
 
@@ -161,6 +166,7 @@ int run_explain(const std::vector<std::string>& args) {
                             {"modules", modules},
                             {"unresolved", unresolved},
                             {"diagnostics", diagnostics}};
+      out["size"] = explain_size(doc, index, parsed.value("--model"), settings); // params
       std::cout << out.dump(2) << "\n";
       return kExitOk;
     }
@@ -197,6 +203,8 @@ int run_explain(const std::vector<std::string>& args) {
     for (const features::Diagnostic& d : notes)
       std::cout << config_path << ":" << d.range.start.line + 1 << ": "
                 << features::to_string(d.severity) << ": " << d.message << " [" << d.code << "]\n";
+    std::cout << explain_size_line(explain_size(doc, index, parsed.value("--model"), settings))
+              << "\n";
     return kExitOk;
   });
 }

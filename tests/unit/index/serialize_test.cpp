@@ -54,8 +54,57 @@ TEST(IndexSerialize, RejectsOtherFilesWithAMessageNamingThem) {
 
 TEST(IndexSerialize, RejectsAnotherFormatVersion) {
   std::string text = to_json_text(tiny_index());
-  auto pos = text.find("\"version\":1");
+  auto pos = text.find("\"version\":2");
   ASSERT_NE(pos, std::string::npos);
   text.replace(pos, 11, "\"version\":99");
   EXPECT_THROW(from_json_text(text, "old.idx"), IndexFormatError);
+}
+
+TEST(IndexSerialize, ParametersRoundTripWithTiedNamesOwnersAndReaders) {
+  Index original = tiny_index();
+  original.parameters = {{"linear1.weight", {"head.weight"}, {4, 3}, "float32", false},
+                         {"linear1.bias", {}, {4}, "bfloat16", false},
+                         {"steps", {}, {}, "int64", true}};
+  original.rebuild_lookups();
+  Index copy = from_json_text(to_json_text(original), "test");
+  ASSERT_EQ(copy.parameters.size(), 3u);
+  const Parameter* tied = copy.find_parameter("head.weight");
+  ASSERT_NE(tied, nullptr);
+  EXPECT_EQ(tied->name, "linear1.weight"); // one tensor under both names
+  EXPECT_EQ(tied->shape, (std::vector<std::int64_t>{4, 3}));
+  EXPECT_EQ(tied->numel(), 12);
+  EXPECT_EQ(tied->element_bits(), 32);
+  EXPECT_EQ(copy.find_parameter("linear1.bias")->element_bits(), 16);
+  EXPECT_TRUE(copy.find_parameter("steps")->buffer);
+  EXPECT_EQ(copy.find_parameter("steps")->numel(), 1); // a scalar
+  // The linear op reads linear1.weight (its state input); linear1 owns weight and bias.
+  EXPECT_EQ(copy.op_parameters(1), (std::vector<int>{0}));
+  EXPECT_EQ(copy.module_parameters(1), (std::vector<int>{0, 1}));
+  EXPECT_EQ(copy.module_parameters(0), (std::vector<int>{2}));
+}
+
+TEST(IndexSerialize, RefusesParameterShapesBeyondBoundsAndDuplicateNames) {
+  Index index = tiny_index();
+  index.parameters = {{"w", {}, {1}, "float32", false}};
+  const std::string text = to_json_text(index);
+  auto with_parameters = [&](const std::string& parameters) {
+    std::string changed = text;
+    auto at = changed.find("\"parameters\":[");
+    auto end = changed.find(']', at + 14);
+    return changed.replace(at, end + 1 - at, "\"parameters\":" + parameters);
+  };
+  // Elements overflowing 64 bits, a negative size, a duplicate name: corrupt, not a crash.
+  for (
+      const char* bad :
+      {R"([{"name":"w","shape":[4294967296,4294967296,4294967296],"dtype":"float32"}])",
+       R"([{"name":"w","shape":[-1],"dtype":"float32"}])",
+       R"([{"name":"w","shape":[1],"dtype":"float32"},{"name":"v","aliases":["w"],"shape":[1],"dtype":"float32"}])"}) {
+    try {
+      from_json_text(with_parameters(bad), "bad.idx");
+      ADD_FAILURE() << "accepted " << bad;
+    } catch (const IndexFormatError& e) {
+      EXPECT_NE(std::string(e.what()).find("bad.idx: corrupt index file"), std::string::npos)
+          << e.what();
+    }
+  }
 }

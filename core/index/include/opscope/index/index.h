@@ -16,7 +16,8 @@
 namespace opscope::index {
 
 // Bump when the serialised form changes incompatibly; readers refuse other versions.
-inline constexpr int kIndexFormatVersion = 1;
+// 2: parameters and buffers (Index::parameters).
+inline constexpr int kIndexFormatVersion = 2;
 
 // The modes and compressors are coreai-opt's (opscope/coreai/compressors.h).
 using coreai::Compressor;
@@ -84,6 +85,24 @@ struct Module {
   std::vector<std::pair<int, BoundaryEdge>> outputs;
 };
 
+// One tensor of the model's state: a parameter or a buffer, as named_parameters() /
+// named_buffers() list it. A tensor registered under several names (tied weights: GPT-2's
+// `transformer.wte.weight` and `lm_head.weight`) is one Parameter with aliases.
+struct Parameter {
+  std::string name;                 // first name in named_parameters() order (the one edges use)
+  std::vector<std::string> aliases; // every other name of the same tensor
+  std::vector<std::int64_t> shape;
+  std::string dtype; // torch's name without "torch.": "float32", "bfloat16", "int64"
+  bool buffer = false;
+
+  std::int64_t numel() const;
+  // Bits one element takes in memory (torch's element_size() * 8); 0 for an unknown dtype.
+  int element_bits() const;
+};
+
+// The module that owns `name` directly: everything before the last dot ("" for the root).
+std::string owner_module_name(const std::string& parameter_name);
+
 // Where the model came from; used for display, caching and staleness checks.
 struct Provenance {
   std::string archive;                   // path of the .pt2 as given
@@ -101,6 +120,10 @@ public:
   // Ops a compressor's registry files under another type than Op::type (eager Quantizer:
   // `x.add_()` has type "add_" but is registered as "add"): op name -> (compressor, type).
   std::unordered_map<std::string, std::vector<std::pair<Compressor, std::string>>> compressor_types;
+  // Every parameter and buffer of the model, in named_parameters() then named_buffers()
+  // order, including those of modules no op ran in. Empty for indexes of models exported
+  // before parameters were recorded.
+  std::vector<Parameter> parameters;
 
   const Module& root() const { return modules.front(); }
   const std::string& model_type() const { return modules.front().type; }
@@ -108,6 +131,12 @@ public:
   // Lookups; valid after rebuild_lookups() (the loaders call it).
   const Op* find_op(const std::string& name) const;
   const Module* find_module(const std::string& name) const;
+  // By any of its names (aliases included).
+  const Parameter* find_parameter(const std::string& name) const;
+  // Indices into `parameters`: those op `op` reads (its state inputs, in argument order), and
+  // those module `module` owns directly (recurse=False) under any of their names.
+  const std::vector<int>& op_parameters(std::size_t op) const;
+  const std::vector<int>& module_parameters(std::size_t module) const;
   // The op type op_type_config matches for `op` when compressing with `c`.
   const std::string& type_for(const Op& op, Compressor c) const;
   void rebuild_lookups();
@@ -115,6 +144,9 @@ public:
 private:
   std::unordered_map<std::string, int> op_by_name_;
   std::unordered_map<std::string, int> module_by_name_;
+  std::unordered_map<std::string, int> parameter_by_name_;
+  std::vector<std::vector<int>> op_parameters_;     // derived from Op::inputs
+  std::vector<std::vector<int>> module_parameters_; // derived from the parameters' names
 };
 
 // The frame a user means by "where this op comes from": the innermost forward() frame that

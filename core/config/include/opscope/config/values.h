@@ -1,0 +1,25 @@
+// The values of a config (specs, settings), as PyYAML / json would load them, for the
+// features that need more than the pattern keys (the projected size reads the weight specs).
+// Tolerant like the rest of core/config: a half-typed document yields what can be read.
+#pragma once
+
+#include "opscope/config/document.h"
+
+#include <nlohmann/json.hpp>
+
+#include <optional>
+#include <string>
+
+namespace opscope::config {
+
+// Aliases and merge keys expand to at most this many values in all (a "billion laughs"
+// document yields nothing instead of exhausting memory).
+inline constexpr std::size_t kMaxExpandedValues = 1'000'000;
+
+// The document as a JSON value with key order kept (a key written twice keeps its first
+// position and its last value, as Python's dict does). YAML plain scalars become null,
+// booleans, integers or floats as PyYAML's safe loader reads them; quoted ones stay strings.
+// Nothing when the document has no mapping at its root or expands beyond kMaxExpandedValues.
+std::optional<nlohmann::ordered_json> read_values(const std::string& text, Format format);
+
+} // namespace opscope::config

@@ -1,0 +1,50 @@
+// Which weight spec each parameter gets in eager mode (the eager Quantizer and the KMeans
+// palettizer), ported from coreai-opt 0.4.0:
+//  - _utils/eager_utils.py (_get_module_compression_components_and_priority): each module's
+//    config from build_module_config_dict (resolve.h), a priority per module (module name
+//    entries first, then module type, then global);
+//  - _utils/insertion/torch_function/modes.py (__torch_function__,
+//    _get_op_compression_components): every registered op the model runs, in order, picks
+//    its op_state_spec: op_name_config (last full match) > op_type_config (last equal) > the
+//    module config's own; an unregistered op is processed only under a module-level spec;
+//  - state_spec_resolver.py: a tensor's module_state_spec (owners by priority) beats any
+//    op_state_spec; a later visit from a strictly lower-priority module changes nothing;
+//    a spec dict is matched by every local name the tensor has (get_last_matching_spec:
+//    the last equal key, else "*"); only floating tensors of more than one element count.
+// Pure: reads the parsed document, its values and the index.
+#pragma once
+
+#include "opscope/config/document.h"
+#include "opscope/index/index.h"
+#include "opscope/resolve/resolve.h"
+
+#include <nlohmann/json.hpp>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace opscope::resolve {
+
+// One parameter's outcome. `spec` is the resolved spec as written in the config (a JSON
+// object, defaults not filled in), or null when the tensor stays in full precision.
+struct WeightDecision {
+  int parameter = 0;           // index into Index::parameters
+  nlohmann::ordered_json spec; // null: full precision
+  Decider decider;             // the module entry whose spec dict decided (Key/Global/Default)
+  std::string spec_table;      // "op_state_spec" or "module_state_spec"; "" if never visited
+  std::string spec_key;        // the matching key in that table ("weight", "*")
+  int module = -1;             // the module (Index::modules) whose call or ownership decided
+};
+
+struct EagerWeights {
+  std::vector<WeightDecision> parameters; // one per Index::parameters entry, same order
+  std::vector<Unresolved> unresolved;
+};
+
+// `values` is read_values() of the document. The compressor is the document's root
+// (Quantizer or KMeansPalettizer; the pruner follows the same rules with its own specs).
+EagerWeights resolve_eager_weights(const config::ConfigDocument& document,
+                                   const nlohmann::ordered_json& values, const index::Index& index);
+
+} // namespace opscope::resolve

@@ -1,0 +1,72 @@
+// The model's projected size once a config is applied: bits per weight and bits before and
+// after, as coreai_opt.inspection.bits_per_weight (0.4.0, inspection/_bpw_utils.py) reports
+// them for the model after the eager Quantizer's or the KMeans palettizer's prepare():
+//  - every parameter and buffer counts once (tied tensors once), at numel * element bits;
+//  - a quantized weight costs numel * n_bits plus, per block, a scale (scale_dtype, else the
+//    weight's dtype), a zero point of n_bits when asymmetric, or a float minval (MINVAL);
+//  - a palettized weight costs one n_bits index per cluster_dim elements, the LUT
+//    (blocks * 2^n_bits * cluster_dim entries at the weight's dtype) and a per-channel scale
+//    when enabled.
+// Where coreai-opt's function cannot answer (graph mode, the pruner, a LUT quantized with
+// lut_qspec, a spec this port does not know) the result says so instead of guessing.
+#pragma once
+
+#include "opscope/config/document.h"
+#include "opscope/index/index.h"
+#include "opscope/resolve/eager_weights.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace opscope::resolve {
+
+struct ParameterSize {
+  int parameter = 0; // Index::parameters
+  std::int64_t elements = 0;
+  std::int64_t bits_before = 0; // full precision
+  std::int64_t bits_after = 0;
+  bool compressed = false;
+};
+
+struct ProjectedSize {
+  // Why there is no answer ("graph mode: ..."); empty when the numbers below hold.
+  std::string unavailable;
+  std::int64_t total_weights = 0;
+  std::int64_t bits_before = 0;
+  std::int64_t bits_after = 0;
+  double bpw_before = 0;
+  double bpw_after = 0;
+  std::vector<ParameterSize> parameters; // Index::parameters order
+  // Module name -> its own bits per weight after (tensors it owns directly), as
+  // BitsPerWeightResult.per_module_map; modules owning nothing are left out.
+  std::vector<std::pair<std::string, double>> per_module;
+};
+
+// `why` starts with this when the spec does not fit the weight's shape (a block or group size
+// that does not divide it): coreai-opt then disables the compression and the weight stays in
+// full precision.
+inline constexpr std::string_view kIncompatible = "incompatible with its shape: ";
+
+// The storage in bits of one weight of `shape`/`dtype` under a resolved spec (as written in
+// the config, defaults filled in here), or nothing with `why` set: unknown, or kIncompatible.
+std::optional<std::int64_t> quantized_bits(const index::Parameter& weight,
+                                           const nlohmann::ordered_json& spec,
+                                           const std::string& module_type, std::string& why);
+std::optional<std::int64_t> palettized_bits(const index::Parameter& weight,
+                                            const nlohmann::ordered_json& spec,
+                                            const std::string& module_type, std::string& why);
+
+// From the document (and its text, for the spec values) and the index.
+ProjectedSize projected_size(const config::ConfigDocument& document, const index::Index& index);
+
+// As JSON for `opscope explain --json`'s "size" field: {"bits_per_weight": {"before",
+// "after"}, "bits": {...}, "bytes": {...}, "weights": N, "modules": {...}} or
+// {"unavailable": "..."}.
+nlohmann::ordered_json size_to_json(const ProjectedSize& size);
+
+} // namespace opscope::resolve

@@ -1,0 +1,315 @@
+#include "opscope/resolve/eager_weights.h"
+
+#include "opscope/index/query.h"
+
+#include <algorithm>
+#include <memory>
+#include <tuple>
+#include <unordered_map>
+
+namespace opscope::resolve {
+namespace {
+
+using config::ConfigDocument;
+using config::Table;
+using json = nlohmann::ordered_json;
+
+// coreai-opt's default op_state_spec of a module or op config whose op_state_spec is not
+// written (ModuleQuantizerConfig / ModuleKMeansPalettizerConfig defaults).
+json default_state_spec(index::Compressor c) {
+  switch (c) {
+  case index::Compressor::KMeansPalettizer:
+    return {{"weight", {{"n_bits", 4}}}, {"in_proj_weight", {{"n_bits", 4}}}};
+  case index::Compressor::Quantizer:
+    return {
+        {"weight", {{"dtype", "int8"}, {"granularity", {{"type", "per_channel"}, {"axis", 0}}}}}};
+  default:
+    return json::object();
+  }
+}
+
+// _is_optimizable_tensor: floating point and more than one element.
+bool optimizable(const index::Parameter& p) {
+  static const char* const kFloat[] = {"float64", "float32", "float16", "bfloat16"};
+  return p.numel() > 1 && std::any_of(std::begin(kFloat), std::end(kFloat),
+                                      [&](const char* d) { return p.dtype == d; });
+}
+
+// A spec dict as coreai-opt normalises it: a null dict disables every tensor.
+json spec_dict(const json& config, const char* field, const json& fallback) {
+  if (!config.is_object() || !config.contains(field))
+    return fallback;
+  const json& dict = config[field];
+  if (dict.is_null())
+    return json{{"*", nullptr}};
+  return dict.is_object() ? dict : fallback;
+}
+
+// get_last_matching_spec: the last key equal to one of the names, else "*".
+std::optional<std::pair<std::string, json>> last_matching(const json& dict,
+                                                          const std::vector<std::string>& names) {
+  std::optional<std::pair<std::string, json>> found;
+  for (const auto& [key, value] : dict.items())
+    if (std::find(names.begin(), names.end(), key) != names.end())
+      found = {key, value};
+  if (!found && dict.contains("*"))
+    found = {"*", dict["*"]};
+  return found;
+}
+
+// Priority as _get_module_compression_components_and_priority assigns it: lower wins.
+// (level, entry rank, module order); the module_state_spec sentinel is below all.
+using Priority = std::tuple<int, int, int>;
+constexpr Priority kModuleStatePriority{-1, 0, 0};
+
+class EagerResolver {
+public:
+  EagerResolver(const ConfigDocument& doc, const json& values, const index::Index& index)
+      : doc_(doc), index_(index), compressor_(doc.root) {
+    if (const auto* info = coreai::find(doc.root))
+      if (values.contains(std::string(info->root_key)))
+        root_ = values[std::string(info->root_key)];
+  }
+
+  EagerWeights run() {
+    Resolution modules = resolve_quantizer(doc_, index_);
+    out_.unresolved = modules.unresolved;
+    decisions_ = std::move(modules.modules);
+    prepare_modules();
+    out_.parameters.resize(index_.parameters.size());
+    for (std::size_t p = 0; p < index_.parameters.size(); ++p)
+      out_.parameters[p].parameter = static_cast<int>(p);
+    cache_.resize(index_.parameters.size());
+    std::vector<int> module_of(index_.ops.size(), 0);
+    for (std::size_t m = 0; m < index_.modules.size(); ++m)
+      for (int op : index_.modules[m].ops)
+        if (op >= 0 && static_cast<std::size_t>(op) < module_of.size())
+          module_of[static_cast<std::size_t>(op)] = static_cast<int>(m);
+    for (std::size_t i = 0; i < index_.ops.size(); ++i)
+      visit_op(index_.ops[i], index_.op_parameters(i), module_of[i]);
+    return std::move(out_);
+  }
+
+private:
+  struct ModuleConfig {
+    json config;       // the module's config as written (null: full precision)
+    json state_spec;   // op_state_spec, defaults applied
+    json module_state; // module_state_spec (direct matches only)
+    bool module_level = false;
+    Priority priority{2, 0, 0};
+  };
+
+  json entry_config(const Decider& d) const {
+    switch (d.kind) {
+    case Decider::Kind::DefaultGlobal:
+      return json{{"op_state_spec", default_state_spec(compressor_)}};
+    case Decider::Kind::Global:
+      return root_.is_object() && root_.contains("global_config") ? root_["global_config"]
+                                                                  : json(nullptr);
+    case Decider::Kind::Key: {
+      const auto& key = doc_.keys[static_cast<std::size_t>(d.key)];
+      const char* table =
+          key.table == Table::ModuleType ? "module_type_configs" : "module_name_configs";
+      if (root_.is_object() && root_.contains(table) && root_[table].is_object() &&
+          root_[table].contains(key.text))
+        return root_[table][key.text];
+      return nullptr;
+    }
+    }
+    return nullptr;
+  }
+
+  void prepare_modules() {
+    const std::size_t n = index_.modules.size();
+    configs_.resize(n);
+    for (std::size_t m = 0; m < n; ++m) {
+      const ModuleDecision& d = decisions_[m];
+      ModuleConfig& c = configs_[m];
+      c.config = entry_config(d.decider);
+      const json fallback = c.config.is_null() && d.decider.kind != Decider::Kind::DefaultGlobal
+                                ? json{{"*", nullptr}}
+                                : default_state_spec(compressor_);
+      c.state_spec = spec_dict(c.config, "op_state_spec", fallback);
+      // _prepare_config_for_child: module-level specs stay with the module matched.
+      if (d.direct) {
+        c.module_state = spec_dict(c.config, "module_state_spec", json::object());
+        for (const char* field : {"module_state_spec", "module_input_spec", "module_output_spec"})
+          if (c.config.is_object() && c.config.contains(field) && !c.config[field].empty())
+            c.module_level = true;
+      }
+      int parent = index_.modules[m].parent;
+      if (parent >= 0 && configs_[static_cast<std::size_t>(parent)].module_level)
+        c.module_level = true; // _fill_module_has_module_spec_dict: inherited downwards
+      c.priority = priority_of(d.decider, static_cast<int>(m));
+    }
+  }
+
+  Priority priority_of(const Decider& d, int module) const {
+    if (d.kind != Decider::Kind::Key)
+      return {2, 0, module};
+    const auto& key = doc_.keys[static_cast<std::size_t>(d.key)];
+    // Entries apply last-written first, so a later key has the higher precedence.
+    return {key.table == Table::ModuleType ? 1 : 0, -d.key, module};
+  }
+
+  // The doc key of an op table entry in the module entry that decided `d`, for reporting.
+  Decider op_key_decider(const Decider& module_decider, Table table, const std::string& text) {
+    for (int k = static_cast<int>(doc_.keys.size()) - 1; k >= 0; --k) {
+      const auto& key = doc_.keys[static_cast<std::size_t>(k)];
+      if (key.table != table || key.text != text)
+        continue;
+      bool same_scope = false;
+      if (module_decider.kind == Decider::Kind::Key) {
+        const auto& owner = doc_.keys[static_cast<std::size_t>(module_decider.key)];
+        same_scope = key.scope.kind != config::Scope::Kind::Global && key.scope.key == owner.text &&
+                     (key.scope.kind == config::Scope::Kind::ModuleType) ==
+                         (owner.table == Table::ModuleType);
+      } else {
+        same_scope = key.scope.kind == config::Scope::Kind::Global;
+      }
+      if (same_scope)
+        return {Decider::Kind::Key, k};
+    }
+    return module_decider;
+  }
+
+  const index::Query& op_query(const std::string& pattern) {
+    auto it = op_queries_.find(pattern);
+    if (it == op_queries_.end())
+      it = op_queries_
+               .emplace(pattern,
+                        std::make_unique<index::Query>(index::Table::OpName, pattern, false))
+               .first;
+    return *it->second;
+  }
+
+  // _get_op_compression_components: op_name_config (last match), op_type_config (last
+  // equal), else the module config's own op_state_spec.
+  std::pair<json, Decider> op_state_spec(const index::Op& op, int module) {
+    const ModuleConfig& c = configs_[static_cast<std::size_t>(module)];
+    const Decider& decider = decisions_[static_cast<std::size_t>(module)].decider;
+    auto op_spec = [&](const json& op_config) {
+      if (op_config.is_null())
+        return json{{"*", nullptr}};
+      return spec_dict(op_config, "op_state_spec", default_state_spec(compressor_));
+    };
+    if (c.config.is_object()) {
+      if (auto names = c.config.find("op_name_config");
+          names != c.config.end() && names->is_object()) {
+        std::optional<std::pair<std::string, json>> last;
+        for (const auto& [pattern, op_config] : names->items()) {
+          const index::Query& q = op_query(pattern);
+          if (q.usable() && q.matches(op.name))
+            last = {pattern, op_config};
+        }
+        if (last)
+          return {op_spec(last->second), op_key_decider(decider, Table::OpName, last->first)};
+      }
+      if (auto types = c.config.find("op_type_config");
+          types != c.config.end() && types->is_object()) {
+        const std::string& type = index_.type_for(op, compressor_);
+        std::optional<std::pair<std::string, json>> last;
+        for (const auto& [name, op_config] : types->items())
+          if (!type.empty() && name == type)
+            last = {name, op_config};
+        if (last)
+          return {op_spec(last->second), op_key_decider(decider, Table::OpType, last->first)};
+      }
+    }
+    return {c.state_spec, decider};
+  }
+
+  std::vector<std::string> local_names(const index::Parameter& p) const {
+    std::vector<std::string> names;
+    auto add = [&](const std::string& fqn) {
+      auto dot = fqn.rfind('.');
+      std::string local = dot == std::string::npos ? fqn : fqn.substr(dot + 1);
+      if (std::find(names.begin(), names.end(), local) == names.end())
+        names.push_back(local);
+    };
+    add(p.name);
+    for (const auto& alias : p.aliases)
+      add(alias);
+    return names;
+  }
+
+  void visit_op(const index::Op& op, const std::vector<int>& parameters, int module) {
+    if (op.kind != index::OpKind::Call)
+      return;
+    const bool registered = op.compressible_by(compressor_);
+    const ModuleConfig& c = configs_[static_cast<std::size_t>(module)];
+    if (!registered && !c.module_level)
+      return;
+    // An unregistered op under a module-level spec resolves with empty op components.
+    auto [spec_dict_for_op, op_decider] =
+        registered ? op_state_spec(op, module) : std::pair{json::object(), Decider{}};
+    for (int p : parameters) {
+      const index::Parameter& param = index_.parameters[static_cast<std::size_t>(p)];
+      if (!optimizable(param))
+        continue;
+      auto& cached = cache_[static_cast<std::size_t>(p)];
+      if (cached && *cached < c.priority) // a strictly higher priority decided
+        continue;
+      const auto names = local_names(param);
+      WeightDecision& out = out_.parameters[static_cast<std::size_t>(p)];
+      if (!cached && resolve_module_state(param, p, names, out)) {
+        cached = kModuleStatePriority;
+        continue;
+      }
+      auto match = last_matching(spec_dict_for_op, names);
+      out.spec = match ? match->second : json(nullptr);
+      out.spec_table = "op_state_spec";
+      out.spec_key = match ? match->first : std::string();
+      out.decider = op_decider;
+      out.module = module;
+      cached = c.priority;
+    }
+  }
+
+  bool resolve_module_state(const index::Parameter&, int p, const std::vector<std::string>& names,
+                            WeightDecision& out) {
+    std::vector<int> owners;
+    for (std::size_t m = 0; m < index_.modules.size(); ++m) {
+      const auto& owned = index_.module_parameters(m);
+      if (std::find(owned.begin(), owned.end(), p) != owned.end())
+        owners.push_back(static_cast<int>(m));
+    }
+    std::stable_sort(owners.begin(), owners.end(), [&](int a, int b) {
+      return configs_[static_cast<std::size_t>(a)].priority <
+             configs_[static_cast<std::size_t>(b)].priority;
+    });
+    for (int m : owners) {
+      const ModuleConfig& c = configs_[static_cast<std::size_t>(m)];
+      if (!c.module_state.is_object() || c.module_state.empty())
+        continue;
+      if (auto match = last_matching(c.module_state, names)) {
+        out.spec = match->second;
+        out.spec_table = "module_state_spec";
+        out.spec_key = match->first;
+        out.decider = decisions_[static_cast<std::size_t>(m)].decider;
+        out.module = m;
+        return true;
+      }
+    }
+    return false;
+  }
+
+  const ConfigDocument& doc_;
+  const index::Index& index_;
+  index::Compressor compressor_;
+  json root_;
+  std::vector<ModuleDecision> decisions_;
+  std::vector<ModuleConfig> configs_;
+  std::vector<std::optional<Priority>> cache_;
+  std::unordered_map<std::string, std::unique_ptr<index::Query>> op_queries_;
+  EagerWeights out_;
+};
+
+} // namespace
+
+EagerWeights resolve_eager_weights(const config::ConfigDocument& document, const json& values,
+                                   const index::Index& index) {
+  return EagerResolver(document, values, index).run();
+}
+
+} // namespace opscope::resolve

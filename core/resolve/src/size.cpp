@@ -1,0 +1,325 @@
+#include "opscope/resolve/size.h"
+
+#include "opscope/config/values.h"
+
+#include <map>
+#include <string_view>
+
+namespace opscope::resolve {
+namespace {
+
+using json = nlohmann::ordered_json;
+
+std::string_view without_torch_prefix(std::string_view dtype) {
+  if (dtype.substr(0, 6) == "torch.")
+    dtype.remove_prefix(6);
+  return dtype;
+}
+
+// _SUPPORTED_QUANT_DTYPES and their widths.
+std::optional<int> quant_dtype_bits(std::string_view dtype) {
+  static const std::map<std::string_view, int> kBits = {{"int8", 8},
+                                                        {"uint8", 8},
+                                                        {"int6", 6},
+                                                        {"uint6", 6},
+                                                        {"int4", 4},
+                                                        {"uint4", 4},
+                                                        {"int2", 2},
+                                                        {"uint2", 2},
+                                                        {"float8_e4m3fn", 8},
+                                                        {"float8_e5m2", 8},
+                                                        {"float4_e2m1fn_x2", 4}};
+  auto it = kBits.find(without_torch_prefix(dtype));
+  if (it == kBits.end())
+    return std::nullopt;
+  return it->second;
+}
+
+std::string text(const json& spec, const char* field, const char* fallback) {
+  if (spec.is_object() && spec.contains(field) && spec[field].is_string())
+    return spec[field].get<std::string>();
+  return fallback;
+}
+
+// The granularity as a {"type", "axis", ...} object (a bare string names the type).
+json granularity_of(const json& spec) {
+  if (!spec.is_object() || !spec.contains("granularity") || spec["granularity"].is_null())
+    return json{{"type", "per_tensor"}};
+  const json& g = spec["granularity"];
+  if (g.is_string())
+    return json{{"type", g.get<std::string>()}};
+  return g.is_object() ? g : json{{"type", "per_tensor"}};
+}
+
+// _WEIGHT_AXIS_SPECS: (per-channel axis, per-block axis) of a weight by its module's type.
+std::optional<std::pair<int, int>> default_axes(const std::string& module_type) {
+  static const std::map<std::string_view, std::pair<int, int>> kAxes = {
+      {"torch.nn.modules.conv.Conv1d", {0, 1}},
+      {"torch.nn.modules.conv.Conv2d", {0, 1}},
+      {"torch.nn.modules.conv.Conv3d", {0, 1}},
+      {"torch.nn.modules.conv.ConvTranspose1d", {1, 0}},
+      {"torch.nn.modules.conv.ConvTranspose2d", {1, 0}},
+      {"torch.nn.modules.conv.ConvTranspose3d", {1, 0}},
+      {"torch.nn.modules.linear.Linear", {0, 1}},
+      {"torch.nn.modules.sparse.Embedding", {0, 1}}};
+  auto it = kAxes.find(module_type);
+  if (it == kAxes.end())
+    return std::nullopt;
+  return it->second;
+}
+
+// An axis written or defaulted, normalised against the rank; nothing when unknown.
+std::optional<int> axis_of(const json& g, std::optional<int> fallback, std::size_t rank) {
+  std::optional<int> axis = fallback;
+  if (g.contains("axis") && g["axis"].is_number_integer())
+    axis = g["axis"].get<int>();
+  if (!axis)
+    return std::nullopt;
+  int a = *axis < 0 ? *axis + static_cast<int>(rank) : *axis;
+  if (a < 0 || a >= static_cast<int>(rank))
+    return std::nullopt;
+  return a;
+}
+
+// Blocks of a quantized weight (granularity.get_block_size, WEIGHT target).
+std::optional<std::int64_t> quant_blocks(const index::Parameter& w, const json& g,
+                                         const std::string& module_type, std::string& why) {
+  const std::string type = g.value("type", "per_tensor");
+  const auto axes = default_axes(module_type);
+  const auto& shape = w.shape;
+  if (type == "per_tensor")
+    return 1;
+  if (type == "per_channel") {
+    auto axis = axis_of(g, axes ? std::optional<int>(axes->first) : std::nullopt, shape.size());
+    if (!axis) {
+      why = "per_channel axis of '" + w.name + "' is not set and has no default for " +
+            (module_type.empty() ? std::string("its module") : module_type);
+      return std::nullopt;
+    }
+    return shape[static_cast<std::size_t>(*axis)];
+  }
+  if (type == "per_block") {
+    const json& bs = g.contains("block_size") ? g["block_size"] : json();
+    if (bs.is_array()) {
+      if (bs.size() != shape.size()) {
+        why = std::string(kIncompatible) + "per_block block_size of '" + w.name +
+              "' does not match its rank";
+        return std::nullopt;
+      }
+      std::int64_t blocks = 1;
+      for (std::size_t i = 0; i < shape.size(); ++i) {
+        std::int64_t b = bs[i].is_number_integer() ? bs[i].get<std::int64_t>() : 0;
+        if (b == -1)
+          continue;
+        if (b <= 0 || shape[i] % b != 0) {
+          why = std::string(kIncompatible) + "per_block block_size of '" + w.name +
+                "' does not divide its shape";
+          return std::nullopt;
+        }
+        blocks *= shape[i] / b;
+      }
+      return blocks;
+    }
+    if (!bs.is_number_integer() || bs.get<std::int64_t>() <= 0) {
+      why = "per_block granularity of '" + w.name + "' has no block_size";
+      return std::nullopt;
+    }
+    auto axis = axis_of(g, axes ? std::optional<int>(axes->second) : std::nullopt, shape.size());
+    if (!axis) {
+      why = "per_block axis of '" + w.name + "' is not set and has no default";
+      return std::nullopt;
+    }
+    const std::int64_t b = bs.get<std::int64_t>();
+    if (shape[static_cast<std::size_t>(*axis)] % b != 0) {
+      why = std::string(kIncompatible) + "per_block block_size of '" + w.name +
+            "' does not divide its shape";
+      return std::nullopt;
+    }
+    // Only the two leading (channel) axes are blocked; trailing ones stay whole.
+    std::int64_t blocks = shape[static_cast<std::size_t>(*axis)] / b;
+    for (std::size_t i = 0; i < shape.size() && i < 2; ++i)
+      if (static_cast<int>(i) != *axis)
+        blocks *= shape[i];
+    return blocks;
+  }
+  why = "granularity '" + type + "' of '" + w.name + "' is not one this version sizes";
+  return std::nullopt;
+}
+
+} // namespace
+
+std::optional<std::int64_t> quantized_bits(const index::Parameter& w, const json& spec,
+                                           const std::string& module_type, std::string& why) {
+  const std::string dtype = text(spec, "dtype", "int8");
+  auto n_bits = quant_dtype_bits(dtype);
+  if (!n_bits) {
+    why = "bits_per_weight cannot size quantization dtype " + dtype + " (on '" + w.name + "')";
+    return std::nullopt;
+  }
+  const std::string scheme = text(spec, "qscheme", "symmetric");
+  if (scheme != "symmetric" && scheme != "asymmetric" && scheme != "symmetric_with_clipping") {
+    why = "bits_per_weight cannot size quantization scheme " + scheme;
+    return std::nullopt;
+  }
+  const std::string formulation = text(spec, "qformulation", "zp");
+  if (formulation != "zp" && formulation != "minval") {
+    why = "bits_per_weight cannot size quantization formulation " + formulation;
+    return std::nullopt;
+  }
+  int scale_bits = w.element_bits(); // the compute dtype for export: the weight's
+  const std::string scale_dtype = text(spec, "scale_dtype", "");
+  if (!scale_dtype.empty()) {
+    if (without_torch_prefix(scale_dtype) != "float8_e8m0fnu") {
+      why = "bits_per_weight cannot size scale dtype " + scale_dtype;
+      return std::nullopt;
+    }
+    scale_bits = 8;
+  }
+  auto blocks = quant_blocks(w, granularity_of(spec), module_type, why);
+  if (!blocks)
+    return std::nullopt;
+  std::int64_t bits = w.numel() * *n_bits + *blocks * scale_bits;
+  if (formulation == "minval")
+    bits += *blocks * w.element_bits();
+  else if (scheme == "asymmetric")
+    bits += *blocks * *n_bits;
+  return bits;
+}
+
+std::optional<std::int64_t> palettized_bits(const index::Parameter& w, const json& spec,
+                                            const std::string& module_type, std::string& why) {
+  auto integer = [&](const char* field, std::int64_t fallback) {
+    return spec.is_object() && spec.contains(field) && spec[field].is_number_integer()
+               ? spec[field].get<std::int64_t>()
+               : fallback;
+  };
+  const std::int64_t n_bits = integer("n_bits", 4);
+  const std::int64_t cluster_dim = integer("cluster_dim", 1);
+  if (n_bits <= 0 || n_bits > 16 || cluster_dim <= 0) {
+    why = "palettization spec of '" + w.name + "' has n_bits or cluster_dim out of range";
+    return std::nullopt;
+  }
+  if (spec.is_object() && spec.contains("lut_qspec") && !spec["lut_qspec"].is_null()) {
+    why = "the size of a LUT quantized with lut_qspec (on '" + w.name +
+          "') depends on buffers prepare() creates; not projected";
+    return std::nullopt;
+  }
+  const json g = granularity_of(spec);
+  const std::string type = g.value("type", "per_tensor");
+  std::int64_t blocks = 1;
+  if (type == "per_grouped_channel") {
+    const auto axes = default_axes(module_type);
+    auto axis = axis_of(g, axes ? std::optional<int>(axes->first) : std::nullopt, w.shape.size());
+    const std::int64_t group = g.contains("group_size") && g["group_size"].is_number_integer()
+                                   ? g["group_size"].get<std::int64_t>()
+                                   : 0;
+    if (!axis || group <= 0 || w.shape[static_cast<std::size_t>(*axis)] % group != 0) {
+      why = std::string(kIncompatible) + "per_grouped_channel granularity of '" + w.name +
+            "' does not fit its shape";
+      return std::nullopt;
+    }
+    blocks = w.shape[static_cast<std::size_t>(*axis)] / group;
+  } else if (type != "per_tensor") {
+    why = "palettization granularity '" + type + "' is not one this version sizes";
+    return std::nullopt;
+  }
+  const std::int64_t weight_bits = w.element_bits();
+  std::int64_t bits = (w.numel() / cluster_dim) * n_bits;
+  bits += blocks * (std::int64_t{1} << n_bits) * cluster_dim * weight_bits;
+  const bool per_channel_scale = spec.is_object() && spec.contains("enable_per_channel_scale") &&
+                                 spec["enable_per_channel_scale"].is_boolean() &&
+                                 spec["enable_per_channel_scale"].get<bool>();
+  if (per_channel_scale && !w.shape.empty())
+    bits += w.shape[0] * weight_bits;
+  return bits;
+}
+
+ProjectedSize projected_size(const config::ConfigDocument& document, const index::Index& index) {
+  ProjectedSize size;
+  const bool palettizer = document.root == index::Compressor::KMeansPalettizer;
+  if (document.root == index::Compressor::MagnitudePruner) {
+    size.unavailable = "bits_per_weight does not size pruned weights (MagnitudePruner)";
+    return size;
+  }
+  if (!palettizer && index.mode != index::Mode::Eager) {
+    size.unavailable = "bits_per_weight sizes eager-mode prepared models only (the Quantizer "
+                       "in graph mode is not supported)";
+    return size;
+  }
+  if (index.parameters.empty()) {
+    size.unavailable = "the model index lists no parameters; index the model again with this "
+                       "opscope (`opscope index MODEL.pt2`)";
+    return size;
+  }
+  auto values = config::read_values(document.text, document.format);
+  if (!values) {
+    size.unavailable = "the config's values cannot be read (no mapping at its root, or more "
+                       "than a million values after aliases)";
+    return size;
+  }
+  EagerWeights weights = resolve_eager_weights(document, *values, index);
+  std::map<std::string, std::pair<std::int64_t, std::int64_t>> per_module; // bits, weights
+  for (std::size_t i = 0; i < index.parameters.size(); ++i) {
+    const index::Parameter& p = index.parameters[i];
+    if (p.element_bits() == 0) {
+      size.unavailable = "the dtype of '" + p.name + "' is unknown";
+      return size;
+    }
+    ParameterSize ps;
+    ps.parameter = static_cast<int>(i);
+    ps.elements = p.numel();
+    ps.bits_before = ps.elements * p.element_bits();
+    ps.bits_after = ps.bits_before;
+    const WeightDecision& d = weights.parameters[i];
+    if (d.spec.is_object()) {
+      std::string module_type;
+      if (const index::Module* owner = index.find_module(index::owner_module_name(p.name)))
+        module_type = owner->type;
+      std::string why;
+      auto bits = palettizer ? palettized_bits(p, d.spec, module_type, why)
+                             : quantized_bits(p, d.spec, module_type, why);
+      if (!bits && why.rfind(kIncompatible, 0) != 0) {
+        size.unavailable = why;
+        return size;
+      }
+      // A shape the granularity does not fit: coreai-opt disables the fake-quantize or
+      // fake-palettize on it (it warns), and the weight stays in full precision.
+      if (bits) {
+        ps.bits_after = *bits;
+        ps.compressed = true;
+      }
+    }
+    size.total_weights += ps.elements;
+    size.bits_before += ps.bits_before;
+    size.bits_after += ps.bits_after;
+    auto& module = per_module[index::owner_module_name(p.name)];
+    module.first += ps.bits_after;
+    module.second += ps.elements;
+    size.parameters.push_back(ps);
+  }
+  if (size.total_weights > 0) {
+    size.bpw_before =
+        static_cast<double>(size.bits_before) / static_cast<double>(size.total_weights);
+    size.bpw_after = static_cast<double>(size.bits_after) / static_cast<double>(size.total_weights);
+  }
+  for (const auto& [name, bits_weights] : per_module)
+    if (bits_weights.second > 0)
+      size.per_module.emplace_back(name, static_cast<double>(bits_weights.first) /
+                                             static_cast<double>(bits_weights.second));
+  return size;
+}
+
+json size_to_json(const ProjectedSize& size) {
+  if (!size.unavailable.empty())
+    return json{{"unavailable", size.unavailable}};
+  json modules = json::object();
+  for (const auto& [name, bpw] : size.per_module)
+    modules[name] = bpw;
+  return json{{"bits_per_weight", {{"before", size.bpw_before}, {"after", size.bpw_after}}},
+              {"bits", {{"before", size.bits_before}, {"after", size.bits_after}}},
+              {"bytes", {{"before", size.bits_before / 8}, {"after", size.bits_after / 8}}},
+              {"weights", size.total_weights},
+              {"modules", modules}};
+}
+
+} // namespace opscope::resolve

@@ -1,0 +1,25 @@
+// The `size` part of `opscope explain`: the projected size (opscope/resolve/size.h) from the
+// index coreai-opt's bits_per_weight would measure, the eager one.
+#pragma once
+
+#include "opscope/config/document.h"
+#include "opscope/index/index.h"
+#include "opscope/model/model_source.h"
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+
+namespace opscope::cli {
+
+// `shown` is the index explain already loaded; an eager index is loaded when the config is
+// applied in eager mode (the palettizer always, the Quantizer with `execution_mode: eager`).
+// Never throws: a model that cannot be loaded in eager mode gives {"unavailable": why}.
+nlohmann::ordered_json explain_size(const config::ConfigDocument& document,
+                                    const index::Index& shown, const std::string& model,
+                                    model::Settings settings);
+
+// One line for the table: "projected size: 32.00 -> 7.07 bits per weight (...)".
+std::string explain_size_line(const nlohmann::ordered_json& size);
+
+} // namespace opscope::cli

@@ -1,0 +1,121 @@
+"""The projected size (issue 10 item 4) against coreai-opt: for each config of size_cases.py,
+`opscope explain --json`'s "size" must give the bits per weight, total bits and total
+weights that `coreai_opt.inspection.bits_per_weight()` reports for the model after
+`Quantizer(...).prepare()` (eager) or `KMeansPalettizer(...).prepare()`, within 0.01 bpw.
+Also the index's parameters (names, tied aliases, shapes, dtypes) in both modes against the
+model's own named_parameters() / named_buffers(). Prints its times."""
+
+from __future__ import annotations
+
+import contextlib
+import copy
+import io
+import json
+import logging
+import os
+import subprocess
+import time
+
+import pytest
+
+from conftest import build_fixture_model
+from size_cases import CASES
+
+FLAT_CASES = [(name, label, config) for name, cases in CASES for label, config in cases]
+
+
+@pytest.fixture(scope="module")
+def opscope_bin() -> str:
+    path = os.environ.get("OPSCOPE_BIN", "")
+    if not path or not os.access(path, os.X_OK):
+        pytest.fail(f"OPSCOPE_BIN={path!r} is not the opscope binary; run via ctest",
+                    pytrace=False)
+    return path
+
+
+@pytest.fixture(scope="module")
+def index_file(fixture_archive, inspect_worker, tmp_path_factory):
+    outdir = tmp_path_factory.mktemp("size")
+    cache: dict = {}
+
+    def get(name: str, mode: str) -> str:
+        if (name, mode) not in cache:
+            path = str(outdir / f"{name}.{mode}.json")
+            proc = subprocess.run([inspect_worker, fixture_archive(name), "--mode", mode,
+                                   "-o", path], capture_output=True, text=True, timeout=300)
+            assert proc.returncode == 0, proc.stderr
+            cache[(name, mode)] = path
+        return cache[(name, mode)]
+
+    return get
+
+
+def coreai_bits_per_weight(name: str, config: dict):
+    from coreai_opt.inspection import bits_per_weight
+    from coreai_opt.palettization import KMeansPalettizer, KMeansPalettizerConfig
+    from coreai_opt.quantization import Quantizer, QuantizerConfig
+
+    model, args = build_fixture_model(name)
+    logging.disable(logging.WARNING)  # "multiple spec keys matched" and the like
+    try:
+        with contextlib.redirect_stderr(io.StringIO()):  # the palettizer's progress bar
+            if "quantization_config" in config:
+                compressor = Quantizer(model, QuantizerConfig.from_dict(copy.deepcopy(config)))
+            else:
+                compressor = KMeansPalettizer(
+                    model, KMeansPalettizerConfig.from_dict(copy.deepcopy(config)))
+            return bits_per_weight(compressor.prepare(args))
+    finally:
+        logging.disable(logging.NOTSET)
+
+
+@pytest.mark.parametrize("name,label,config", FLAT_CASES,
+                         ids=[f"{n}-{l}" for n, l, _ in FLAT_CASES])
+def test_projected_size_is_what_bits_per_weight_reports(name, label, config, index_file,
+                                                        opscope_bin, tmp_path, coreai_opt):
+    config_path = tmp_path / f"{label}.json"
+    config_path.write_text(json.dumps(config, indent=2))
+    started = time.monotonic()
+    proc = subprocess.run([opscope_bin, "explain", str(config_path), "--model",
+                           index_file(name, "eager"), "--json"],
+                          capture_output=True, text=True, timeout=60)
+    explain_seconds = time.monotonic() - started
+    assert proc.returncode == 0, proc.stderr
+    size = json.loads(proc.stdout)["size"]
+    assert "unavailable" not in size, size
+
+    started = time.monotonic()
+    expected = coreai_bits_per_weight(name, config)
+    prepare_seconds = time.monotonic() - started
+    print(f"\n{name}/{label}: opscope {size['bits_per_weight']['after']:.4f} bpw, coreai-opt "
+          f"{expected.bpw:.4f} bpw; explain {explain_seconds:.2f} s, prepare "
+          f"{prepare_seconds:.1f} s")
+    assert size["weights"] == expected.total_weights
+    assert size["bits_per_weight"]["after"] == pytest.approx(expected.bpw, abs=0.01)
+    assert size["bits"]["after"] == expected.total_bits
+    assert size["bits_per_weight"]["after"] < size["bits_per_weight"]["before"]
+
+
+@pytest.mark.parametrize("name", ["tied_embedding", "resnet18"])
+@pytest.mark.parametrize("mode", ["graph", "eager"])
+def test_index_lists_the_models_parameters(name, mode, index_file):
+    model, _ = build_fixture_model(name)
+    expected: dict[int, dict] = {}
+    for is_buffer, named in ((False, model.named_parameters(remove_duplicate=False)),
+                             (True, model.named_buffers(remove_duplicate=False))):
+        for param_name, tensor in named:
+            entry = expected.setdefault(id(tensor), {
+                "name": param_name, "aliases": [], "shape": list(tensor.shape),
+                "dtype": str(tensor.dtype).removeprefix("torch."), "buffer": is_buffer})
+            if entry["name"] != param_name:
+                entry["aliases"].append(param_name)
+    with open(index_file(name, mode), encoding="utf-8") as f:
+        index = json.load(f)
+    actual = [{"name": p["name"], "aliases": p.get("aliases", []), "shape": p["shape"],
+               "dtype": p["dtype"], "buffer": p.get("buffer", False)}
+              for p in index["parameters"]]
+    assert actual == list(expected.values())
+    # Every state an op reads is a listed parameter, under one of its names.
+    names = {n for p in actual for n in [p["name"], *p["aliases"]]}
+    read = {edge["producer"] for op in index["ops"] for edge in op["inputs"] if edge.get("state")}
+    assert read and read <= names, sorted(read - names)
