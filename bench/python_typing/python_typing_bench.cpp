@@ -14,6 +14,8 @@
 #include <string>
 #include <vector>
 
+#include <time.h>
+
 using namespace opscope::config;
 using Clock = std::chrono::steady_clock;
 
@@ -56,6 +58,13 @@ config.set_module_name("model.norm", None).only_for("model.layers.0", nn.Linear)
   return s;
 }
 
+// This thread's CPU time: on a shared machine the wall clock also counts other processes.
+double cpu_ms() {
+  timespec t{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return static_cast<double>(t.tv_sec) * 1e3 + static_cast<double>(t.tv_nsec) / 1e6;
+}
+
 double percentile(std::vector<double> v, double p) {
   std::sort(v.begin(), v.end());
   return v[std::min(v.size() - 1, static_cast<std::size_t>(p * static_cast<double>(v.size())))];
@@ -68,14 +77,16 @@ int main(int argc, char** argv) {
   int keystrokes = argc > 2 ? std::atoi(argv[2]) : 4000;
   std::string text = training_script(lines);
   ConfigDocument doc = read_config(text, Format::Python);
-  if (doc.keys.size() != 6) {
-    std::fprintf(stderr, "expected the script's 6 config keys, read %zu\n", doc.keys.size());
+  if (doc.keys.size() != 7) {
+    std::fprintf(stderr, "expected the script's 7 config keys, read %zu\n", doc.keys.size());
     return 1;
   }
-  std::vector<double> full;
+  std::vector<double> full, full_cpu;
   for (int i = 0; i < 20; ++i) {
     auto t0 = Clock::now();
+    double c0 = cpu_ms();
     ConfigDocument again = read_config(text, Format::Python);
+    full_cpu.push_back(cpu_ms() - c0);
     full.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
   }
 
@@ -83,7 +94,7 @@ int main(int argc, char** argv) {
   // time, with a line break after each line.
   const std::string typed_line = "    total = compute(a, b) + \"x\"  # note";
   std::mt19937 rng(7);
-  std::vector<double> per_change;
+  std::vector<double> per_change, per_change_cpu;
   std::size_t kept = 0;
   while (static_cast<int>(per_change.size()) < keystrokes) {
     // The start of a random line in the lower half of the file.
@@ -95,10 +106,12 @@ int main(int argc, char** argv) {
     std::size_t cursor = at; // on the new empty line
     auto change = [&](const std::string& next) {
       auto t0 = Clock::now();
+      double c0 = cpu_ms();
       if (patch_after_local_edit(doc, next))
         ++kept;
       else
         doc = read_config(next, Format::Python);
+      per_change_cpu.push_back(cpu_ms() - c0);
       per_change.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
     };
     change(current);
@@ -108,18 +121,21 @@ int main(int argc, char** argv) {
     }
     text = current;
   }
-  if (doc.keys.size() != 6) {
+  if (doc.keys.size() != 7) {
     std::fprintf(stderr, "the config's keys were lost while typing: %zu\n", doc.keys.size());
     return 1;
   }
   std::printf("python typing bench: %d-line script (%zu bytes), %zu changes typed elsewhere\n",
               lines, text.size(), per_change.size());
-  std::printf("  full read:  p50 %.3f ms  p99 %.3f ms\n", percentile(full, 0.5),
-              percentile(full, 0.99));
+  std::printf("  full read:  p50 %.3f ms  p99 %.3f ms  (CPU p50 %.3f ms)\n", percentile(full, 0.5),
+              percentile(full, 0.99), percentile(full_cpu, 0.5));
   std::printf("  per change: p50 %.3f ms  p99 %.3f ms  max %.3f ms  (%zu of %zu kept the read)\n",
               percentile(per_change, 0.5), percentile(per_change, 0.99),
               *std::max_element(per_change.begin(), per_change.end()), kept, per_change.size());
-  std::printf("  target: p99 < 1 ms per change: %s\n",
-              percentile(per_change, 0.99) < 1.0 ? "met" : "NOT met");
+  std::printf("  per change, CPU: p50 %.3f ms  p99 %.3f ms\n", percentile(per_change_cpu, 0.5),
+              percentile(per_change_cpu, 0.99));
+  std::printf("  target: p99 < 1 ms per change: %s (wall), %s (CPU)\n",
+              percentile(per_change, 0.99) < 1.0 ? "met" : "NOT met",
+              percentile(per_change_cpu, 0.99) < 1.0 ? "met" : "NOT met");
   return 0;
 }

@@ -351,8 +351,31 @@ private:
     }
     if (is(n, "call") && call(n, depth))
       return;
+    if (is(n, "ERROR"))
+      broken_call(n);
     for (TSNode child : named_children(n))
       walk(child, depth + 1);
+  }
+
+  // A config class call still being typed (`QuantizerConfig(module_name_configs={"lay`) is no
+  // call node yet, only its tokens in an error: its class still names the document's compressor.
+  void broken_call(TSNode error) {
+    TSTreeCursor cursor = ts_tree_cursor_new(error);
+    TSNode previous{};
+    if (ts_tree_cursor_goto_first_child(&cursor)) {
+      do {
+        TSNode child = ts_tree_cursor_current_node(&cursor);
+        if (is(child, "(") && is(previous, "identifier"))
+          if (const ConfigClass* c = find_class(text_of(previous));
+              c && c->level == ClassLevel::Top) {
+            served_ = true;
+            note_statement(previous);
+            add_top(c->compressor, previous);
+          }
+        previous = child;
+      } while (ts_tree_cursor_goto_next_sibling(&cursor));
+    }
+    ts_tree_cursor_delete(&cursor);
   }
 
   // Adds a top config for `compressor` to the document; `where` names it (the class or setter).

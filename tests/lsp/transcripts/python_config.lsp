@@ -31,7 +31,7 @@ names = {"layer9": None}
        {"code": "no-match", "severity": 2, "source": "opscope",
         "range": {"start": {"line": 6, "character": 25}, "end": {"line": 6, "character": 35}},
         "message": {"$has": ["`layer9.*` matches no module in the model", "`layer1.*`"]},
-        "data": {"replacements": {"$contains": ["layer1.*"]}}}]}}
+        "data": {"replacements": {"$contains": ["\"layer1.*\""]}}}]}}
 
 # Hover on the raw-string key: the modules it matches and their ops.
 --> {"id": 2, "method": "textDocument/hover", "params": {
@@ -99,7 +99,7 @@ config = QuantizerConfig(global_config=ModuleQuantizerConfig(op_type_config={""}
 --> {"id": 7, "method": "textDocument/completion", "params": {
      "textDocument": {"uri": "${ROOT_URI}/train.py"},
      "position": {"line": 3, "character": 12}}}
-<-- {"id": 7, "result": {"$any": null}}
+<-- {"id": 7, "result": {"items": {"$items": [0, 0]}}}
 
 # A Python file that mentions coreai-opt only in a comment: no diagnostics, no model needed.
 %open util.py

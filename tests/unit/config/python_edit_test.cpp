@@ -100,7 +100,12 @@ TEST(PythonEdit, AnEditInAConfigCallIsReadAgain) {
   std::optional<ConfigDocument> kept = reread_after_local_edit(doc, edited);
   ASSERT_TRUE(kept);
   EXPECT_EQ(kept->keys.size(), 1u);
-  // Opening a string or bracket that runs on: read again.
-  EXPECT_FALSE(reread_after_local_edit(doc, text + "y = (\n"));
-  EXPECT_FALSE(reread_after_local_edit(doc, text + "y = \"\"\"\n"));
+  // A string or bracket opened below every config cannot reach back into one.
+  for (const char* tail : {"y = (\n", "y = \"\"\"\n", "def f(:\n"}) {
+    std::optional<ConfigDocument> below = reread_after_local_edit(doc, text + tail);
+    ASSERT_TRUE(below) << tail;
+    EXPECT_EQ(below->keys.size(), read_config(text + tail, Format::Python).keys.size()) << tail;
+  }
+  // Above a config, the same edit may swallow it: read again.
+  EXPECT_FALSE(reread_after_local_edit(doc, "y = (\n" + text));
 }

@@ -103,10 +103,10 @@ TEST_P(PythonRobustness, EveryPrefixAndOneByteDeletionReadsSafely) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Files, PythonRobustness,
-                         ::testing::Values(Sample{"reference_quantizer.py", 24},
-                                           Sample{"reference_palettizer.py", 8},
-                                           Sample{"train_llama_w4.py", 14},
-                                           Sample{"palettize_resnet.py", 14},
+                         ::testing::Values(Sample{"reference_quantizer.py", 25},
+                                           Sample{"reference_palettizer.py", 4},
+                                           Sample{"train_llama_w4.py", 12},
+                                           Sample{"palettize_resnet.py", 11},
                                            Sample{"prune_bert.py", 8}),
                          [](const auto& info) {
                            std::string name = info.param.file;
