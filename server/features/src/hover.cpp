@@ -184,7 +184,7 @@ std::optional<Hover> root_summary(const config::ConfigDocument& document, config
   const config::Range& root = document.root_range;
   if (document.root == config::Compressor::None || cursor < root.start || root.end < cursor)
     return std::nullopt;
-  auto resolution = detail::resolution_of(document, model);
+  auto resolution = detail::resolution_if_ready(document, model);
   if (!resolution)
     return std::nullopt;
   std::vector<std::pair<resolve::Decider, std::pair<std::size_t, bool>>> per_entry;
@@ -285,7 +285,7 @@ std::optional<Hover> hover(const config::ConfigDocument& document, config::Posit
             ("`" + index.modules[static_cast<std::size_t>(m.modules[i])].name + "`");
     md += "\n\n";
   }
-  if (auto resolution = detail::resolution_of(document, model))
+  if (auto resolution = detail::resolution_if_ready(document, model))
     md += resolution_text(document, index, *resolution, *key);
   md += precedence_note(key->table);
   return h;
