@@ -343,6 +343,11 @@ bool resolves_in_graph_mode(const ConfigDocument& document, const index::Index& 
          *document.execution_mode == "pt2e";
 }
 
+std::shared_ptr<const Resolution> SharedResolution::ready() const {
+  std::unique_lock<std::mutex> lock(mutex_, std::try_to_lock);
+  return lock.owns_lock() ? value_ : nullptr;
+}
+
 std::shared_ptr<const Resolution> SharedResolution::get(const ConfigDocument& document,
                                                         const index::Index& index,
                                                         const index::QueryEngine* engine) const {

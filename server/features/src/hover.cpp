@@ -2,9 +2,11 @@
 
 #include "matching.h"
 #include "opscope/index/module_inputs.h"
+#include "resolution.h"
 #include "text.h"
 
 #include <algorithm>
+#include <optional>
 #include <set>
 
 namespace opscope::features {
@@ -102,13 +104,127 @@ std::string module_details(const index::Index& index, const index::Module& modul
   return out;
 }
 
+// What coreai-opt's resolution gives this key: of the annotated ops it matches (in the
+// modules it matches, or by its op name / type), how many it decides and who takes the rest.
+std::string resolution_text(const config::ConfigDocument& document, const index::Index& index,
+                            const resolve::Resolution& resolution, const config::PatternKey& key) {
+  const int k = static_cast<int>(&key - document.keys.data());
+  std::vector<bool> covered;
+  if (key.table == Table::ModuleName || key.table == Table::ModuleType) {
+    auto entry = std::find_if(resolution.entries.begin(), resolution.entries.end(),
+                              [&](const resolve::EntryMatch& e) { return e.key == k; });
+    if (entry == resolution.entries.end())
+      return "coreai-opt reads a later entry written with the same key instead of this one.\n\n";
+    covered.assign(index.modules.size(), false);
+    for (int m : entry->modules)
+      covered[static_cast<std::size_t>(m)] = true;
+    for (std::size_t m = 1; m < index.modules.size(); ++m)
+      if (index.modules[m].parent >= 0 &&
+          covered[static_cast<std::size_t>(index.modules[m].parent)])
+        covered[m] = true;
+  }
+  std::optional<index::Query> op_name;
+  if (key.table == Table::OpName)
+    op_name.emplace(index::Table::OpName, key.text, false);
+  std::size_t matched = 0, governed = 0, beyond = 0;
+  std::vector<std::pair<resolve::Decider, std::size_t>> others;
+  for (const resolve::OpDecision& d : resolution.ops) {
+    const index::Op& op = index.ops[static_cast<std::size_t>(d.op)];
+    bool mine = d.decider.kind == resolve::Decider::Kind::Key && d.decider.key == k;
+    bool in_reach = false;
+    if (!covered.empty()) {
+      in_reach = covered[static_cast<std::size_t>(d.module)];
+      mine = d.module_entry.kind == resolve::Decider::Kind::Key && d.module_entry.key == k;
+    } else if (key.table == Table::OpName) {
+      in_reach = mine || op_name->matches(op.name);
+    } else {
+      in_reach = mine || index.type_for(op, index::Compressor::Quantizer) == key.text;
+    }
+    if (!in_reach) {
+      beyond += mine ? 1 : 0; // a pattern member outside its modules (the bn after its conv)
+      continue;
+    }
+    ++matched;
+    if (mine) {
+      ++governed;
+      continue;
+    }
+    const resolve::Decider& who = covered.empty() ? d.decider : d.module_entry;
+    auto it = std::find_if(others.begin(), others.end(), [&](auto& o) { return o.first == who; });
+    if (it == others.end())
+      others.push_back({who, 1});
+    else
+      ++it->second;
+  }
+  std::string out = "**coreai-opt's resolution** (graph mode): decides " +
+                    std::to_string(governed) + " of the " + plural(matched, "op") +
+                    " the Quantizer annotates here";
+  if (beyond > 0)
+    out += ", and " + std::to_string(beyond) +
+           " more outside them that follow its ops in a pattern (conv -> bn -> relu, ...)";
+  if (others.empty())
+    return out + ".\n\n";
+  out += "; the others go to:\n\n";
+  for (std::size_t i = 0; i < others.size() && i < 8; ++i) {
+    const auto& [who, count] = others[i];
+    std::string name = who.kind == resolve::Decider::Kind::DefaultGlobal
+                           ? std::string("coreai-opt's default global_config")
+                           : "`" + resolve::decider_path(document, who).back() + "` (line " +
+                                 std::to_string(resolve::decider_line(document, who) + 1) + ")";
+    out += "- " + name + ": " + plural(count, "op") + "\n";
+  }
+  if (others.size() > 8)
+    out += "- and " + std::to_string(others.size() - 8) + " more entries\n";
+  return out + "\n";
+}
+
+// On the root key: what the whole config does, entry by entry (graph-mode Quantizer).
+std::optional<Hover> root_summary(const config::ConfigDocument& document, config::Position cursor,
+                                  const Model* model) {
+  const config::Range& root = document.root_range;
+  if (document.root == config::Compressor::None || cursor < root.start || root.end < cursor)
+    return std::nullopt;
+  auto resolution = detail::resolution_if_ready(document, model);
+  if (!resolution)
+    return std::nullopt;
+  std::vector<std::pair<resolve::Decider, std::pair<std::size_t, bool>>> per_entry;
+  std::size_t full_precision = 0;
+  for (const resolve::OpDecision& d : resolution->ops) {
+    full_precision += d.full_precision ? 1 : 0;
+    auto it = std::find_if(per_entry.begin(), per_entry.end(),
+                           [&](auto& e) { return e.first == d.decider; });
+    if (it == per_entry.end())
+      per_entry.push_back({d.decider, {1, d.full_precision}});
+    else
+      ++it->second.first;
+  }
+  Hover h;
+  h.range = root;
+  h.markdown = "**" + plural(resolution->ops.size(), "op") +
+               " annotated by the Quantizer** (coreai-opt's resolution, graph mode): " +
+               std::to_string(resolution->ops.size() - full_precision) + " compressed, " +
+               std::to_string(full_precision) +
+               " left in full precision.\n\n| entry | line | ops |\n|---|---|---|\n";
+  for (const auto& [who, count] : per_entry) {
+    std::string name = who.kind == resolve::Decider::Kind::DefaultGlobal
+                           ? std::string("default global_config")
+                           : "`" + resolve::decider_path(document, who).back() + "`";
+    std::string line = who.kind == resolve::Decider::Kind::DefaultGlobal
+                           ? std::string()
+                           : std::to_string(resolve::decider_line(document, who) + 1);
+    h.markdown += "| " + name + " | " + line + " | " + std::to_string(count.first) +
+                  (count.second ? " (full precision)" : "") + " |\n";
+  }
+  return h;
+}
+
 } // namespace
 
 std::optional<Hover> hover(const config::ConfigDocument& document, config::Position cursor,
                            const Model* model, const HoverOptions& options) {
   const config::PatternKey* key = detail::key_at(document, cursor);
   if (!key)
-    return std::nullopt;
+    return root_summary(document, cursor, model);
   Hover h;
   h.range = key->range;
   std::string& md = h.markdown;
@@ -169,6 +285,8 @@ std::optional<Hover> hover(const config::ConfigDocument& document, config::Posit
             ("`" + index.modules[static_cast<std::size_t>(m.modules[i])].name + "`");
     md += "\n\n";
   }
+  if (auto resolution = detail::resolution_if_ready(document, model))
+    md += resolution_text(document, index, *resolution, *key);
   md += precedence_note(key->table);
   return h;
 }

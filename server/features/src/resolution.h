@@ -11,5 +11,9 @@ namespace opscope::features::detail {
 
 std::shared_ptr<const resolve::Resolution> resolution_of(const config::ConfigDocument& document,
                                                          const Model* model);
+// For requests on the typing path (hover): the shared resolution only if it is computed
+// already (the background check computes it), else null; computed here only without a host.
+std::shared_ptr<const resolve::Resolution>
+resolution_if_ready(const config::ConfigDocument& document, const Model* model);
 
 } // namespace opscope::features::detail

@@ -31,7 +31,7 @@ protocol::CompletionItemKind item_kind(features::CompletionItem::Kind kind) {
 }
 
 features::Model model_of(const FeatureInput& in) {
-  return {in.index, in.compressor, in.queries};
+  return {in.index, in.compressor, in.queries, in.resolution};
 }
 
 } // namespace

@@ -9,6 +9,7 @@
 #include "opscope/index/index.h"
 #include "opscope/index/query.h"
 #include "opscope/protocol/lsp_types.h"
+#include "opscope/resolve/resolve.h"
 
 #include <optional>
 #include <string>
@@ -23,7 +24,8 @@ struct FeatureInput {
   const PositionMapper& positions;
   std::string uri;
   std::string source_base; // resolves relative source file names (the model's folder)
-  const index::QueryEngine* queries = nullptr; // over `index`, built when it loaded
+  const index::QueryEngine* queries = nullptr;           // over `index`, built when it loaded
+  const resolve::SharedResolution* resolution = nullptr; // the workspace's, per revision
 };
 
 // At most `max_items` items; more sets isIncomplete.

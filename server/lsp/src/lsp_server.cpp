@@ -491,6 +491,7 @@ FeatureInput LspServer::feature_input(const Analysis& analysis, const PositionMa
       *analysis.config, model.index, model.compressor,
       positions,        uri,         analysis.model ? analysis.model->spec.work_dir : ""};
   input.queries = model.queries;
+  input.resolution = model.resolution;
   return input;
 }
 

@@ -34,8 +34,16 @@ quantization_config:
 <-- {"id": 3, "result": {"$items": [1, 1000],
      "$all": {"uri": {"$regex": "^file:///.*/resnet_model\\.py$", "$lacks": ["/torch/"]}}}}
 
-# Not on a key: no hover.
+# Not on a pattern key: no hover.
 --> {"id": 4, "method": "textDocument/hover", "params": {
      "textDocument": {"uri": "${ROOT_URI}/configs/quant.yaml"},
-     "position": {"line": 0, "character": 3}}}
+     "position": {"line": 1, "character": 3}}}
 <-- {"id": 4, "result": null}
+
+# On the root key: what the config does, entry by entry (coreai-opt's resolution).
+--> {"id": 5, "method": "textDocument/hover", "params": {
+     "textDocument": {"uri": "${ROOT_URI}/configs/quant.yaml"},
+     "position": {"line": 0, "character": 3}}}
+<-- {"id": 5, "result": {"contents": {"kind": "markdown", "value": {
+      "$has": ["69 ops annotated by the Quantizer", "| `global_config` | 2 | 55 |",
+               "| `layer1\\..*` | 5 | 14 |"]}}}}

@@ -73,7 +73,12 @@ TEST(Hover, OpTypeInScopeAndNothingOffKeys) {
   ASSERT_TRUE(h);
   EXPECT_NE(h->markdown.find("in modules of type `models.resnet.BasicBlock`"), std::string::npos);
   EXPECT_NE(h->markdown.find("Matches 2 ops"), std::string::npos) << h->markdown;
-  EXPECT_FALSE(hover(doc, {0, 3}, &model));
+  EXPECT_FALSE(hover(doc, {1, 3}, &model)); // a table key, not a pattern
+  // The root key summarises coreai-opt's resolution (issue 10); without a model, nothing.
+  auto root = hover(doc, {0, 3}, &model);
+  ASSERT_TRUE(root);
+  EXPECT_NE(root->markdown.find("annotated by the Quantizer"), std::string::npos);
+  EXPECT_FALSE(hover(doc, {0, 3}, nullptr));
   auto without_model = hover(doc, a.point(), nullptr);
   ASSERT_TRUE(without_model);
   EXPECT_NE(without_model->markdown.find("No model loaded"), std::string::npos);

@@ -1,6 +1,7 @@
 // Pattern groups (coreai-opt's annotation patterns): the ops after a registered op that its
 // pattern covers are configured with it, and diagnose() reports the resolution.
 #include "opscope/features/diagnostics.h"
+#include "opscope/features/hover.h"
 #include "opscope/resolve/resolve.h"
 
 #include <gtest/gtest.h>
@@ -128,6 +129,43 @@ TEST(Patterns, AnEntryWhoseModulesHoldNothingTheQuantizerCompressesHasNoEffect) 
                               "compresses: they compute with `addmm`"),
             std::string::npos)
       << d[0].message;
+}
+
+TEST(Patterns, HoverSaysHowManyOpsTheKeyDecidesAndWhoTakesTheRest) {
+  config::ConfigDocument doc = config::read_config(
+      "quantization_config:\n  module_name_configs:\n    relu: {}\n    conv1: {}\n",
+      config::Format::Yaml);
+  features::Model m{&model(), index::Compressor::Quantizer, nullptr, nullptr};
+  auto h = features::hover(doc, {2, 5}, &m);
+  ASSERT_TRUE(h);
+  // relu_ goes with the conv (conv1's key), relu__1 with the add (the default global config).
+  EXPECT_NE(h->markdown.find("decides 0 of the 2 ops the Quantizer annotates here; the others "
+                             "go to:\n\n- `conv1` (line 4): 1 op\n- coreai-opt's default "
+                             "global_config: 1 op"),
+            std::string::npos)
+      << h->markdown;
+  h = features::hover(doc, {3, 5}, &m);
+  ASSERT_TRUE(h);
+  EXPECT_NE(h->markdown.find("decides 1 of the 1 op the Quantizer annotates here, and 2 more "
+                             "outside them that follow its ops in a pattern"),
+            std::string::npos)
+      << h->markdown;
+}
+
+TEST(Patterns, HoverOnTheRootKeySummarisesTheConfig) {
+  config::ConfigDocument doc = config::read_config(
+      "quantization_config:\n  module_name_configs:\n    conv1: {}\n    fc: null\n",
+      config::Format::Yaml);
+  features::Model m{&model(), index::Compressor::Quantizer, nullptr, nullptr};
+  auto h = features::hover(doc, {0, 3}, &m);
+  ASSERT_TRUE(h);
+  EXPECT_NE(h->markdown.find("**6 ops annotated by the Quantizer** (coreai-opt's resolution, "
+                             "graph mode): 5 compressed, 1 left in full precision."),
+            std::string::npos)
+      << h->markdown;
+  EXPECT_NE(h->markdown.find("| `conv1` | 3 | 3 |"), std::string::npos) << h->markdown;
+  EXPECT_NE(h->markdown.find("| `fc` | 4 | 1 (full precision) |"), std::string::npos)
+      << h->markdown;
 }
 
 } // namespace

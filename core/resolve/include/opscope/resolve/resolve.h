@@ -94,6 +94,9 @@ public:
   std::shared_ptr<const Resolution> get(const config::ConfigDocument& document,
                                         const index::Index& index,
                                         const index::QueryEngine* engine) const;
+  // The resolution if someone already computed it; never waits (a hover must not sit behind
+  // the background check of a 20,000-key config).
+  std::shared_ptr<const Resolution> ready() const;
 
 private:
   mutable std::mutex mutex_;
