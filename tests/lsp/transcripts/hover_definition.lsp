@@ -34,11 +34,18 @@ quantization_config:
 <-- {"id": 3, "result": {"$items": [1, 1000],
      "$all": {"uri": {"$regex": "^file:///.*/resnet_model\\.py$", "$lacks": ["/torch/"]}}}}
 
-# Not on a pattern key: no hover.
+# On a field key: coreai-opt's own documentation of it (core/schema).
 --> {"id": 4, "method": "textDocument/hover", "params": {
      "textDocument": {"uri": "${ROOT_URI}/configs/quant.yaml"},
      "position": {"line": 1, "character": 3}}}
-<-- {"id": 4, "result": null}
+<-- {"id": 4, "result": {"contents": {"kind": "markdown", "value": {
+      "$has": ["global_config", "ModuleQuantizerConfig"], "$lacks": ["ops"]}}}}
+
+# In the indentation, on nothing: no hover.
+--> {"id": 40, "method": "textDocument/hover", "params": {
+     "textDocument": {"uri": "${ROOT_URI}/configs/quant.yaml"},
+     "position": {"line": 2, "character": 1}}}
+<-- {"id": 40, "result": null}
 
 # On the root key: what the config does, entry by entry (coreai-opt's resolution).
 --> {"id": 5, "method": "textDocument/hover", "params": {

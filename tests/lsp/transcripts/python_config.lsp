@@ -31,7 +31,12 @@ names = {"layer9": None}
        {"code": "no-match", "severity": 2, "source": "opscope",
         "range": {"start": {"line": 6, "character": 25}, "end": {"line": 6, "character": 35}},
         "message": {"$has": ["`layer9.*` matches no module in the model", "`layer1.*`"]},
-        "data": {"replacements": {"$contains": ["\"layer1.*\""]}}}]}}
+        "data": {"replacements": {"$contains": ["\"layer1.*\""]}}},
+       {"code": "overridden", "severity": 2, "source": "opscope",
+        "range": {"start": {"line": 7, "character": 25}},
+        "message": {"$has": ["`torch.nn.modules.linear.Linear` decides none", "`fc` (line 10)"]}},
+       {"code": "partly-overridden", "severity": 3, "source": "opscope",
+        "message": {"$has": ["`torch.nn.modules.conv.Conv2d` decides 16 of the 20 ops"]}}]}}
 
 # Hover on the raw-string key: the modules it matches and their ops.
 --> {"id": 2, "method": "textDocument/hover", "params": {
