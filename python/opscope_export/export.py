@@ -224,7 +224,8 @@ def _export_archive(request: ExportRequest, torch_version: str) -> ExportResult:
     try:
         scratch = tempfile.mkdtemp(prefix=".opscope-export-", dir=directory)
         partial = os.path.join(scratch, os.path.basename(output))
-        save_program(program, partial, extra_files)
+        save_program(program, partial, extra_files,
+                     weightless=request.weightless and fallback is None)
         os.chmod(partial, 0o666 & ~_umask())
         os.replace(partial, output)
     except Exception as exc:

@@ -54,9 +54,44 @@ def _without_unused_work():
             setattr(owner, name, original)
 
 
-def save_program(program, path: str, extra_files: dict[str, str] | None = None) -> None:
+@contextlib.contextmanager
+def _weight_groups_by_tensor():
+    """torch.export.save writes tensors that share a storage into one weight file, keyed by the
+    storage's address; a weightless program's tensors have none (address 0), so every weight of
+    a dtype would land in one file and read as tied. Group those by tensor identity instead:
+    a tied parameter is one tensor object under two names."""
+    try:
+        from torch.export.pt2_archive import _package
+        from torch.utils._ordered_set import OrderedSet
+    except ImportError:
+        yield
+        return
+    original = getattr(_package, "group_weights", None)
+    if not callable(original):
+        yield
+        return
+
+    def group_weights(all_weights):
+        groups = {}
+        for model_name, weights in all_weights.items():
+            for weight_name, (tensor, properties) in weights.items():
+                ptr = getattr(properties, "storage_ptr", 0)
+                key = (ptr, tensor.dtype) if ptr else ("tensor", id(tensor), tensor.dtype)
+                groups.setdefault(key, OrderedSet()).add((model_name, weight_name))
+        return list(groups.values())
+
+    _package.group_weights = group_weights
+    try:
+        yield
+    finally:
+        _package.group_weights = original
+
+
+def save_program(program, path: str, extra_files: dict[str, str] | None = None,
+                 weightless: bool = False) -> None:
     """torch.export.save(program, path, extra_files=...), minus work whose result is unused."""
     import torch
 
-    with _without_unused_work():
+    groups = _weight_groups_by_tensor() if weightless else contextlib.nullcontext()
+    with _without_unused_work(), groups:
         torch.export.save(program, path, extra_files=extra_files or None)
