@@ -10,7 +10,7 @@ SECONDS_EACH="${OPSCOPE_FUZZ_SECONDS:-20}"
 log() { printf '\033[1m== %s\033[0m\n' "$*" >&2; }
 
 log "sanitizer build: $BUILD_DIR (clang, address+undefined, fuzzers)"
-cmake -S . -B "$BUILD_DIR" -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+cmake -S . -B "$BUILD_DIR" -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DOPSCOPE_SANITIZE=address,undefined -DOPSCOPE_FUZZERS=ON -DOPSCOPE_FUZZ_SECONDS="$SECONDS_EACH" \
   -DOPSCOPE_WITH_TORCH=OFF -DOPSCOPE_WERROR=ON -DOPSCOPE_PYTHON="$ROOT/.venv/bin/python" >/dev/null
 cmake --build "$BUILD_DIR" -j"$(nproc)"
