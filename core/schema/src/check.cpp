@@ -90,7 +90,7 @@ struct MapView {
 class Checker {
 public:
   Checker(const Schema& schema, const config::ConfigDocument& doc)
-      : schema_(schema), doc_(doc), json_(doc.format == config::Format::Json) {
+      : schema_(schema), json_(doc.format == config::Format::Json) {
     for (const config::UnknownField& u : doc.unknown_fields)
       already_.insert({u.range.start.line, u.range.start.byte_col});
   }
@@ -946,7 +946,6 @@ private:
   }
 
   const Schema& schema_;
-  const config::ConfigDocument& doc_;
   bool json_;
   std::vector<Problem> out_;
   std::set<std::pair<int, int>> already_;
