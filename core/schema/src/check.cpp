@@ -7,6 +7,7 @@
 #include <cmath>
 #include <map>
 #include <set>
+#include <unordered_map>
 
 namespace opscope::schema {
 namespace {
@@ -15,8 +16,8 @@ using config::Range;
 using config::detail::Entry;
 using config::detail::Node;
 
-constexpr int kMaxAliasHops = 32;             // alias chains longer than this are cycles
-constexpr int kMaxDepth = 300;                // the reader stops at 256 levels
+constexpr int kMaxAliasHops = 32; // alias chains longer than this are cycles
+constexpr int kMaxDepth = 300;    // the reader stops at 256 levels
 // Values and entries checked, aliases and merge keys included. A 50,000-key config visits ~250,000;
 // merge keys nested through aliases grow exponentially, so the bound is what stops them (4,000,000
 // took the YAML fuzzer over its 10 s timeout under ASan).
@@ -236,7 +237,17 @@ private:
     }
   }
 
+  // Each mapping's view is built once: merge keys naming the same anchors again and again
+  // would otherwise rebuild them exponentially.
   MapView view(const Node& map, int depth) {
+    if (auto known = views_.find(&map); known != views_.end())
+      return known->second;
+    MapView out = build_view(map, depth);
+    views_.emplace(&map, out);
+    return out;
+  }
+
+  MapView build_view(const Node& map, int depth) {
     MapView out;
     std::map<std::string, std::size_t, std::less<>> explicit_at;
     std::vector<const Entry*> merged;
@@ -954,6 +965,7 @@ private:
   std::set<std::pair<int, int>> already_;
   int errors_ = 0;
   std::size_t visits_ = 0;
+  std::unordered_map<const Node*, MapView> views_;
 };
 
 } // namespace
