@@ -516,7 +516,7 @@ def test_export_disk_full_says_so(env, tmp_path):
     model.write_text(
         "import errno, torch\n"
         "import opscope_export.export as export\n"
-        "def full(program, path, extra_files=None):\n"
+        "def full(program, path, extra_files=None, **options):\n"
         "    raise OSError(errno.ENOSPC, 'No space left on device', path)\n"
         "export.save_program = full\n"
         "def build():\n"
