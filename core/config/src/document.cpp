@@ -36,6 +36,11 @@ ConfigDocument read_config(std::string text, Format format) {
   return doc;
 }
 
+Tree scan_tree(std::string_view text, Format format) {
+  detail::SourceText source(text);
+  return format == Format::Json ? detail::scan_json(source) : detail::scan_yaml(source);
+}
+
 Format guess_format(const std::string& path, const std::string& text) {
   auto ends_with = [&](const char* suffix) {
     std::string s(suffix);

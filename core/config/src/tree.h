@@ -1,9 +1,10 @@
-// The generic tree both scanners produce: mappings, sequences, scalars and
-// aliases with exact ranges. The classifier (classify.cpp) reads coreai-opt
-// meaning into it; nothing outside core/config sees it.
+// The scanners' internals: source positions, the YAML, JSON, flow and Python readers that
+// build the node tree (opscope/config/tree.h, the public part), anchors. The classifier
+// (classify.cpp) reads coreai-opt meaning into the tree.
 #pragma once
 
 #include "opscope/config/document.h"
+#include "opscope/config/tree.h"
 
 #include <algorithm>
 #include <cstddef>
@@ -48,39 +49,6 @@ public:
 private:
   std::string_view text_;
   std::vector<std::size_t> line_starts_;
-};
-
-struct Node;
-
-struct Entry {
-  std::string key; // unquoted, unescaped
-  Range key_range; // as written, quotes included
-  bool quoted = false;
-  char quote = 0;
-  std::vector<int> key_cols; // see PatternKey::byte_cols
-  bool raw = false;          // see PatternKey::raw
-  bool has_colon = false;
-  std::unique_ptr<Node> value; // null when nothing follows the key
-};
-
-struct Node {
-  enum class Kind { Null, Scalar, Map, Seq, Alias };
-  Kind kind = Kind::Null;
-  Range range;
-  std::string scalar; // Scalar: the value, unquoted
-  bool quoted = false;
-  std::string alias_name;       // Alias: the name after '*'
-  const Node* target = nullptr; // Alias: the anchored node, null if the anchor is unknown
-  std::vector<Entry> entries;   // Map
-  std::vector<std::unique_ptr<Node>> items; // Seq
-};
-
-struct Tree {
-  std::unique_ptr<Node> root;
-  std::vector<SyntaxProblem> problems;
-  // Nodes read but not part of the tree (a collection used as a key) that an anchor may
-  // name: kept alive while aliases can point at them.
-  std::vector<std::unique_ptr<Node>> detached;
 };
 
 // A quoted scalar read up to its closing quote (or the end of the line when

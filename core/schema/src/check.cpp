@@ -1,7 +1,7 @@
 #include "opscope/schema/check.h"
 
+#include "opscope/config/tree.h"
 #include "scalars.h"
-#include "tree.h" // core/config's node tree (ConfigDocument::tree)
 
 #include <algorithm>
 #include <cmath>
@@ -12,9 +12,9 @@
 namespace opscope::schema {
 namespace {
 
+using config::Entry;
+using config::Node;
 using config::Range;
-using config::detail::Entry;
-using config::detail::Node;
 
 constexpr int kMaxAliasHops = 32; // alias chains longer than this are cycles
 constexpr int kMaxDepth = 300;    // the reader stops at 256 levels

@@ -1,16 +1,16 @@
 #include "opscope/schema/locate.h"
 
-#include "tree.h"
+#include "opscope/config/tree.h"
 
 #include <algorithm>
 
 namespace opscope::schema {
 namespace {
 
+using config::Entry;
+using config::Node;
 using config::Position;
 using config::Range;
-using config::detail::Entry;
-using config::detail::Node;
 
 constexpr char kMarker = '\x1f'; // as core/config's context_at: never in a real config
 constexpr int kMaxDepth = 300;
@@ -176,6 +176,30 @@ private:
   bool marker_;
 };
 
+// The byte offset of `cursor` in `text`; a cursor past its line's end (or past the last line)
+// moves to that end, and `cursor` is updated to where it is.
+std::size_t clamped_offset(std::string_view text, Position& cursor) {
+  if (cursor.line < 0) {
+    cursor = {0, 0};
+    return 0;
+  }
+  std::size_t start = 0;
+  int line = 0;
+  for (; line < cursor.line; ++line) {
+    std::size_t newline = text.find('\n', start);
+    if (newline == std::string_view::npos)
+      break;
+    start = newline + 1;
+  }
+  std::size_t end = text.find('\n', start);
+  if (end == std::string_view::npos)
+    end = text.size();
+  std::size_t offset =
+      line < cursor.line ? end : std::min(start + std::size_t(std::max(cursor.byte_col, 0)), end);
+  cursor = {line, static_cast<int>(offset - start)};
+  return offset;
+}
+
 } // namespace
 
 std::optional<Location> locate_for_completion(const config::ConfigDocument& document,
@@ -183,15 +207,10 @@ std::optional<Location> locate_for_completion(const config::ConfigDocument& docu
                                               std::string_view expected_root) {
   if (document.format == config::Format::Python)
     return std::nullopt; // read as Python by core/config; the YAML scanner would misread it
-  config::detail::SourceText original(document.text);
-  std::size_t offset = original.offset(cursor);
-  cursor = original.position(offset);
+  std::size_t offset = clamped_offset(document.text, cursor);
   std::string marked = document.text;
   marked.insert(offset, 1, kMarker);
-  config::detail::SourceText source(marked);
-  config::detail::Tree tree = document.format == config::Format::Json
-                                  ? config::detail::scan_json(source)
-                                  : config::detail::scan_yaml(source);
+  config::Tree tree = config::scan_tree(marked, document.format);
   if (!tree.root)
     return std::nullopt;
   return Finder(schema, cursor, true).in_document(*tree.root, expected_root);
