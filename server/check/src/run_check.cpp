@@ -11,6 +11,7 @@
 #include "opscope/features/diagnostics.h"
 #include "opscope/index/query.h"
 #include "opscope/model/model_source.h"
+#include "opscope/model/process.h"
 #include "opscope/support/regular_file.h"
 #include "opscope/trust/consent.h"
 #include "opscope/workspace/workspace.h"
@@ -23,6 +24,7 @@
 #include <iostream>
 #include <map>
 #include <memory>
+#include <set>
 #include <sstream>
 #include <vector>
 
@@ -177,10 +179,43 @@ public:
     return text;
   }
 
+  // In-line, once per interpreter and version: the configs after it use the dump too.
+  void make_schema_dump(const workspace::SchemaDump& dump) override {
+    if (!dumped_.insert(dump.key()).second)
+      return;
+    std::error_code ec;
+    fs::create_directories(fs::path(dump.path).parent_path(), ec);
+    model::ProcessResult run = model::run_process(
+        model::schema_dump_command(dump.python, dump.temporary()),
+        std::chrono::duration_cast<std::chrono::milliseconds>(workspace::kSchemaDumpTimeout));
+    std::optional<std::string> why;
+    if (!run.started)
+      why = "it cannot run (" + run.start_error + ")";
+    else if (run.timed_out)
+      why = "it ran longer than " + std::to_string(workspace::kSchemaDumpTimeout.count()) +
+            " s and was stopped";
+    else if (run.signal != 0)
+      why = "Python crashed with " + model::describe_signal(run.signal);
+    else if (run.exit_code != 0)
+      why = model::last_line(run.stderr_text).empty()
+                ? "the export helper failed (exit code " + std::to_string(run.exit_code) + ")"
+                : model::last_line(run.stderr_text);
+    else
+      why = workspace::install_schema_dump(dump);
+    if (!run.ok())
+      fs::remove(dump.temporary(), ec);
+    if (why)
+      std::cerr << "opscope: warning: "
+                << workspace::schema_dump_failure(
+                       dump, *why, model::schema_dump_command(dump.python, dump.path))
+                << "\n";
+  }
+
 private:
   const cli::ParsedArgs& args_;
   trust::Store store_{trust::Store::default_file()};
   std::map<std::string, workspace::Model> loaded_; // by ModelSpec::key()
+  std::set<std::string> dumped_;                   // by SchemaDump::key()
 };
 
 class Checker {

@@ -34,6 +34,10 @@ features::Model model_of(const FeatureInput& in) {
   return {in.index, in.compressor, in.queries, in.resolution};
 }
 
+const schema::Schema& schema_of(const FeatureInput& in) {
+  return in.schema ? *in.schema : *schema::builtin(); // the built-in copy lives forever
+}
+
 } // namespace
 
 protocol::CompletionList complete(const FeatureInput& in, protocol::Position cursor,
@@ -45,7 +49,7 @@ protocol::CompletionList complete(const FeatureInput& in, protocol::Position cur
                                                       in.index ? &model : nullptr, options);
   if (found.items.empty()) { // not a pattern key or a known field: coreai-opt's models say
     const coreai::CompressorInfo* c = coreai::find(in.compressor);
-    found = features::schema_complete(in.config, in.positions.to_config(cursor), *schema::builtin(),
+    found = features::schema_complete(in.config, in.positions.to_config(cursor), schema_of(in),
                                       c ? c->root_key : std::string_view());
   }
   protocol::CompletionList out;
@@ -74,7 +78,7 @@ std::optional<protocol::Hover> hover(const FeatureInput& in, protocol::Position 
   auto found =
       features::hover(in.config, in.positions.to_config(cursor), in.index ? &model : nullptr);
   if (!found)
-    found = features::schema_hover(in.config, in.positions.to_config(cursor), *schema::builtin());
+    found = features::schema_hover(in.config, in.positions.to_config(cursor), schema_of(in));
   if (!found)
     return std::nullopt;
   return protocol::Hover{found->markdown, in.positions.to_lsp(found->range)};

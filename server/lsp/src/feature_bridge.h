@@ -10,6 +10,7 @@
 #include "opscope/index/query.h"
 #include "opscope/protocol/lsp_types.h"
 #include "opscope/resolve/resolve.h"
+#include "opscope/schema/schema.h"
 
 #include <optional>
 #include <string>
@@ -26,6 +27,8 @@ struct FeatureInput {
   std::string source_base; // resolves relative source file names (the model's folder)
   const index::QueryEngine* queries = nullptr;           // over `index`, built when it loaded
   const resolve::SharedResolution* resolution = nullptr; // the workspace's, per revision
+  // coreai-opt's models for this config (workspace::Analysis::schema); null: the built-in copy.
+  const schema::Schema* schema = nullptr;
 };
 
 // At most `max_items` items; more sets isIncomplete.

@@ -492,6 +492,7 @@ FeatureInput LspServer::feature_input(const Analysis& analysis, const PositionMa
       positions,        uri,         analysis.model ? analysis.model->spec.work_dir : ""};
   input.queries = model.queries;
   input.resolution = model.resolution;
+  input.schema = analysis.schema.get();
   return input;
 }
 
@@ -562,6 +563,14 @@ void LspServer::model_load_finished(const LoadedModel& model) {
         protocol::LogMessageParams{protocol::MessageType::Error, "opscope: " + model.error});
   // Every open config is re-checked: the ones on this model see new names.
   refresh_all_documents();
+}
+
+void LspServer::schema_dump_finished(const std::string& problem) {
+  if (finished_)
+    return;
+  if (!problem.empty())
+    return show_error(problem); // the built-in schema keeps serving
+  refresh_all_documents();      // the configs on that coreai-opt are checked by its own models
 }
 
 // ---------------------------------------------------------------- features

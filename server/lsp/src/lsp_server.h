@@ -9,6 +9,7 @@
 #include "log.h"
 #include "model_store.h"
 #include "opscope/project/project.h"
+#include "schema_dumps.h"
 #include "transport.h"
 #include "trust_gate.h"
 
@@ -70,6 +71,8 @@ private:
   // A queued or running check may read a parse; when none is, every finished check has
   // released what it read (BackgroundJobs::pending).
   bool parses_in_use() const override { return checks_.pending() != 0; }
+  void make_schema_dump(const workspace::SchemaDump& dump) override { schema_dumps_.make(dump); }
+  void schema_dump_finished(const std::string& problem);
   void update_workspace_settings();
 
   void bind_methods();
@@ -147,6 +150,13 @@ private:
   DocumentStore documents_;
   std::unique_ptr<ModelStore> models_;
   WorkerSettings worker_settings_;
+  // The project interpreters' coreai-opt schemas, dumped once trusted (Host::make_schema_dump).
+  SchemaDumps schema_dumps_{
+      io_, log_,
+      std::min<std::chrono::milliseconds>(workspace::kSchemaDumpTimeout, worker_settings_.timeout),
+      [this](const workspace::SchemaDump&, const std::string& problem) {
+        schema_dump_finished(problem);
+      }};
 
   Lifecycle lifecycle_ = Lifecycle::Uninitialized;
   bool shutdown_requested_ = false;

@@ -440,6 +440,10 @@ index::Index load_index(const std::string& model, const Settings& settings) {
   return loaded;
 }
 
+std::vector<std::string> schema_dump_command(const std::string& python, const std::string& output) {
+  return {python, python_helpers_dir() + "/opscope_export", "schema", "-o", output};
+}
+
 std::string export_archive(const std::string& target, const Settings& settings,
                            const std::string& output) {
   std::string helper = python_helpers_dir() + "/opscope_export";

@@ -48,7 +48,7 @@ private:
 
 } // namespace
 
-ProcessResult run_process(const std::vector<std::string>& argv) {
+ProcessResult run_process(const std::vector<std::string>& argv, std::chrono::milliseconds timeout) {
   ProcessResult result;
   CaptureFile out, err;
   if (out.fd() < 0 || err.fd() < 0) {
@@ -64,16 +64,42 @@ ProcessResult run_process(const std::vector<std::string>& argv) {
   for (const auto& arg : argv)
     args.push_back(const_cast<char*>(arg.c_str()));
   args.push_back(nullptr);
+  // With a timeout the child leads its own process group, so that killing it stops what it
+  // started too.
+  posix_spawnattr_t attributes;
+  posix_spawnattr_init(&attributes);
+  if (timeout > std::chrono::milliseconds::zero()) {
+    posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETPGROUP);
+    posix_spawnattr_setpgroup(&attributes, 0);
+  }
   pid_t pid = 0;
-  int rc = posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), environ);
+  int rc = posix_spawnp(&pid, args[0], &actions, &attributes, args.data(), environ);
   posix_spawn_file_actions_destroy(&actions);
+  posix_spawnattr_destroy(&attributes);
   if (rc != 0) {
     result.start_error = std::strerror(rc);
     return result;
   }
   result.started = true;
   int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  if (timeout > std::chrono::milliseconds::zero()) {
+    auto deadline = std::chrono::steady_clock::now() + timeout;
+    for (;;) {
+      pid_t done = waitpid(pid, &status, WNOHANG);
+      if (done == pid || (done < 0 && errno != EINTR))
+        break;
+      if (std::chrono::steady_clock::now() >= deadline) {
+        result.timed_out = true;
+        ::kill(-pid, SIGKILL);
+        while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+        }
+        break;
+      }
+      usleep(20'000);
+    }
+  } else {
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
   }
   if (WIFSIGNALED(status))
     result.signal = WTERMSIG(status);

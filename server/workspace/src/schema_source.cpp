@@ -66,19 +66,19 @@ std::string schema_cache_path(const std::string& version) {
   return (fs::path(support::cache_dir()) / "schema" / ("coreai-opt-" + version + ".json")).string();
 }
 
-std::shared_ptr<const schema::Schema> schema_for(const project::Resolution& resolution) {
+SchemaChoice choose_schema(const project::Resolution& resolution) {
   std::shared_ptr<const schema::Schema> builtin = schema::builtin();
   if (!resolution.model)
-    return builtin;
+    return {builtin, std::nullopt};
   std::optional<std::string> version = installed_coreai_opt(resolution.model->python);
   if (!version || *version == builtin->coreai_opt_version)
-    return builtin;
+    return {builtin, std::nullopt};
   // One read per version and process: a dump is written once and never changes.
   static std::mutex mutex;
   static std::map<std::string, std::shared_ptr<const schema::Schema>> loaded;
   std::lock_guard<std::mutex> lock(mutex);
   if (auto it = loaded.find(*version); it != loaded.end())
-    return it->second;
+    return {it->second, std::nullopt};
   // Only a dump read is kept: a version without one looks again (its dump may come later).
   std::shared_ptr<const schema::Schema> found = builtin;
   std::string text;
@@ -93,9 +93,14 @@ std::shared_ptr<const schema::Schema> schema_for(const project::Resolution& reso
         s && (*s)->coreai_opt_version == *version)
       found = *s;
   }
-  if (found != builtin)
-    loaded[*version] = found;
-  return found;
+  if (found == builtin)
+    return {builtin, version};
+  loaded[*version] = found;
+  return {found, std::nullopt};
+}
+
+std::shared_ptr<const schema::Schema> schema_for(const project::Resolution& resolution) {
+  return choose_schema(resolution).schema;
 }
 
 } // namespace opscope::workspace

@@ -18,6 +18,14 @@ std::optional<std::string> installed_coreai_opt(const std::string& python);
 // Where the dump for `version` is cached: <cache>/schema/coreai-opt-<version>.json.
 std::string schema_cache_path(const std::string& version);
 
+// The schema a config is checked against, and the version whose dump is still missing.
+struct SchemaChoice {
+  std::shared_ptr<const schema::Schema> schema;
+  // The venv's coreai-opt differs from the built-in copy's and has no dump in the cache yet.
+  std::optional<std::string> missing_version;
+};
+SchemaChoice choose_schema(const project::Resolution& resolution);
+
 std::shared_ptr<const schema::Schema> schema_for(const project::Resolution& resolution);
 
 } // namespace opscope::workspace

@@ -67,6 +67,7 @@ std::shared_ptr<const config::ConfigDocument> Workspace::parse(const Document& d
 
 Analysis Workspace::analyse(const Document& doc) {
   Analysis out;
+  out.schema = schema::builtin();
   out.config = parse(doc);
   if (!is_checked(*out.config) || doc.path.empty())
     return out; // not a compression config (or not a file): no model needed
@@ -86,9 +87,23 @@ Analysis Workspace::analyse(const Document& doc) {
     else
       out.model = host_.ensure(*out.resolution.model);
   }
+  out.schema = schema_of(out);
   if (out.model && out.model->index)
     out.decisions = decisions_for(doc, out.model->index);
   return out;
+}
+
+std::shared_ptr<const schema::Schema> Workspace::schema_of(const Analysis& analysis) {
+  SchemaChoice choice = choose_schema(analysis.resolution);
+  // The dump runs the project's interpreter: only where its model's export may run too.
+  const std::optional<project::ModelSpec>& model = analysis.resolution.model;
+  if (choice.missing_version && model && model->kind == project::ModelKind::PythonTarget &&
+      !analysis.untrusted.needed()) {
+    host_.make_schema_dump(
+        {model->python, *choice.missing_version, schema_cache_path(*choice.missing_version)});
+    choice = choose_schema(analysis.resolution); // made in-line by `check`
+  }
+  return choice.schema;
 }
 
 std::shared_ptr<const resolve::SharedResolution>
@@ -171,7 +186,7 @@ Workspace::Diagnosis Workspace::diagnosis(const Analysis& analysis) const {
   }
   return [config = analysis.config, model = feature_model(analysis), index, queries,
           decisions = analysis.decisions, problem = model_problem(analysis),
-          schema = schema_for(analysis.resolution)] {
+          schema = analysis.schema ? analysis.schema : schema::builtin()] {
     std::vector<features::Diagnostic> out =
         features::diagnose(*config, model.index ? &model : nullptr, problem);
     const coreai::CompressorInfo* compressor = coreai::find(model.compressor);

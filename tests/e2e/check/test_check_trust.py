@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+import coreai_versions as v050  # noqa: E402
 import hostile_repo  # noqa: E402
 
 PYTHON = sys.executable
@@ -117,3 +118,27 @@ def test_a_target_typed_on_the_command_line_is_the_users_choice(real_repo, home)
     assert "`layer9.*` matches no module" in result.stdout, result.stdout + result.stderr
     # The target ran (the user named it), with the user's interpreter, not the repository's.
     assert hostile_repo.markers(repo) == ["pwned-by-import"]
+
+
+def test_check_uses_the_venvs_coreai_opt_schema_once_trusted(tmp_path, home):
+    """A venv with another coreai-opt version (a fake 0.5.0, tests/coreai_versions.py): its
+    schema is dumped by the project's interpreter only with consent, then checks the config."""
+    repo = tmp_path / "repo"
+    v050.make(repo)
+
+    def schema_lines(result):
+        return sorted(line for line in result.stdout.splitlines() if "[schema-" in line)
+
+    untrusted = opscope(home, repo, "check", "configs/quant.yaml")
+    assert not v050.dumped(repo)
+    assert schema_lines(untrusted) == [
+        "configs/quant.yaml:6:9: warning: rounding_mode is not a field of QuantizationSpec; "
+        "coreai-opt ignores it [schema-ignored-key]"], untrusted.stdout
+
+    trusted = opscope(home, repo, "check", "--trust", "configs/quant.yaml")
+    assert v050.dumped(repo), trusted.stderr
+    lines = schema_lines(trusted)
+    assert len(lines) == 1 and lines[0].startswith("configs/quant.yaml:5:18: error: "), lines
+    assert "symmetric_with_clipping" in lines[0] and lines[0].endswith("[schema-value]"), lines
+    cache = home / "cache" / "opscope" / "schema" / f"coreai-opt-{v050.VERSION}.json"
+    assert json.loads(cache.read_text())["coreai_opt"] == v050.VERSION

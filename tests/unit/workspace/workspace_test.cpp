@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 
@@ -23,9 +24,20 @@ public:
   std::string untrusted_message(const trust::Need& need) const override {
     return "consent needed for " + need.model;
   }
+  void make_schema_dump(const SchemaDump& dump) override {
+    dumps.push_back(dump);
+    if (dump_text.empty())
+      return;
+    fs::create_directories(fs::path(dump.path).parent_path());
+    std::ofstream(dump.temporary()) << dump_text; // what the helper would write
+    dump_problem = install_schema_dump(dump);
+  }
   Model model;
   bool trusted = false;
   int loads = 0;
+  std::vector<SchemaDump> dumps; // asked for
+  std::string dump_text;         // made in-line (as `check` does) when not empty
+  std::optional<std::string> dump_problem;
 };
 
 class WorkspaceTest : public ::testing::Test {
@@ -146,6 +158,94 @@ TEST_F(WorkspaceTest, OtherFilesAreCheckedOnlyWhenNamed) {
   std::vector<features::Diagnostic> found = check.diagnose(check.analyse(other));
   ASSERT_FALSE(found.empty());
   EXPECT_EQ(found[0].code, "no-model");
+}
+
+// A fake coreai-opt 0.5.0 whose spec takes `dtype: int9` (0.4.0 refuses it).
+constexpr const char* kDump050 = R"({"format": "opscope-coreai-schema/1", "coreai_opt": "0.5.0",
+  "roots": {"quantization_config": {"model": "Q", "spec_key": "quantization_spec"}},
+  "models": {
+    "Q": {"forbid": true, "fields": [{"name": "global_config", "type": {"kind": "model", "model": "M"}}]},
+    "M": {"forbid": true, "fields": [{"name": "op_state_spec", "type": {"kind": "dict",
+          "key": {"kind": "str"}, "value": {"kind": "model", "model": "S"}}}]},
+    "S": {"forbid": true, "fields": [{"name": "dtype", "type": {"kind": "enum", "values": ["int9"]}}]}}})";
+
+class SchemaDumpTest : public WorkspaceTest {
+protected:
+  void SetUp() override {
+    WorkspaceTest::SetUp();
+    setenv("XDG_CACHE_HOME", (root_ / "cache").c_str(), 1);
+    host_.dump_text = kDump050;
+  }
+  // The project's venv holds coreai-opt `version`: only its dist-info folder, nothing runs.
+  // (A version read once stays in memory for the process: each test has its own.)
+  void venv(const std::string& version) {
+    fs::create_directories(root_ / ".venv/lib/python3.11/site-packages" /
+                           ("coreai_opt-" + version + ".dist-info"));
+    fs::create_directories(root_ / ".venv/bin");
+  }
+  void TearDown() override {
+    unsetenv("XDG_CACHE_HOME");
+    WorkspaceTest::TearDown();
+  }
+  static constexpr const char* kInt9 =
+      "quantization_config:\n  global_config:\n    op_state_spec:\n      weight: {dtype: int9}\n";
+};
+
+TEST_F(SchemaDumpTest, TheDumpRunsOnlyOnceTheProjectsPythonMayRun) {
+  venv("0.5.0");
+  write(root_ / "opscope.yaml", "model: model.py:build\npython: .venv/bin/python\n");
+  Workspace workspace(host_, {});
+  Analysis analysis = workspace.analyse(config(kInt9));
+  EXPECT_TRUE(host_.dumps.empty()); // untrusted: nothing runs, the built-in copy serves
+  EXPECT_EQ(analysis.schema->coreai_opt_version, "0.4.0");
+
+  host_.trusted = true;
+  analysis = workspace.analyse(config(kInt9));
+  ASSERT_EQ(host_.dumps.size(), 1u);
+  EXPECT_EQ(host_.dumps[0].version, "0.5.0");
+  EXPECT_EQ(host_.dumps[0].python, (root_ / ".venv/bin/python").string());
+  EXPECT_EQ(host_.dumps[0].path, (root_ / "cache/opscope/schema/coreai-opt-0.5.0.json").string());
+  EXPECT_EQ(host_.dump_problem, std::nullopt);
+  // Made in-line: this very analysis, its diagnostics and the next ones use 0.5.0's models.
+  EXPECT_EQ(analysis.schema->coreai_opt_version, "0.5.0");
+  for (const features::Diagnostic& d : workspace.diagnose(analysis))
+    EXPECT_NE(d.code.rfind("schema-", 0), 0u) << d.message; // 0.5.0 takes int9
+  workspace.analyse(config(kInt9));
+  EXPECT_EQ(host_.dumps.size(), 1u); // in the cache now: not asked again
+}
+
+TEST_F(SchemaDumpTest, AnArchiveRunsNoPythonSoTheBuiltinCopyServes) {
+  venv("0.5.2");
+  write(root_ / "opscope.yaml", "model: model.pt2\npython: .venv/bin/python\n");
+  Workspace workspace(host_, {});
+  Analysis analysis = workspace.analyse(config(kInt9));
+  EXPECT_TRUE(host_.dumps.empty());
+  EXPECT_EQ(analysis.schema->coreai_opt_version, "0.4.0");
+  bool refused = false;
+  for (const features::Diagnostic& d : workspace.diagnose(analysis))
+    refused |= d.code == "schema-value";
+  EXPECT_TRUE(refused); // 0.4.0 has no int9
+}
+
+TEST_F(SchemaDumpTest, ADumpOfAnotherVersionIsRefusedAndRemoved) {
+  venv("0.5.1");
+  write(root_ / "opscope.yaml", "model: model.py:build\npython: .venv/bin/python\n");
+  host_.trusted = true;
+  host_.dump_text = kDump050; // says 0.5.0 while the venv holds 0.5.1
+  Workspace workspace(host_, {});
+  Analysis analysis = workspace.analyse(config(kInt9));
+  ASSERT_TRUE(host_.dump_problem);
+  EXPECT_EQ(*host_.dump_problem, "it dumped coreai-opt 0.5.0, not the 0.5.1 installed beside it");
+  EXPECT_EQ(analysis.schema->coreai_opt_version, "0.4.0");
+  EXPECT_FALSE(fs::exists(host_.dumps[0].temporary()));
+  EXPECT_FALSE(fs::exists(host_.dumps[0].path));
+  std::string message = schema_dump_failure(host_.dumps[0], *host_.dump_problem,
+                                            {"PY", "HELPER", "schema", "-o", "FILE"});
+  EXPECT_EQ(message, "opscope cannot make the schema of coreai-opt 0.5.1 (" + host_.dumps[0].path +
+                         ") with " + host_.dumps[0].python +
+                         ": it dumped coreai-opt 0.5.0, not the 0.5.1 installed beside it; "
+                         "configs are checked against the built-in 0.4.0 schema until it is "
+                         "there. `PY HELPER schema -o FILE` makes it by hand");
 }
 
 } // namespace

@@ -53,6 +53,10 @@ std::string index_path(const std::string& model, const Settings& settings);
 std::string export_archive(const std::string& target, const Settings& settings,
                            const std::string& output);
 
+// The command that dumps the coreai-opt schema of `python` (the export helper's `schema`) into
+// `output`. It runs the project's interpreter: only with the consent its model's export needs.
+std::vector<std::string> schema_dump_command(const std::string& python, const std::string& output);
+
 // Both found relative to this executable (no build or source path is compiled in), so an
 // installed tree works wherever it is moved.
 // The inspection worker: $OPSCOPE_INSPECT, else next to this executable (installed in bin/,

@@ -14,7 +14,9 @@
 #include "opscope/index/query.h"
 #include "opscope/project/project.h"
 #include "opscope/resolve/resolve.h"
+#include "opscope/schema/schema.h"
 #include "opscope/trust/consent.h"
+#include "opscope/workspace/schema_dump.h"
 
 #include <cstdint>
 #include <functional>
@@ -63,6 +65,10 @@ public:
   // May another thread still read a parse the workspace handed out (the editor's background
   // checks)? Then an edit inside a key patches a copy instead of the parse itself.
   virtual bool parses_in_use() const { return false; }
+  // The project's coreai-opt has no schema dump yet, and its interpreter may run (the user
+  // allowed its model's export): make `dump`. The built-in schema serves until the dump is in
+  // the cache; the editor makes it in the background and re-checks the open configs then.
+  virtual void make_schema_dump(const SchemaDump& dump) { (void)dump; }
 };
 
 // The model settings that override the project file field by field.
@@ -89,6 +95,9 @@ struct Analysis {
   // Which entry decides each op: computed once per (config revision, model index) when first
   // asked (the check or a hover), shared by everything that reads this analysis.
   std::shared_ptr<const resolve::SharedResolution> decisions;
+  // coreai-opt's models for this config, found once for every feature: the dump of the
+  // project's coreai-opt version, else the built-in copy. Never null.
+  std::shared_ptr<const schema::Schema> schema;
 };
 
 class Workspace {
@@ -125,6 +134,7 @@ private:
   std::shared_ptr<const config::ConfigDocument> parse(const Document& doc);
   std::shared_ptr<const resolve::SharedResolution>
   decisions_for(const Document& doc, const std::shared_ptr<const index::Index>& index);
+  std::shared_ptr<const schema::Schema> schema_of(const Analysis& analysis);
 
   Host& host_;
   Settings settings_;

@@ -1,0 +1,38 @@
+// The schema dump of a project's coreai-opt version: made by the export helper's `schema`
+// command with the project's interpreter (so only with the consent its model's export has),
+// checked, then moved into the cache where every later check finds it. The hosts run the
+// command: the editor in the background, `check` in-line.
+#pragma once
+
+#include <chrono>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace opscope::workspace {
+
+struct SchemaDump {
+  std::string python;  // the project's interpreter
+  std::string version; // the coreai-opt version its venv holds (from its dist-info folder)
+  std::string path;    // where the dump belongs: <cache>/schema/coreai-opt-<version>.json
+
+  // Where the helper writes it first: beside `path`, unique to this process.
+  std::string temporary() const;
+  // One dump per interpreter and version.
+  std::string key() const { return python + "\n" + version; }
+};
+
+// Importing coreai-opt imports torch (seconds); a dump that takes longer is stuck.
+inline constexpr std::chrono::seconds kSchemaDumpTimeout{120};
+
+// After the helper ended well: reads what it wrote at temporary() (bounded), checks that it is
+// a dump of `version` and moves it to `path`. On failure, removes it and returns why (one
+// clause, for schema_dump_failure).
+std::optional<std::string> install_schema_dump(const SchemaDump& dump);
+
+// "opscope cannot make the schema of coreai-opt V (PATH) with PYTHON: WHY; ..." with what serves
+// meanwhile and the command that makes it by hand (`by_hand`: the helper's, writing to PATH).
+std::string schema_dump_failure(const SchemaDump& dump, const std::string& why,
+                                const std::vector<std::string>& by_hand);
+
+} // namespace opscope::workspace
