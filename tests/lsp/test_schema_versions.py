@@ -50,8 +50,10 @@ def test_the_venvs_coreai_opt_schema_serves_once_trusted(make_client, tmp_path):
     assert codes_at(diagnostics, v050.QSCHEME_LINE) == [], diagnostics
     time.sleep(SETTLE_S)
     assert not v050.dumped(repo)
-    key_line = v050.CONFIG + "        \n"
-    assert "rounding_mode" not in labels(client, uri, 6, 8, key_line)
+    # A new key typed under `weight:` (the written `rounding_mode` taken out: a key already
+    # there is not offered again).
+    key_line = v050.CONFIG.replace("rounding_mode: stochastic", "")
+    assert "rounding_mode" not in labels(client, uri, v050.ROUNDING_LINE, 8, key_line)
 
     # Trusted: the dump runs in the background and the config is checked again by its own
     # version's models, with no edit.
@@ -69,7 +71,7 @@ def test_the_venvs_coreai_opt_schema_serves_once_trusted(make_client, tmp_path):
     assert json.loads(cached.read_text())["coreai_opt"] == v050.VERSION
 
     # Completion and hover read the same schema.
-    assert "rounding_mode" in labels(client, uri, 6, 8, key_line)
+    assert "rounding_mode" in labels(client, uri, v050.ROUNDING_LINE, 8, key_line)
     value_line = v050.CONFIG.replace("symmetric_with_clipping", "")
     values = labels(client, uri, v050.QSCHEME_LINE, len("        qscheme: "), value_line)
     assert "symmetric" in values and "symmetric_with_clipping" not in values, values
