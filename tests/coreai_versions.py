@@ -47,9 +47,10 @@ def dump_050() -> dict:
     return dump
 
 
-def make(root: Path, dump_text: str | None = None) -> Path:
+def make(root: Path, dump_text: str | None = None, hang: bool = False) -> Path:
     """Writes the project (opscope.yaml naming model.py:build, run with .venv/bin/python);
-    returns the config. `dump_text`: what the fake helper writes instead of 0.5.0's dump."""
+    returns the config. `dump_text`: what the fake helper writes instead of 0.5.0's dump;
+    `hang`: the dump never ends (it sleeps for a minute first)."""
     root = Path(root).resolve()
     site = root / ".venv" / "lib" / "python3.11" / "site-packages"
     (site / f"coreai_opt-{VERSION}.dist-info").mkdir(parents=True)
@@ -62,6 +63,7 @@ def make(root: Path, dump_text: str | None = None) -> Path:
         #!/bin/sh
         if [ "$2" = schema ] && [ "$3" = -o ]; then
           touch '{root / MARKER}'
+          {"sleep 60" if hang else ""}
           cp '{dump}' "$4"
           exit 0
         fi

@@ -13,6 +13,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import coreai_versions as v050  # noqa: E402
 from conftest import text_position  # noqa: E402
@@ -81,10 +83,15 @@ def test_the_venvs_coreai_opt_schema_serves_once_trusted(make_client, tmp_path):
     assert client.shutdown_and_exit() == 0
 
 
-def test_a_failed_dump_says_which_file_and_the_builtin_schema_stays(make_client, tmp_path):
+@pytest.mark.parametrize("hang,why", [
+    (False, "what it wrote is not a schema dump"),
+    # OPSCOPE_LSP_TIMEOUT_MS bounds the dump too (120 s at most): a stuck one is stopped.
+    (True, "the export helper's schema command did not finish in time and was stopped")])
+def test_a_failed_dump_says_which_file_and_the_builtin_schema_stays(make_client, tmp_path,
+                                                                   hang, why):
     repo = tmp_path / "repo"
-    config = v050.make(repo, dump_text="{not a dump")
-    client = make_client()
+    config = v050.make(repo, dump_text="{not a dump", hang=hang)
+    client = make_client(env={"OPSCOPE_LSP_TIMEOUT_MS": "1500"})
     client.message_action = "Trust and export"
     client.initialize(repo)
     uri = client.open(config)
@@ -93,8 +100,7 @@ def test_a_failed_dump_says_which_file_and_the_builtin_schema_stays(make_client,
                                     and "schema" in n["params"]["message"])
     message = note["params"]["message"]
     assert message.startswith(f"opscope cannot make the schema of coreai-opt {v050.VERSION} "
-                              f"({cached}) with {repo / '.venv' / 'bin' / 'python'}: what it "
-                              "wrote is not a schema dump"), message
+                              f"({cached}) with {repo / '.venv' / 'bin' / 'python'}: {why}"), message
     assert "checked against the built-in 0.4.0 schema" in message, message
     assert not cached.exists()
     assert not list(cached.parent.glob(".*.partial")), "the partial dump is left behind"
