@@ -1,6 +1,7 @@
 #include "opscope/index/query.h"
 
 #include <re2/re2.h>
+#include <re2/set.h>
 
 #include <algorithm>
 #include <cctype>
@@ -288,6 +289,94 @@ std::vector<int> QueryEngine::match_modules(const Query& query) const {
     for (size_t m = 0; m < index_.modules.size(); ++m)
       if (index_.modules[m].type == query.text())
         out.push_back(static_cast<int>(m));
+  }
+  return out;
+}
+
+namespace {
+
+// The sets of patterns compiled last, with the DFA states their matching built: the editor
+// re-checks the same config keys after every edit, and compiling the set and its DFA anew each
+// time cost more than the matching. A set depends on its patterns only, not on a model. At most
+// kKeptSets, each within RE2's default memory budget (8 MB).
+class PatternSets {
+public:
+  std::shared_ptr<const RE2::Set> get(const std::vector<const std::string*>& patterns) {
+    std::string key;
+    for (const std::string* p : patterns) {
+      key += std::to_string(p->size());
+      key += ':';
+      key += *p;
+    }
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (auto it = kept_.begin(); it != kept_.end(); ++it)
+      if (it->first == key) {
+        kept_.splice(kept_.begin(), kept_, it);
+        return kept_.front().second;
+      }
+    auto set = std::make_shared<RE2::Set>(regex_options(), RE2::ANCHOR_BOTH);
+    for (const std::string* p : patterns)
+      if (set->Add(*p, nullptr) < 0)
+        return nullptr; // cannot happen for patterns RE2 compiled alone; be safe
+    if (!set->Compile())
+      return nullptr;
+    kept_.emplace_front(std::move(key), set);
+    if (kept_.size() > kKeptSets)
+      kept_.pop_back();
+    return set;
+  }
+
+private:
+  static constexpr std::size_t kKeptSets = 4;
+  std::mutex mutex_;
+  std::list<std::pair<std::string, std::shared_ptr<const RE2::Set>>> kept_;
+};
+
+PatternSets& pattern_sets() {
+  static PatternSets sets;
+  return sets;
+}
+
+} // namespace
+
+std::vector<std::vector<int>>
+QueryEngine::match_modules_each(const std::vector<const Query*>& queries) const {
+  std::vector<std::vector<int>> out(queries.size());
+  std::vector<std::size_t> in_set; // positions in `queries` of the set's patterns, in order
+  std::vector<const std::string*> patterns;
+  for (std::size_t i = 0; i < queries.size(); ++i) {
+    const Query* q = queries[i];
+    if (q && q->usable() && q->kind() == Table::ModuleName && q->regex_) {
+      in_set.push_back(i);
+      patterns.push_back(&q->text_);
+    }
+  }
+  std::shared_ptr<const RE2::Set> set;
+  if (in_set.size() > 1)
+    set = pattern_sets().get(patterns);
+  bool pooled = set != nullptr;
+  if (pooled) {
+    std::vector<int> hits;
+    RE2::Set::ErrorInfo error{RE2::Set::kNoError};
+    // Ascending module order, as match_modules() returns it.
+    for (std::size_t m = 0; m < index_.modules.size() && pooled; ++m) {
+      const std::string& name = index_.modules[m].name;
+      hits.clear();
+      if (set->Match(re2::StringPiece(name.data(), name.size()), &hits, &error)) {
+        for (int h : hits)
+          out[in_set[static_cast<std::size_t>(h)]].push_back(static_cast<int>(m));
+      } else if (error.kind != RE2::Set::kNoError) {
+        pooled = false; // the DFA's memory budget ran out: one pattern at a time instead
+      }
+    }
+  }
+  std::size_t next_in_set = 0;
+  for (std::size_t i = 0; i < queries.size(); ++i) {
+    bool from_set = next_in_set < in_set.size() && in_set[next_in_set] == i;
+    next_in_set += from_set ? 1 : 0;
+    if (from_set && pooled)
+      continue;
+    out[i] = queries[i] ? match_modules(*queries[i]) : std::vector<int>{};
   }
   return out;
 }

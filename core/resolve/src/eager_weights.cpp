@@ -64,18 +64,31 @@ constexpr Priority kModuleStatePriority{-1, 0, 0};
 
 class EagerResolver {
 public:
-  EagerResolver(const ConfigDocument& doc, const json& values, const index::Index& index)
-      : doc_(doc), index_(index), compressor_(doc.root) {
+  EagerResolver(const ConfigDocument& doc, const json& values, const index::Index& index,
+                const Resolution* modules)
+      : doc_(doc), index_(index), compressor_(doc.root), modules_(modules) {
     if (const auto* info = coreai::find(doc.root))
       if (values.contains(std::string(info->root_key)))
         root_ = values[std::string(info->root_key)];
   }
 
   EagerWeights run() {
-    Resolution modules = resolve_quantizer(doc_, index_);
-    out_.unresolved = modules.unresolved;
-    decisions_ = std::move(modules.modules);
+    if (modules_) {
+      out_.unresolved = modules_->unresolved;
+      decisions_ = modules_->modules;
+    } else {
+      Resolution modules = resolve_quantizer(doc_, index_);
+      out_.unresolved = std::move(modules.unresolved);
+      decisions_ = std::move(modules.modules);
+    }
     prepare_modules();
+    // Each tensor's owners, ascending (a scan of every module per tensor was quadratic:
+    // GPT-384's 4,000 modules times its tensors).
+    owners_.assign(index_.parameters.size(), {});
+    for (std::size_t m = 0; m < index_.modules.size(); ++m)
+      for (int p : index_.module_parameters(m))
+        if (p >= 0 && static_cast<std::size_t>(p) < owners_.size())
+          owners_[static_cast<std::size_t>(p)].push_back(static_cast<int>(m));
     out_.parameters.resize(index_.parameters.size());
     for (std::size_t p = 0; p < index_.parameters.size(); ++p)
       out_.parameters[p].parameter = static_cast<int>(p);
@@ -268,12 +281,7 @@ private:
 
   bool resolve_module_state(const index::Parameter&, int p, const std::vector<std::string>& names,
                             WeightDecision& out) {
-    std::vector<int> owners;
-    for (std::size_t m = 0; m < index_.modules.size(); ++m) {
-      const auto& owned = index_.module_parameters(m);
-      if (std::find(owned.begin(), owned.end(), p) != owned.end())
-        owners.push_back(static_cast<int>(m));
-    }
+    std::vector<int> owners = owners_[static_cast<std::size_t>(p)];
     std::stable_sort(owners.begin(), owners.end(), [&](int a, int b) {
       return configs_[static_cast<std::size_t>(a)].priority <
              configs_[static_cast<std::size_t>(b)].priority;
@@ -298,7 +306,9 @@ private:
   const index::Index& index_;
   index::Compressor compressor_;
   json root_;
+  const Resolution* modules_ = nullptr;
   std::vector<ModuleDecision> decisions_;
+  std::vector<std::vector<int>> owners_; // Index::parameters -> owning modules
   std::vector<ModuleConfig> configs_;
   std::vector<std::optional<Priority>> cache_;
   std::unordered_map<std::string, std::unique_ptr<index::Query>> op_queries_;
@@ -308,8 +318,8 @@ private:
 } // namespace
 
 EagerWeights resolve_eager_weights(const config::ConfigDocument& document, const json& values,
-                                   const index::Index& index) {
-  return EagerResolver(document, values, index).run();
+                                   const index::Index& index, const Resolution* modules) {
+  return EagerResolver(document, values, index, modules).run();
 }
 
 } // namespace opscope::resolve

@@ -133,15 +133,22 @@ private:
     const std::size_t n = index_.modules.size();
     std::vector<int> own(n, global_rank);
     int rank = 0;
+    // Every name key's matches in one pass over the module names.
+    std::vector<std::shared_ptr<const index::Query>> queries;
+    std::vector<const index::Query*> usable;
+    for (auto it = name_entries_.rbegin(); it != name_entries_.rend(); ++it) {
+      queries.push_back(
+          engine_->query(index::Table::ModuleName, doc_.keys[static_cast<std::size_t>(*it)].text));
+      usable.push_back(queries.back()->usable() ? queries.back().get() : nullptr);
+    }
+    std::vector<std::vector<int>> matches = engine_->match_modules_each(usable);
     for (auto it = name_entries_.rbegin(); it != name_entries_.rend(); ++it, ++rank) {
-      const PatternKey& key = doc_.keys[static_cast<std::size_t>(*it)];
-      std::shared_ptr<const index::Query> query =
-          engine_->query(index::Table::ModuleName, key.text);
-      if (!query->usable()) {
-        out_.unresolved.push_back({*it, query->status().reason});
+      const std::size_t i = static_cast<std::size_t>(it - name_entries_.rbegin());
+      if (!usable[i]) {
+        out_.unresolved.push_back({*it, queries[i]->status().reason});
         continue;
       }
-      std::vector<int> matched = engine_->match_modules(*query);
+      std::vector<int> matched = std::move(matches[i]);
       for (int m : matched)
         own[static_cast<std::size_t>(m)] = std::min(own[static_cast<std::size_t>(m)], rank);
       entries_by_rank_.push_back({*it, std::move(matched)});

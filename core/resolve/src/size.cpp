@@ -3,6 +3,8 @@
 #include "opscope/config/values.h"
 
 #include <map>
+#include <memory>
+#include <mutex>
 #include <string_view>
 
 namespace opscope::resolve {
@@ -234,21 +236,28 @@ std::optional<std::int64_t> palettized_bits(const index::Parameter& w, const jso
   return bits;
 }
 
-ProjectedSize projected_size(const config::ConfigDocument& document, const index::Index& index) {
+std::optional<std::string> size_unavailable(const config::ConfigDocument& document,
+                                            const index::Index& index) {
+  if (document.root == index::Compressor::MagnitudePruner)
+    return "bits_per_weight does not size pruned weights (MagnitudePruner)";
+  if (document.root != index::Compressor::KMeansPalettizer &&
+      document.root != index::Compressor::Quantizer)
+    return "the config has no quantization_config or kmeans_palettization_config root key";
+  if (document.root != index::Compressor::KMeansPalettizer && index.mode != index::Mode::Eager)
+    return "bits_per_weight sizes eager-mode prepared models only (the Quantizer in graph mode "
+           "is not supported)";
+  if (index.parameters.empty())
+    return "the model index lists no parameters; index the model again with this opscope "
+           "(`opscope index MODEL.pt2`)";
+  return std::nullopt;
+}
+
+ProjectedSize projected_size(const config::ConfigDocument& document, const index::Index& index,
+                             const Resolution* modules) {
   ProjectedSize size;
   const bool palettizer = document.root == index::Compressor::KMeansPalettizer;
-  if (document.root == index::Compressor::MagnitudePruner) {
-    size.unavailable = "bits_per_weight does not size pruned weights (MagnitudePruner)";
-    return size;
-  }
-  if (!palettizer && index.mode != index::Mode::Eager) {
-    size.unavailable = "bits_per_weight sizes eager-mode prepared models only (the Quantizer "
-                       "in graph mode is not supported)";
-    return size;
-  }
-  if (index.parameters.empty()) {
-    size.unavailable = "the model index lists no parameters; index the model again with this "
-                       "opscope (`opscope index MODEL.pt2`)";
+  if (auto why = size_unavailable(document, index)) {
+    size.unavailable = std::move(*why);
     return size;
   }
   auto values = config::read_values(document.text, document.format);
@@ -257,7 +266,7 @@ ProjectedSize projected_size(const config::ConfigDocument& document, const index
                        "than a million values after aliases)";
     return size;
   }
-  EagerWeights weights = resolve_eager_weights(document, *values, index);
+  EagerWeights weights = resolve_eager_weights(document, *values, index, modules);
   std::map<std::string, std::pair<std::int64_t, std::int64_t>> per_module; // bits, weights
   for (std::size_t i = 0; i < index.parameters.size(); ++i) {
     const index::Parameter& p = index.parameters[i];
@@ -307,6 +316,24 @@ ProjectedSize projected_size(const config::ConfigDocument& document, const index
       size.per_module.emplace_back(name, static_cast<double>(bits_weights.first) /
                                              static_cast<double>(bits_weights.second));
   return size;
+}
+
+std::shared_ptr<const ProjectedSize>
+SharedResolution::size(const config::ConfigDocument& document, const index::Index& index,
+                       const index::QueryEngine* engine) const {
+  std::lock_guard<std::mutex> lock(size_mutex_);
+  if (!size_) {
+    std::shared_ptr<const Resolution> modules;
+    if (!size_unavailable(document, index))
+      modules = get(document, index, engine);
+    size_ = std::make_shared<const ProjectedSize>(projected_size(document, index, modules.get()));
+  }
+  return size_;
+}
+
+std::shared_ptr<const ProjectedSize> SharedResolution::size_if_ready() const {
+  std::unique_lock<std::mutex> lock(size_mutex_, std::try_to_lock);
+  return lock.owns_lock() ? size_ : nullptr;
 }
 
 json size_to_json(const ProjectedSize& size) {

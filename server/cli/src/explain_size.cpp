@@ -9,12 +9,13 @@ namespace opscope::cli {
 
 nlohmann::ordered_json explain_size(const config::ConfigDocument& document,
                                     const index::Index& shown, const std::string& model,
-                                    model::Settings settings) {
+                                    model::Settings settings,
+                                    const resolve::Resolution* resolution) {
   const bool eager = document.root == index::Compressor::KMeansPalettizer ||
                      (document.root == index::Compressor::Quantizer &&
                       document.execution_mode.value_or("graph") == "eager");
   if (!eager || shown.mode == index::Mode::Eager)
-    return resolve::size_to_json(resolve::projected_size(document, shown));
+    return resolve::size_to_json(resolve::projected_size(document, shown, resolution));
   settings.mode = index::Mode::Eager;
   settings.mode_given = true;
   try {

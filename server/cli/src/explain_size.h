@@ -5,6 +5,7 @@
 #include "opscope/config/document.h"
 #include "opscope/index/index.h"
 #include "opscope/model/model_source.h"
+#include "opscope/resolve/resolve.h"
 
 #include <nlohmann/json.hpp>
 
@@ -15,9 +16,11 @@ namespace opscope::cli {
 // `shown` is the index explain already loaded; an eager index is loaded when the config is
 // applied in eager mode (the palettizer always, the Quantizer with `execution_mode: eager`).
 // Never throws: a model that cannot be loaded in eager mode gives {"unavailable": why}.
+// `resolution`: explain's resolve_quantizer() of `shown`, reused when `shown` is the one sized.
 nlohmann::ordered_json explain_size(const config::ConfigDocument& document,
                                     const index::Index& shown, const std::string& model,
-                                    model::Settings settings);
+                                    model::Settings settings,
+                                    const resolve::Resolution* resolution = nullptr);
 
 // One line for the table: "projected size: 32.00 -> 7.07 bits per weight (...)".
 std::string explain_size_line(const nlohmann::ordered_json& size);

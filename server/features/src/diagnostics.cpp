@@ -87,14 +87,25 @@ public:
         order.push_back(id);
       written[id].push_back(&key);
     }
+    // What coreai-opt's resolution makes of the entries (only when nothing above broke the
+    // config: coreai-opt would not load it). Computed first: the module keys it matched need
+    // no second matching of their pattern against every module name below.
+    std::shared_ptr<const resolve::Resolution> resolution;
+    if (doc_.problems.empty())
+      resolution = detail::resolution_of(doc_, model_);
+    if (resolution)
+      for (const resolve::EntryMatch& e : resolution->entries) {
+        const PatternKey& key = doc_.keys[static_cast<std::size_t>(e.key)];
+        // The root alone is left to the full check (it decides what "matched" means there).
+        if (key.table == Table::ModuleName &&
+            std::any_of(e.modules.begin(), e.modules.end(), [](int m) { return m != 0; }))
+          module_keys_matched_.insert(key.text);
+      }
     for (const auto& id : order)
       check_key(written[id]);
-    // What coreai-opt's resolution makes of the entries (only when nothing above broke the
-    // config: coreai-opt would not load it).
-    if (doc_.problems.empty())
-      if (auto resolution = detail::resolution_of(doc_, model_))
-        for (Diagnostic& d : overridden_diagnostics(doc_, *index_, *resolution))
-          out_.push_back(std::move(d));
+    if (resolution)
+      for (Diagnostic& d : overridden_diagnostics(doc_, *index_, *resolution))
+        out_.push_back(std::move(d));
     std::stable_sort(out_.begin(), out_.end(), [](const Diagnostic& a, const Diagnostic& b) {
       return a.range.start < b.range.start;
     });
@@ -181,7 +192,7 @@ private:
       out_.push_back(std::move(d));
       return;
     }
-    if (!index_)
+    if (!index_ || (key.table == Table::ModuleName && module_keys_matched_.count(key.text)))
       return;
     bool matched = false;
     for (const PatternKey* instance : instances) {
@@ -335,6 +346,8 @@ private:
   const index::Index* index_;
   index::Compressor compressor_;
   std::optional<detail::ModelQueries> queries_; // set when there is a model
+  // Module-name keys coreai-opt's resolution found matching a module (not the root alone).
+  std::set<std::string> module_keys_matched_;
   std::optional<OpTypes> op_types_;
   std::vector<Diagnostic> out_;
 };

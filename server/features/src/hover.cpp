@@ -1,6 +1,7 @@
 #include "opscope/features/hover.h"
 
 #include "matching.h"
+#include "opscope/features/projected_size.h"
 #include "opscope/index/module_inputs.h"
 #include "resolution.h"
 #include "text.h"
@@ -178,15 +179,23 @@ std::string resolution_text(const config::ConfigDocument& document, const index:
   return out + "\n";
 }
 
-// On the root key: what the whole config does, entry by entry (graph-mode Quantizer).
+// On the root key: what the whole config does, entry by entry (graph-mode Quantizer), and
+// the model's projected size.
 std::optional<Hover> root_summary(const config::ConfigDocument& document, config::Position cursor,
                                   const Model* model) {
   const config::Range& root = document.root_range;
   if (document.root == config::Compressor::None || cursor < root.start || root.end < cursor)
     return std::nullopt;
+  std::optional<std::string> size = root_size_text(document, model);
   auto resolution = detail::resolution_if_ready(document, model);
-  if (!resolution)
+  if (!resolution && !size)
     return std::nullopt;
+  Hover h;
+  h.range = root;
+  if (!resolution) {
+    h.markdown = *size;
+    return h;
+  }
   std::vector<std::pair<resolve::Decider, std::pair<std::size_t, bool>>> per_entry;
   std::size_t full_precision = 0;
   for (const resolve::OpDecision& d : resolution->ops) {
@@ -198,13 +207,11 @@ std::optional<Hover> root_summary(const config::ConfigDocument& document, config
     else
       ++it->second.first;
   }
-  Hover h;
-  h.range = root;
-  h.markdown = "**" + plural(resolution->ops.size(), "op") +
-               " annotated by the Quantizer** (coreai-opt's resolution, graph mode): " +
-               std::to_string(resolution->ops.size() - full_precision) + " compressed, " +
-               std::to_string(full_precision) +
-               " left in full precision.\n\n| entry | line | ops |\n|---|---|---|\n";
+  h.markdown += "**" + plural(resolution->ops.size(), "op") +
+                " annotated by the Quantizer** (coreai-opt's resolution, graph mode): " +
+                std::to_string(resolution->ops.size() - full_precision) + " compressed, " +
+                std::to_string(full_precision) +
+                " left in full precision.\n\n| entry | line | ops |\n|---|---|---|\n";
   for (const auto& [who, count] : per_entry) {
     std::string name = who.kind == resolve::Decider::Kind::DefaultGlobal
                            ? std::string("default global_config")
@@ -215,6 +222,8 @@ std::optional<Hover> root_summary(const config::ConfigDocument& document, config
     h.markdown += "| " + name + " | " + line + " | " + std::to_string(count.first) +
                   (count.second ? " (full precision)" : "") + " |\n";
   }
+  if (size)
+    h.markdown += "\n" + *size;
   return h;
 }
 
@@ -287,6 +296,9 @@ std::optional<Hover> hover(const config::ConfigDocument& document, config::Posit
   }
   if (auto resolution = detail::resolution_if_ready(document, model))
     md += resolution_text(document, index, *resolution, *key);
+  if (key->table == Table::ModuleName || key->table == Table::ModuleType)
+    if (auto size = module_size_text(document, model, m.modules))
+      md += *size;
   md += precedence_note(key->table);
   return h;
 }

@@ -4,6 +4,7 @@
 #include "opscope/features/definition.h"
 #include "opscope/features/diagnostics.h"
 #include "opscope/features/hover.h"
+#include "opscope/features/projected_size.h"
 #include "opscope/features/schema_completion.h"
 
 #include <filesystem>
@@ -142,6 +143,17 @@ std::vector<protocol::Location> definition(const FeatureInput& in, protocol::Pos
     out.push_back(
         {protocol::uri_from_path(file.lexically_normal().string()), {{line, 0}, {line, 0}}});
   }
+  return out;
+}
+
+protocol::Json code_lenses(const FeatureInput& in) {
+  protocol::Json out = protocol::Json::array();
+  if (!in.index)
+    return out;
+  features::Model model = model_of(in);
+  for (const features::CodeLens& lens : features::code_lenses(in.config, &model))
+    out.push_back({{"range", in.positions.to_lsp(lens.range)},
+                   {"command", {{"title", lens.title}, {"command", ""}}}});
   return out;
 }
 

@@ -40,6 +40,9 @@ std::vector<protocol::Diagnostic> to_lsp(const FeatureInput& in,
                                          const std::vector<features::Diagnostic>& diagnostics);
 std::vector<protocol::Location> definition(const FeatureInput& in, protocol::Position cursor);
 // The fixes of those of `diagnostics` that overlap `range`.
+// The code lenses (textDocument/codeLens) of `in.config`: the projected size on its root key,
+// as lenses without a command (shown, not clickable).
+protocol::Json code_lenses(const FeatureInput& in);
 std::vector<protocol::CodeAction> code_actions(const FeatureInput& in,
                                                const std::vector<features::Diagnostic>& diagnostics,
                                                protocol::Range range);

@@ -126,6 +126,8 @@ void LspServer::bind_methods() {
       "textDocument/definition", [this](const auto& p, Reply r) { on_definition(p, r); });
   methods_.request<CodeActionParams>("textDocument/codeAction",
                                      [this](const auto& p, Reply r) { on_code_action(p, r); });
+  methods_.request<Json>("textDocument/codeLens",
+                         [this](const Json& p, Reply r) { on_code_lens(p, r); });
   methods_.request<ExecuteCommandParams>(
       "workspace/executeCommand",
       [this](const auto& p, Reply r) { methods_.execute(p.command, p.arguments, r); });
@@ -279,6 +281,7 @@ void LspServer::on_initialize(const protocol::InitializeParams& params, Reply re
       {"hoverProvider", true},
       {"definitionProvider", true},
       {"codeActionProvider", {{"codeActionKinds", {"quickfix"}}}},
+      {"codeLensProvider", {{"resolveProvider", false}}},
       {"executeCommandProvider", {{"commands", methods_.command_names()}}},
       {"workspace", {{"workspaceFolders", {{"supported", true}}}}},
   };
@@ -616,6 +619,20 @@ void LspServer::on_definition(const protocol::TextDocumentPositionParams& params
                          [&](const Analysis&, const FeatureInput& input) {
                            reply.result(definition(input, params.position));
                          });
+}
+
+void LspServer::on_code_lens(const Json& params, Reply reply) {
+  const Json* uri = nullptr;
+  if (params.is_object() && params.contains("textDocument") && params["textDocument"].is_object())
+    if (auto it = params["textDocument"].find("uri");
+        it != params["textDocument"].end() && it->is_string())
+      uri = &*it;
+  if (!uri)
+    return reply.error(ErrorCode::InvalidParams,
+                       "textDocument/codeLens needs params.textDocument.uri (a string)");
+  answer_feature_request(
+      uri->get<std::string>(), reply,
+      [&](const Analysis&, const FeatureInput& input) { reply.result(code_lenses(input)); });
 }
 
 void LspServer::on_code_action(const protocol::CodeActionParams& params, Reply reply) {

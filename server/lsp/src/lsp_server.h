@@ -96,6 +96,7 @@ private:
   void on_hover(const protocol::TextDocumentPositionParams& params, protocol::Reply reply);
   void on_definition(const protocol::TextDocumentPositionParams& params, protocol::Reply reply);
   void on_code_action(const protocol::CodeActionParams& params, protocol::Reply reply);
+  void on_code_lens(const protocol::Json& params, protocol::Reply reply);
   // Commands (workspace/executeCommand, lsp_commands.cpp).
   std::optional<Document> command_document(const Json& argument, const protocol::Reply& reply);
   void on_show_summary(const Json& argument, protocol::Reply reply);

@@ -88,8 +88,10 @@ Analysis Workspace::analyse(const Document& doc) {
       out.model = host_.ensure(*out.resolution.model);
   }
   out.schema = schema_of(out);
-  if (out.model && out.model->index)
+  if (out.model && out.model->index) {
     out.decisions = decisions_for(doc, out.model->index);
+    out.decisions_kept = doc.revision != 0;
+  }
   return out;
 }
 
@@ -185,10 +187,15 @@ Workspace::Diagnosis Workspace::diagnosis(const Analysis& analysis) const {
     queries = analysis.model->queries;
   }
   return [config = analysis.config, model = feature_model(analysis), index, queries,
-          decisions = analysis.decisions, problem = model_problem(analysis),
+          decisions = analysis.decisions, size_wanted = analysis.decisions_kept,
+          problem = model_problem(analysis),
           schema = analysis.schema ? analysis.schema : schema::builtin()] {
     std::vector<features::Diagnostic> out =
         features::diagnose(*config, model.index ? &model : nullptr, problem);
+    // The projected size of this revision, for the hover and code lens that follow (computed
+    // here, off the request thread, with the resolution the diagnostics just used).
+    if (decisions && size_wanted && model.index)
+      decisions->size(*config, *model.index, model.queries);
     const coreai::CompressorInfo* compressor = coreai::find(model.compressor);
     std::vector<features::Diagnostic> more = features::schema_diagnostics(
         *config, *schema, compressor ? compressor->root_key : std::string_view());

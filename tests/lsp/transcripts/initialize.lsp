@@ -24,6 +24,7 @@ quantization_config:
        "hoverProvider": true,
        "definitionProvider": true,
        "codeActionProvider": {"codeActionKinds": ["quickfix"]},
+       "codeLensProvider": {"resolveProvider": false},
        "executeCommandProvider": {"commands": ["opscope.showSummary", "opscope.reloadModel",
                                                "opscope.trustProject"]},
        "workspace": {"workspaceFolders": {"supported": true}}}}}

@@ -119,6 +119,33 @@ TEST(Query, LiteralQueriesMatchOnlyThemselves) {
   EXPECT_TRUE(run(index, Table::OpName, "linear1").empty());
 }
 
+// The resolution matches all of a config's module keys in one pass (RE2::Set); each must
+// select exactly what it selects alone: full matches, the root for a pattern matching "",
+// alternations anchored as a whole, literal names, unusable patterns selecting nothing.
+TEST(Query, ModuleKeysMatchedTogetherSelectWhatEachSelectsAlone) {
+  Index index = opscope::fixtures::my_model_index();
+  QueryEngine engine(index);
+  const std::vector<std::string> patterns = {"linear[12]",   "linear",      "lin.*",    ".*",
+                                             "linear1|relu", "relu|linear", "(|x)",     "linear1",
+                                             "linear[0-9]+", "inear.*",     "(?P<n>x)", "l.*1"};
+  std::vector<std::shared_ptr<const Query>> queries;
+  std::vector<const Query*> pointers;
+  for (const std::string& p : patterns) {
+    queries.push_back(engine.query(Table::ModuleName, p));
+    pointers.push_back(queries.back()->usable() ? queries.back().get() : nullptr);
+  }
+  pointers.push_back(nullptr);
+  std::vector<std::vector<int>> together = engine.match_modules_each(pointers);
+  ASSERT_EQ(together.size(), pointers.size());
+  for (std::size_t i = 0; i < patterns.size(); ++i)
+    EXPECT_EQ(together[i], engine.match_modules(*queries[i])) << patterns[i];
+  EXPECT_TRUE(together.back().empty());
+  EXPECT_EQ(together[3].size(), index.modules.size()); // ".*": the root and every module
+  EXPECT_EQ(together[6], std::vector<int>{0});         // "(|x)": the root only
+  // The second check of the same keys reuses the compiled set and answers the same.
+  EXPECT_EQ(engine.match_modules_each(pointers), together);
+}
+
 TEST(ModuleInputs, ConcatInputsComeFromBn1AndConv2ThroughTheFunctionalRelus) {
   Index index = opscope::fixtures::some_model_index();
   auto inputs = module_inputs(index, "conc");

@@ -95,6 +95,10 @@ public:
   // Indices into Index::modules of the modules a ModuleName / ModuleType query selects itself
   // (not their children), ascending; the root included when it matches. Empty if unusable.
   std::vector<int> match_modules(const Query& query) const;
+  // match_modules() of each query (null entries: empty), in one pass over the module names for
+  // all the regex ModuleName queries together (RE2::Set) instead of one pass per pattern: a
+  // 100-key config on GPT-384's 4,000 modules spent a quarter of `opscope explain` there.
+  std::vector<std::vector<int>> match_modules_each(const std::vector<const Query*>& queries) const;
   // Every op the summary tree shows for the compressor, in coreai-opt's order.
   std::vector<int> all_ops(Compressor compressor = Compressor::None) const;
 

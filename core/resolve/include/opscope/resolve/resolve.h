@@ -87,6 +87,8 @@ Resolution resolve_quantizer(const config::ConfigDocument& document, const index
 // differently).
 bool resolves_in_graph_mode(const config::ConfigDocument& document, const index::Index& index);
 
+struct ProjectedSize; // size.h
+
 // One resolution per (config version, model), computed by whoever asks first (the
 // background check or a hover) and shared by both; safe to call from several threads.
 class SharedResolution {
@@ -98,9 +100,19 @@ public:
   // the background check of a 20,000-key config).
   std::shared_ptr<const Resolution> ready() const;
 
+  // The projected size (size.h) of this config version on this model, computed once (from
+  // the resolution above where it needs the module decisions). Defined in size.cpp.
+  std::shared_ptr<const ProjectedSize> size(const config::ConfigDocument& document,
+                                            const index::Index& index,
+                                            const index::QueryEngine* engine) const;
+  // The size if someone already computed it; never waits.
+  std::shared_ptr<const ProjectedSize> size_if_ready() const;
+
 private:
   mutable std::mutex mutex_;
   mutable std::shared_ptr<const Resolution> value_;
+  mutable std::mutex size_mutex_; // taken before mutex_ (size() reads the resolution)
+  mutable std::shared_ptr<const ProjectedSize> size_;
 };
 
 // The entry's path from the document root, e.g. {"quantization_config",

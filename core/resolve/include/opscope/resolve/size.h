@@ -61,8 +61,15 @@ std::optional<std::int64_t> palettized_bits(const index::Parameter& weight,
                                             const nlohmann::ordered_json& spec,
                                             const std::string& module_type, std::string& why);
 
-// From the document (and its text, for the spec values) and the index.
-ProjectedSize projected_size(const config::ConfigDocument& document, const index::Index& index);
+// From the document (and its text, for the spec values) and the index. `modules`:
+// resolve_quantizer() of the same document and index if the caller has it already.
+ProjectedSize projected_size(const config::ConfigDocument& document, const index::Index& index,
+                             const Resolution* modules = nullptr);
+
+// Why projected_size() cannot answer for this config and index before resolving anything
+// (graph-mode Quantizer, the pruner, an index without parameters); nothing when it can try.
+std::optional<std::string> size_unavailable(const config::ConfigDocument& document,
+                                            const index::Index& index);
 
 // As JSON for `opscope explain --json`'s "size" field: {"bits_per_weight": {"before",
 // "after"}, "bits": {...}, "bytes": {...}, "weights": N, "modules": {...}} or

@@ -95,6 +95,9 @@ struct Analysis {
   // Which entry decides each op: computed once per (config revision, model index) when first
   // asked (the check or a hover), shared by everything that reads this analysis.
   std::shared_ptr<const resolve::SharedResolution> decisions;
+  // `decisions` outlive this analysis (an editor revision, kept for the requests that
+  // follow); false for a text read from disk (`check`), which nothing asks about later.
+  bool decisions_kept = false;
   // coreai-opt's models for this config, found once for every feature: the dump of the
   // project's coreai-opt version, else the built-in copy. Never null.
   std::shared_ptr<const schema::Schema> schema;
