@@ -238,6 +238,19 @@ test('opscope in VS Code (code-server)', { timeout: 540_000 }, async (t) => {
   }
   const offers = (rows, name) => rows.some((r) => r.includes(name));
 
+  // Issue 12: a user who opens only a training script gets opscope too (no YAML open yet).
+  await step('opening a Python training script with a coreai-opt config starts the server', '01a-python-starts', async () => {
+    // (The hostile folder's window may not have shut its server down yet: only new ones count.)
+    const before = server.serverPids();
+    await wb.openFile('train.py');
+    const pids = await eventually(() => {
+      const now = server.serverPids().filter((p) => !before.includes(p));
+      return now.length ? now : undefined;
+    }, { timeout: 30_000 });
+    await wb.screenshot('01a-python-starts');
+    assert.ok(pids, 'an opscope lsp process was started for train.py');
+  });
+
   await step('the server starts and the status bar names the model', '01-opened-config', async () => {
     await wb.openFile(config.file);
     let missingBinary;
