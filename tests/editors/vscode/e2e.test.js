@@ -1,7 +1,8 @@
 // End-to-end test of the opscope VS Code extension in real VS Code (code-server), driven through
 // headless Chromium like a user: completion, hover, Problems, the summary command, live model
-// edits and a server crash; and a hostile repository opened in Restricted Mode, which must run
-// nothing. Workspace trust is on, as for users: each folder's trust is answered in VS Code's
+// edits and a server crash; a training script's Python config (issue 12) and a weight spec typed
+// from coreai-opt's schema (issue 11), both from tests/editors/vscode/workspace/; and a hostile
+// repository opened in Restricted Mode, which must run nothing. Workspace trust is on, as for users: each folder's trust is answered in VS Code's
 // dialog. Screenshots of every step go to $OPSCOPE_SCREENSHOTS.
 //
 // env: OPSCOPE_BIN (the built opscope, required), OPSCOPE_EDITOR_TOOLS (code-server and
