@@ -9,6 +9,10 @@ export interface OpscopeSettings {
   compressor: string;
   inputs: string[];
   python: string;
+  /** Export without weight data (`weightless` in opscope.yaml); false follows opscope.yaml. */
+  weightless: boolean;
+  /** The transformers class for an `hf:` model (`hf_class` in opscope.yaml). */
+  hfClass: string;
 }
 
 /**
@@ -21,6 +25,8 @@ export interface ServerOptionsPayload {
   compressor?: 'quantizer' | 'kmeans_palettizer' | 'magnitude_pruner';
   inputs?: string[];
   python?: string;
+  weightless?: boolean;
+  hfClass?: string;
   workspaceTrusted: boolean;
 }
 
@@ -80,6 +86,8 @@ export function readSettings(get: (key: string) => unknown): OpscopeSettings {
     compressor: str('compressor'),
     inputs,
     python: str('python'),
+    weightless: get('weightless') === true,
+    hfClass: str('hfClass'),
   };
 }
 
@@ -108,6 +116,13 @@ export function toServerOptions(
   }
   if (settings.python !== '') {
     payload.python = settings.python;
+  }
+  // Only `true` is sent: an unticked box leaves opscope.yaml's `weightless` in force.
+  if (settings.weightless) {
+    payload.weightless = true;
+  }
+  if (settings.hfClass !== '') {
+    payload.hfClass = settings.hfClass;
   }
   return payload;
 }

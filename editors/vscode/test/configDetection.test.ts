@@ -29,6 +29,23 @@ test('a JSON config is recognised, an ordinary package.json is not', () => {
 test('other languages are never configs, whatever they contain', () => {
   assert.equal(looksLikeCompressionConfig('python', 'quantization_config: 1\n'), false);
   assert.equal(looksLikeCompressionConfig('plaintext', 'quantization_config:\n'), false);
+  assert.equal(looksLikeCompressionConfig('plaintext', 'from coreai_opt.quantization import QuantizerConfig\n'), false);
+});
+
+test('a training script that imports coreai_opt or calls its config classes is served', () => {
+  assert.equal(looksLikeCompressionConfig('python', 'import torch\nfrom coreai_opt.quantization.config import QuantizerConfig\n'), true);
+  assert.equal(looksLikeCompressionConfig('python', 'import coreai_opt\n'), true);
+  assert.equal(looksLikeCompressionConfig('python', 'from coreai_opt import pruning\n'), true);
+  assert.equal(looksLikeCompressionConfig('python', 'cfg = QuantizerConfig.from_dict({"quantization_config": {}})\n'), true);
+  assert.equal(looksLikeCompressionConfig('python', 'cfg = KMeansPalettizerConfig(module_name_configs={})\n'), true);
+  assert.equal(looksLikeCompressionConfig('python', 'def f():\n    return MagnitudePrunerConfig ()\n'), true);
+});
+
+test('a Python file that only mentions coreai-opt in a comment or a name is left alone', () => {
+  assert.equal(looksLikeCompressionConfig('python', "# Converted later with coreai_opt's QuantizerConfig; nothing here.\nnames = {'layer9': None}\n"), false);
+  assert.equal(looksLikeCompressionConfig('python', 'x = 1  # QuantizerConfig(...) some day\n'), false);
+  assert.equal(looksLikeCompressionConfig('python', 'import coreai_optimizer\nMyQuantizerConfigs = []\n'), false);
+  assert.equal(looksLikeCompressionConfig('python', 'import torch\nmodel = torch.nn.Linear(2, 2)\n'), false);
 });
 
 test('a half-typed config (no colon yet) is not recognised until the key is complete', () => {

@@ -43,6 +43,30 @@ test('set settings become initializationOptions with the server names', () => {
   });
 });
 
+test('opscope.weightless and opscope.hfClass reach the server under the names it reads', () => {
+  const payload = toServerOptions(from({ weightless: true, hfClass: ' AutoModelForCausalLM ' }), '/ws', true);
+  assert.equal(payload.weightless, true);
+  assert.equal(payload.hfClass, 'AutoModelForCausalLM');
+});
+
+test('an unticked or mistyped opscope.weightless is not sent, so opscope.yaml decides', () => {
+  for (const weightless of [false, 'true', 1, undefined]) {
+    assert.deepEqual(toServerOptions(from({ weightless }), '/ws', true), { workspaceTrusted: true }, String(weightless));
+  }
+});
+
+test('every setting the extension reads is declared in package.json, with a description', () => {
+  const manifest = JSON.parse(fs.readFileSync(path.join(__dirname, '..', '..', 'package.json'), 'utf8'));
+  const declared = manifest.contributes.configuration.properties;
+  for (const key of Object.keys(readSettings(() => undefined))) {
+    const setting = declared[`opscope.${key}`];
+    assert.ok(setting, `opscope.${key} is declared`);
+    assert.ok((setting.markdownDescription ?? setting.description ?? '').length > 20, `opscope.${key} is described`);
+  }
+  assert.equal(declared['opscope.weightless'].type, 'boolean');
+  assert.equal(declared['opscope.hfClass'].type, 'string');
+});
+
 test('a relative model path is resolved against the workspace folder', () => {
   assert.equal(toServerOptions(from({ model: 'models/m.pt2' }), '/ws', true).model, '/ws/models/m.pt2');
   assert.equal(toServerOptions(from({ model: './net.py:build' }), '/ws/', true).model, '/ws/net.py:build');

@@ -1,7 +1,8 @@
 // End-to-end test of the opscope VS Code extension in real VS Code (code-server), driven through
 // headless Chromium like a user: completion, hover, Problems, the summary command, live model
-// edits and a server crash; and a hostile repository opened in Restricted Mode, which must run
-// nothing. Workspace trust is on, as for users: each folder's trust is answered in VS Code's
+// edits and a server crash; a training script's Python config (issue 12) and a weight spec typed
+// from coreai-opt's schema (issue 11), both from tests/editors/vscode/workspace/; and a hostile
+// repository opened in Restricted Mode, which must run nothing. Workspace trust is on, as for users: each folder's trust is answered in VS Code's
 // dialog. Screenshots of every step go to $OPSCOPE_SCREENSHOTS.
 //
 // env: OPSCOPE_BIN (the built opscope, required), OPSCOPE_EDITOR_TOOLS (code-server and
@@ -14,6 +15,7 @@ const fs = require('node:fs');
 const path = require('node:path');
 const { test } = require('node:test');
 const { CodeServer } = require('./codeServer');
+const { buildVsix } = require('./vsix');
 const { Workbench, eventually } = require('./workbench');
 const { example, prepareWorkspace } = require('../example');
 const { prepareHostileWorkspace } = require('../hostileWorkspace');
@@ -24,18 +26,7 @@ const opscopeBin = env('OPSCOPE_BIN');
 const tools = path.resolve(env('OPSCOPE_EDITOR_TOOLS', path.join(repo, 'build', 'editor-tools')));
 const work = path.resolve(env('OPSCOPE_EDITOR_WORK', path.join(tools, 'work')));
 const shots = path.resolve(env('OPSCOPE_SCREENSHOTS', path.join(work, 'screenshots')));
-
-function buildVsix() {
-  const ext = path.join(repo, 'editors', 'vscode');
-  const out = path.join(work, 'opscope.vsix');
-  execFileSync('npm', ['run', '--silent', 'build'], { cwd: ext, stdio: 'inherit' });
-  execFileSync(
-    path.join(ext, 'node_modules', '.bin', 'vsce'),
-    ['package', '--allow-missing-repository', '--no-dependencies', '-o', out],
-    { cwd: ext, stdio: ['ignore', 'ignore', 'inherit'] },
-  );
-  return out;
-}
+const extraFiles = path.join(__dirname, 'workspace');
 
 /**
  * The `initialize` params the extension sent, from the "opscope" output channel with
@@ -59,6 +50,8 @@ test('opscope in VS Code (code-server)', { timeout: 540_000 }, async (t) => {
   fs.mkdirSync(work, { recursive: true });
   const root = fs.mkdtempSync(path.join(work, 'vscode-'));
   const ws = prepareWorkspace(path.join(root, 'ws'));
+  // A training script with a Python config (issue 12) and a YAML weight spec to type (issue 11).
+  for (const name of fs.readdirSync(extraFiles)) fs.copyFileSync(path.join(extraFiles, name), path.join(ws, name));
   // The example's Python target runs with the model's Python once the user trusts the project
   // (`opscope trust`, into the XDG_CONFIG_HOME code-server and the server get below).
   if (process.env.OPSCOPE_PYTHON) fs.appendFileSync(path.join(ws, 'opscope.yaml'), `python: ${process.env.OPSCOPE_PYTHON}\n`);
@@ -66,7 +59,7 @@ test('opscope in VS Code (code-server)', { timeout: 540_000 }, async (t) => {
     env: { ...process.env, XDG_CONFIG_HOME: path.join(root, 'config') },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
-  const vsix = env('OPSCOPE_VSIX') || buildVsix();
+  const vsix = env('OPSCOPE_VSIX') || buildVsix(work);
 
   const server = new CodeServer({
     tools,
@@ -246,6 +239,19 @@ test('opscope in VS Code (code-server)', { timeout: 540_000 }, async (t) => {
   }
   const offers = (rows, name) => rows.some((r) => r.includes(name));
 
+  // Issue 12: a user who opens only a training script gets opscope too (no YAML open yet).
+  await step('opening a Python training script with a coreai-opt config starts the server', '01a-python-starts', async () => {
+    // (The hostile folder's window may not have shut its server down yet: only new ones count.)
+    const before = server.serverPids();
+    await wb.openFile('train.py');
+    const pids = await eventually(() => {
+      const now = server.serverPids().filter((p) => !before.includes(p));
+      return now.length ? now : undefined;
+    }, { timeout: 30_000 });
+    await wb.screenshot('01a-python-starts');
+    assert.ok(pids, 'an opscope lsp process was started for train.py');
+  });
+
   await step('the server starts and the status bar names the model', '01-opened-config', async () => {
     await wb.openFile(config.file);
     let missingBinary;
@@ -305,6 +311,151 @@ test('opscope in VS Code (code-server)', { timeout: 540_000 }, async (t) => {
     const row = rows.find((x) => x.includes(example.badPattern));
     assert.match(row, /match/i, `problem: ${row}`);
     await wb.closePanel();
+  });
+
+  /**
+   * Adds a line after 1-based `line` of the open file holding `text` at `indent` (over whatever
+   * indentation the editor carried over), the cursor at its end.
+   */
+  async function typeLineAfter(line, indent, text) {
+    await wb.focusEditor();
+    await wb.goTo(line, 1);
+    await page.keyboard.press('End');
+    await page.keyboard.press('Enter');
+    await page.keyboard.press('Shift+Home');
+    await page.keyboard.type(`${indent}${text}`);
+  }
+  /** The suggestion labels (a row's aria-label starts with its label, then its kind and docs). */
+  const labels = (rows) => rows.map((r) => r.split(/[,\s]/)[0]);
+  /** Shows the focused suggestion's documentation pane (Ctrl+Space toggles it); its text. */
+  async function showSuggestDetails() {
+    const pane = page.locator('.suggest-details-container .suggest-details').first();
+    for (let attempt = 0; attempt < 3; attempt++) {
+      if (await pane.isVisible()) return pane.innerText();
+      await page.keyboard.press('Control+Space');
+      await pane.waitFor({ state: 'visible', timeout: 3000 }).catch(() => {});
+    }
+    return (await pane.isVisible()) ? pane.innerText() : '';
+  }
+  /** Replaces line `line` of the open file with `text`, the cursor at its end. */
+  async function retypeLine(line, text) {
+    await wb.focusEditor();
+    await wb.goTo(line, 1);
+    await page.keyboard.press('Shift+End');
+    await page.keyboard.type(text);
+  }
+  /** Triggers completion until a row labelled `label` shows (the server may still be starting). */
+  const completionOffering = (label, timeout) =>
+    eventually(async () => {
+      const r = await wb.complete(20_000).catch(() => []);
+      if (labels(r).includes(label)) return r;
+      await page.keyboard.press('Escape');
+      return undefined;
+    }, { timeout, interval: 1000 });
+
+  // Issue 11: a weight spec typed from completion, with coreai-opt's schema for keys and values.
+  const specFile = 'weights.yaml';
+  const specLine = fs.readFileSync(path.join(extraFiles, specFile), 'utf8').split('\n').findIndex((l) => /^\s+weight:\s*$/.test(l)) + 2;
+  await step('under op_state_spec: weight: completion offers the spec keys with their docs', '14-schema-keys', async () => {
+    await wb.openFile(specFile);
+    await typeLineAfter(specLine - 1, '        ', '');
+    const rows = await completionOffering('dtype', 60_000);
+    assert.ok(rows, 'completion under weight: offers keys');
+    console.log(`# keys under weight: ${labels(rows).join(' ')}`);
+    for (const key of ['dtype', 'granularity', 'qscheme']) assert.ok(labels(rows).includes(key), `offers ${key}: ${labels(rows)}`);
+    assert.ok(!labels(rows).includes('module_name_configs'), 'only keys of a quantization spec');
+    // Each row carries its documentation (screen readers read the aria-label; the pane shows it).
+    const dtypeRow = rows.find((r) => labels([r])[0] === 'dtype');
+    assert.match(dtypeRow, /Target data type for quantization/, "dtype's docstring from coreai-opt");
+    const qschemeRow = rows.find((r) => labels([r])[0] === 'qscheme');
+    assert.match(qschemeRow, /Quantization scheme/, "qscheme's docstring from coreai-opt");
+    const pane = await showSuggestDetails();
+    await wb.screenshot('14-schema-keys');
+    assert.match(pane, /Target data type for quantization/, 'the documentation pane shows the focused key');
+    await page.keyboard.press('Escape');
+  });
+
+  await step('dtype: offers the dtypes coreai-opt accepts', '15-schema-values', async () => {
+    await retypeLine(specLine, '        dtype: ');
+    const rows = await completionOffering('int8', 30_000);
+    assert.ok(rows, 'completion after dtype: offers values');
+    await showSuggestDetails();
+    await wb.screenshot('15-schema-values');
+    // The list renders only the rows in view; the documentation lists every accepted value.
+    console.log(`# values of dtype in view: ${labels(rows).join(' ')}`);
+    for (const value of ['int8', 'int4', 'uint4', 'float8_e4m3fn']) assert.ok(labels(rows).includes(value), `offers ${value}: ${labels(rows)}`);
+    assert.ok(!labels(rows).includes('int9') && !labels(rows).includes('float32'), 'only the dtypes coreai-opt accepts');
+    const accepted = (rows[0].match(/Values: (.*)/) || [])[1] || '';
+    assert.match(accepted, /`uint8`/, `the documentation lists the accepted values: ${rows[0]}`);
+    assert.doesNotMatch(accepted, /`int9`|`float32`/);
+    await page.keyboard.press('Escape');
+  });
+
+  await step('dtype: int9 is an error at the value', '16-schema-error', async () => {
+    await retypeLine(specLine, '        dtype: int9');
+    const rows = await eventually(async () => {
+      const r = await wb.problems();
+      return r.some((x) => /int9/.test(x)) ? r : undefined;
+    }, { timeout: 30_000 });
+    await wb.screenshot('16-schema-error');
+    assert.ok(rows, 'a problem names int9');
+    const row = rows.find((x) => /int9/.test(x));
+    // An error (not a warning) at the value after `        dtype: ` (column 16), not at the key.
+    assert.match(row, new RegExp(`Ln ${specLine}, Col 16`), `problem: ${row}`);
+    assert.match(row, /expected one of .*`int8`/, `the message names the accepted values: ${row}`);
+    const icon = page.locator('.markers-panel .monaco-list-row', { hasText: 'int9' }).first().locator('.codicon-error');
+    assert.equal(await icon.count(), 1, 'shown as an error');
+    await wb.closePanel();
+  });
+
+  // Issue 12: the same help inside the strings of a config written in Python.
+  const script = 'train.py';
+  const scriptLines = fs.readFileSync(path.join(extraFiles, script), 'utf8').split('\n');
+  await step('a Python training script: completion of module names inside module_name_configs={"', '17-python-completion', async () => {
+    await wb.openFile(script);
+    const tableLine = scriptLines.findIndex((l) => l.includes('module_name_configs={')) + 1;
+    // Typing `"` makes the editor close the string: `"lay|"`, the usual state when completing.
+    const rows = await eventually(async () => {
+      await typeLineAfter(tableLine, '        ', '"lay');
+      try {
+        const r = await wb.complete(20_000);
+        await wb.screenshot('17-python-completion');
+        return offers(r, 'layer1.0.conv1') ? r : undefined;
+      } catch {
+        return undefined;
+      } finally {
+        await page.keyboard.press('Escape');
+        await page.keyboard.press('Control+Shift+K');
+      }
+    }, { timeout: 120_000, interval: 2000 });
+    assert.ok(rows, 'completion in the Python string offers the module names');
+    assert.ok(!offers(rows, 'import'), `only module names, not Python words: ${rows}`);
+  });
+
+  await step('a Python training script: hover on a pattern shows the ops it matches', '18-python-hover', async () => {
+    const text = await eventually(async () => {
+      const h = await wb.hoverText(example.hover.pattern);
+      return example.hover.expect.every((re) => re.test(h)) ? h : undefined;
+    }, { timeout: 60_000, interval: 1000 });
+    await wb.screenshot('18-python-hover');
+    assert.ok(text, `hover over ${example.hover.pattern} in ${script}`);
+    assert.match(text, /layer1\.0\.conv1/);
+    await page.mouse.move(5, 400);
+  });
+
+  await step('a Python training script: the no-match warning for its bad pattern', '19-python-problems', async () => {
+    const rows = await eventually(async () => {
+      const r = await wb.problems();
+      return r.some((x) => x.includes('layer5.*')) ? r : undefined;
+    }, { timeout: 60_000 });
+    await wb.screenshot('19-python-problems');
+    assert.ok(rows, `a problem names layer5.* in ${script}`);
+    const row = rows.find((x) => x.includes('layer5.*'));
+    assert.match(row, /matches no module/, `problem: ${row}`);
+    const line = scriptLines.findIndex((l) => l.includes('"layer5.*"')) + 1;
+    assert.match(row, new RegExp(`Ln ${line}, Col 9`), `at the key: ${row}`);
+    await wb.closePanel();
+    await wb.openFile(config.file);
   });
 
   await step('"opscope: Show Model Summary" shows the model tree', '05-summary', async () => {
