@@ -189,3 +189,5 @@ def test_explain_names_the_spec_prepare_prunes_with(name, label, config, eager_i
     assert len({s for s, _ in expected.values()}) >= 4
     codes = {d["code"] for d in explained["diagnostics"]}
     assert "overridden" in codes, explained["diagnostics"]
+    # Every entry here prunes something (model.norm through its module_state_spec).
+    assert "no-effect" not in codes, explained["diagnostics"]

@@ -135,10 +135,13 @@ Resolution resolve_pruner(const ConfigDocument& document, const index::Index& in
   // Which parameters end up pruned: a registered op whose weights all stay dense (its spec
   // dict names none of them, or names them with null) is left in full precision.
   std::vector<bool> pruned(index.parameters.size(), false);
+  std::vector<bool> by_module_spec(index.parameters.size(), false); // module_state_spec reached
   if (auto values = config::read_values(document.text, document.format)) {
     EagerWeights weights = resolve_eager_weights(document, *values, index);
-    for (const WeightDecision& w : weights.parameters)
+    for (const WeightDecision& w : weights.parameters) {
       pruned[static_cast<std::size_t>(w.parameter)] = !w.spec.is_null() && !w.spec_table.empty();
+      by_module_spec[static_cast<std::size_t>(w.parameter)] = w.spec_table == "module_state_spec";
+    }
   }
 
   std::vector<int> module_of(index.ops.size(), 0);
@@ -150,8 +153,16 @@ Resolution resolve_pruner(const ConfigDocument& document, const index::Index& in
   PrunerOps ops(document, index, out);
   for (std::size_t i = 0; i < index.ops.size(); ++i) {
     const index::Op& op = index.ops[i];
-    if (op.kind != index::OpKind::Call || !op.compressible_by(index::Compressor::MagnitudePruner))
+    if (op.kind != index::OpKind::Call)
       continue;
+    // An unregistered op counts when a module_state_spec reaches a tensor it reads (an RMSNorm's
+    // weight): the pruner parametrizes that tensor too.
+    if (!op.compressible_by(index::Compressor::MagnitudePruner)) {
+      const auto& reads = index.op_parameters(i);
+      if (std::none_of(reads.begin(), reads.end(),
+                       [&](int p) { return by_module_spec[static_cast<std::size_t>(p)]; }))
+        continue;
+    }
     OpDecision d;
     d.op = d.primary = static_cast<int>(i);
     d.module = module_of[i];
