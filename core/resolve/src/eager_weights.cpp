@@ -23,6 +23,8 @@ json default_state_spec(index::Compressor c) {
   case index::Compressor::Quantizer:
     return {
         {"weight", {{"dtype", "int8"}, {"granularity", {{"type", "per_channel"}, {"axis", 0}}}}}};
+  case index::Compressor::MagnitudePruner: // OpMagnitudePrunerConfig.get_default_state_spec
+    return {{"weight", {{"target_sparsity", 0.5}}}, {"in_proj_weight", {{"target_sparsity", 0.5}}}};
   default:
     return json::object();
   }

@@ -1,4 +1,5 @@
 #include "opscope/resolve/resolve.h"
+#include "opscope/resolve/pruner.h"
 
 #include "opscope/coreai/compressors.h"
 #include "opscope/coreai/tables.h"
@@ -360,7 +361,9 @@ std::shared_ptr<const Resolution> SharedResolution::get(const ConfigDocument& do
                                                         const index::QueryEngine* engine) const {
   std::lock_guard<std::mutex> lock(mutex_);
   if (!value_)
-    value_ = std::make_shared<const Resolution>(resolve_quantizer(document, index, engine));
+    value_ = std::make_shared<const Resolution>(resolves_pruning(document, index)
+                                                    ? resolve_pruner(document, index, engine)
+                                                    : resolve_quantizer(document, index, engine));
   return value_;
 }
 

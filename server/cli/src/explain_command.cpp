@@ -1,4 +1,5 @@
 #include "commands.h"
+#include "explain_pruner.h"
 #include "explain_size.h"
 #include "opscope/cli/dispatch.h"
 #include "opscope/cli/model_options.h"
@@ -6,6 +7,7 @@
 #include "opscope/coreai/compressors.h"
 #include "opscope/features/overridden.h"
 #include "opscope/json/json_string.h"
+#include "opscope/resolve/pruner.h"
 #include "opscope/resolve/resolve.h"
 #include "opscope/support/regular_file.h"
 
@@ -35,7 +37,10 @@ CommandSpec explain_spec() {
       "entry: {path, line} | null, full_precision}], \"modules\": [{module, module_type, entry, "
       "direct,\n"
       "full_precision}], \"unresolved\": [...]}; lines are 1-based; entry null is\n"
-      "coreai-opt's default global_config (none written). Graph mode, quantization_config.",
+      "coreai-opt's default global_config (none written). Graph mode, quantization_config.\n"
+      "magnitude_pruning_config (eager): the ops MagnitudePruner prunes, and\n"
+      "\"parameters\": [{parameter, module, entry, spec_key, spec}] with each pruned\n"
+      "parameter's spec, defaults filled in (null: left dense).",
       model_options(false),
       {"CONFIG"}};
   spec.options.insert(spec.options.begin(), {"--model", "-m", "M",
@@ -62,7 +67,9 @@ config::ConfigDocument read_document(const std::string& path) {
                              "` lists every problem)");
   }
   // The palettizer and the eager Quantizer: module decisions and the projected size (params).
-  if (doc.root != config::Compressor::Quantizer && doc.root != config::Compressor::KMeansPalettizer)
+  if (doc.root != config::Compressor::Quantizer &&
+      doc.root != config::Compressor::KMeansPalettizer &&
+      doc.root != config::Compressor::MagnitudePruner)
     throw std::runtime_error(
         path + ": explain resolves quantization_config only so far" +
         (doc.root == config::Compressor::None
@@ -135,14 +142,19 @@ int run_explain(const std::vector<std::string>& args) {
     const std::string& config_path = parsed.positionals[0];
     config::ConfigDocument doc = read_document(config_path);
     model::Settings settings = model_settings(parsed);
-    if (settings.mode_given && settings.mode != index::Mode::Graph)
+    const bool pruner = doc.root == config::Compressor::MagnitudePruner;
+    if (settings.mode_given && settings.mode != index::Mode::Graph && !pruner)
       throw UsageError("explain resolves graph mode only so far: drop --mode eager");
-    settings.mode = doc.root == config::Compressor::KMeansPalettizer ||
+    settings.mode = doc.root == config::Compressor::KMeansPalettizer || pruner ||
                             doc.execution_mode.value_or("graph") == "eager"
                         ? index::Mode::Eager
                         : index::Mode::Graph;
     index::Index index = model::load_index(parsed.value("--model"), settings);
-    resolve::Resolution resolution = resolve::resolve_quantizer(doc, index);
+    if (pruner && index.mode != index::Mode::Eager)
+      throw UsageError("MagnitudePruner runs eager only: give an eager-mode index or a .pt2 "
+                       "archive, not a graph-mode index");
+    resolve::Resolution resolution =
+        pruner ? resolve::resolve_pruner(doc, index) : resolve::resolve_quantizer(doc, index);
 
     for (const resolve::Unresolved& u : resolution.unresolved) {
       const config::PatternKey& key = doc.keys[static_cast<std::size_t>(u.key)];
@@ -165,7 +177,7 @@ int run_explain(const std::vector<std::string>& args) {
         text += i ? ",\n  {\"op_name\": " : "\n  {\"op_name\": ";
         json::append_json_string(text, op.name);
         text += ", \"op_type\": ";
-        json::append_json_string(text, index.type_for(op, index::Compressor::Quantizer));
+        json::append_json_string(text, index.type_for(op, resolution.compressor));
         text += ", \"module\": ";
         json::append_json_string(text, module_name(index, d.module));
         text += ", \"pattern_first_op\": ";
@@ -188,6 +200,8 @@ int run_explain(const std::vector<std::string>& args) {
         text += d.full_precision ? ", \"full_precision\": true}" : ", \"full_precision\": false}";
       }
       text += "],\n";
+      if (pruner)
+        text += "\"parameters\": " + pruned_parameters_json(doc, index).dump(2) + ",\n";
       nlohmann::json unresolved = nlohmann::json::array();
       for (const resolve::Unresolved& u : resolution.unresolved)
         unresolved.push_back(
@@ -217,7 +231,7 @@ int run_explain(const std::vector<std::string>& args) {
           d.primary == d.op
               ? ""
               : "  (with " + index.ops[static_cast<std::size_t>(d.primary)].name + ")";
-      rows.push_back({op.name + " [" + index.type_for(op, index::Compressor::Quantizer) + "]",
+      rows.push_back({op.name + " [" + index.type_for(op, resolution.compressor) + "]",
                       module.empty() ? "(root)" : module,
                       entry_text(doc, d.decider) + (d.full_precision ? "  fp" : "") + with});
     }
@@ -235,8 +249,11 @@ int run_explain(const std::vector<std::string>& args) {
     std::size_t full_precision = static_cast<std::size_t>(
         std::count_if(resolution.ops.begin(), resolution.ops.end(),
                       [](const resolve::OpDecision& d) { return d.full_precision; }));
-    std::cout << resolution.ops.size() << " ops configured by the Quantizer, " << full_precision
+    std::cout << resolution.ops.size() << " ops configured by the "
+              << (pruner ? "MagnitudePruner" : "Quantizer") << ", " << full_precision
               << " left in full precision\n";
+    if (pruner)
+      print_pruned_parameters(doc, index);
     for (const features::Diagnostic& d : notes)
       std::cout << config_path << ":" << d.range.start.line + 1 << ": "
                 << features::to_string(d.severity) << ": " << d.message << " [" << d.code << "]\n";

@@ -139,7 +139,7 @@ std::string resolution_text(const config::ConfigDocument& document, const index:
     } else if (key.table == Table::OpName) {
       in_reach = mine || op_name->matches(op.name);
     } else {
-      in_reach = mine || index.type_for(op, index::Compressor::Quantizer) == key.text;
+      in_reach = mine || index.type_for(op, resolution.compressor) == key.text;
     }
     if (!in_reach) {
       beyond += mine ? 1 : 0; // a pattern member outside its modules (the bn after its conv)
@@ -157,9 +157,11 @@ std::string resolution_text(const config::ConfigDocument& document, const index:
     else
       ++it->second;
   }
-  std::string out = "**coreai-opt's resolution** (graph mode): decides " +
+  const bool pruner = resolution.compressor == index::Compressor::MagnitudePruner;
+  std::string out = std::string("**coreai-opt's resolution** (") +
+                    (pruner ? "eager mode" : "graph mode") + "): decides " +
                     std::to_string(governed) + " of the " + plural(matched, "op") +
-                    " the Quantizer annotates here";
+                    (pruner ? " the MagnitudePruner prunes here" : " the Quantizer annotates here");
   if (beyond > 0)
     out += ", and " + std::to_string(beyond) +
            " more outside them that follow its ops in a pattern (conv -> bn -> relu, ...)";
@@ -207,8 +209,11 @@ std::optional<Hover> root_summary(const config::ConfigDocument& document, config
     else
       ++it->second.first;
   }
+  const bool pruner = resolution->compressor == index::Compressor::MagnitudePruner;
   h.markdown += "**" + plural(resolution->ops.size(), "op") +
-                " annotated by the Quantizer** (coreai-opt's resolution, graph mode): " +
+                (pruner ? " configured by the MagnitudePruner** (coreai-opt's resolution, eager "
+                          "mode): "
+                        : " annotated by the Quantizer** (coreai-opt's resolution, graph mode): ") +
                 std::to_string(resolution->ops.size() - full_precision) + " compressed, " +
                 std::to_string(full_precision) +
                 " left in full precision.\n\n| entry | line | ops |\n|---|---|---|\n";

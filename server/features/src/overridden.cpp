@@ -1,5 +1,7 @@
 #include "opscope/features/overridden.h"
 
+#include "move_below.h"
+
 #include <algorithm>
 #include <map>
 #include <optional>
@@ -23,7 +25,8 @@ std::string describe(const config::ConfigDocument& doc, const resolve::Decider& 
 // Quantizer annotates (GPT-2's Conv1D computes with addmm): its specs change nothing.
 std::optional<Diagnostic> no_effect(const index::Index& index, const PatternKey& key,
                                     const resolve::EntryMatch& entry,
-                                    const std::vector<bool>& covered) {
+                                    const std::vector<bool>& covered,
+                                    index::Compressor compressor) {
   std::vector<std::string> types;
   std::size_t ops = 0;
   for (std::size_t m = 0; m < covered.size(); ++m) {
@@ -53,9 +56,31 @@ std::optional<Diagnostic> no_effect(const index::Index& index, const PatternKey&
   d.message = "`" + key.text + "` matches " + std::to_string(modules) +
               (modules == 1 ? " module" : " modules") + " but none of their " +
               std::to_string(ops) + (ops == 1 ? " op" : " ops") +
-              " is one the Quantizer compresses: they compute with " + held +
-              ", so this entry changes nothing and their weights stay in full precision";
+              (compressor == index::Compressor::MagnitudePruner
+                   ? " is one the MagnitudePruner prunes (linear, conv, multi-head attention): "
+                     "they compute with "
+                   : " is one the Quantizer compresses: they compute with ") +
+              held + ", so this entry changes nothing and their weights stay in full precision";
   return d;
+}
+
+// The move-below fix when every entry taking this one's ops is a later entry of its own
+// table (moving it below them makes coreai-opt apply it first); none when a stronger table
+// or the global config takes them, where no order helps.
+std::optional<Fix> move_below_winners(const config::ConfigDocument& doc, const PatternKey& key,
+                                      const std::vector<resolve::Decider>& winners) {
+  const PatternKey* last = nullptr;
+  for (const resolve::Decider& w : winners) {
+    if (w.kind != resolve::Decider::Kind::Key)
+      return std::nullopt;
+    const PatternKey& other = doc.keys[static_cast<std::size_t>(w.key)];
+    if (other.table != key.table || !(other.scope == key.scope) ||
+        !(key.range.start < other.range.start))
+      return std::nullopt;
+    if (!last || last->range.start < other.range.start)
+      last = &other;
+  }
+  return last ? detail::move_below(doc, key, *last) : std::nullopt;
 }
 
 } // namespace
@@ -103,7 +128,8 @@ std::vector<Diagnostic> overridden_diagnostics(const config::ConfigDocument& doc
       ++it->second;
     }
     if (matched == 0) {
-      if (std::optional<Diagnostic> d = no_effect(index, key, entry, covered))
+      if (std::optional<Diagnostic> d =
+              no_effect(index, key, entry, covered, resolution.compressor))
         out.push_back(std::move(*d));
       continue;
     }
@@ -118,13 +144,18 @@ std::vector<Diagnostic> overridden_diagnostics(const config::ConfigDocument& doc
     d.range = key.range;
     std::string ops = std::to_string(matched) + (matched == 1 ? " op" : " ops");
     if (governed == 0) {
+      if (std::optional<Fix> fix = move_below_winners(document, key, winner_order))
+        d.fixes.push_back(std::move(*fix));
       d.severity = Severity::Warning;
       d.code = "overridden";
       d.message = "`" + key.text + "` decides none of the ops it matches (" + ops +
                   "): " + (matched == 1 ? "it goes to " : "they go to ") + who +
                   " (coreai-opt: module names beat module types, the last matching entry of a "
-                  "table wins, a claimed module's children go with it, and an op in a pattern "
-                  "such as conv -> bn -> relu goes with the pattern's first op)";
+                  "table wins, a claimed module's children go with it" +
+                  (resolution.compressor == index::Compressor::Quantizer
+                       ? ", and an op in a pattern such as conv -> bn -> relu goes with the "
+                         "pattern's first op)"
+                       : ")");
     } else {
       d.severity = Severity::Information;
       d.code = "partly-overridden";

@@ -1,23 +1,38 @@
 #include "resolution.h"
 
+#include "opscope/resolve/pruner.h"
+
 namespace opscope::features::detail {
+namespace {
+
+// The graph Quantizer and the (eager) pruner have a resolution; the other compressors and
+// modes do not yet.
+bool resolvable(const config::ConfigDocument& document, const Model* model) {
+  if (!model || !model->index)
+    return false;
+  if (model->compressor == index::Compressor::MagnitudePruner)
+    return resolve::resolves_pruning(document, *model->index);
+  return model->compressor == index::Compressor::Quantizer &&
+         resolve::resolves_in_graph_mode(document, *model->index);
+}
+
+} // namespace
 
 std::shared_ptr<const resolve::Resolution> resolution_of(const config::ConfigDocument& document,
                                                          const Model* model) {
-  if (!model || !model->index || model->compressor != index::Compressor::Quantizer ||
-      !resolve::resolves_in_graph_mode(document, *model->index))
+  if (!resolvable(document, model))
     return nullptr;
   if (model->resolution)
     return model->resolution->get(document, *model->index, model->queries);
   return std::make_shared<const resolve::Resolution>(
-      resolve::resolve_quantizer(document, *model->index, model->queries));
+      resolve::resolves_pruning(document, *model->index)
+          ? resolve::resolve_pruner(document, *model->index, model->queries)
+          : resolve::resolve_quantizer(document, *model->index, model->queries));
 }
 
 std::shared_ptr<const resolve::Resolution>
 resolution_if_ready(const config::ConfigDocument& document, const Model* model) {
-  if (model && model->resolution && model->index &&
-      model->compressor == index::Compressor::Quantizer &&
-      resolve::resolves_in_graph_mode(document, *model->index))
+  if (model && model->resolution && resolvable(document, model))
     return model->resolution->ready();
   return resolution_of(document, model);
 }

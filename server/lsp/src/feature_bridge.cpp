@@ -105,12 +105,12 @@ protocol::Diagnostic to_lsp(const FeatureInput& in, const features::Diagnostic& 
   out.severity = severity_of(d.severity);
   out.code = d.code;
   out.message = d.message;
-  if (!d.fixes.empty()) {
-    protocol::Json names = protocol::Json::array();
-    for (const auto& fix : d.fixes)
+  protocol::Json names = protocol::Json::array();
+  for (const auto& fix : d.fixes)
+    if (fix.replacement)
       names.push_back(fix.edit.new_text);
+  if (!names.empty())
     out.data = {{"replacements", names}};
-  }
   return out;
 }
 

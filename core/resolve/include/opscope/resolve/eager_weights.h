@@ -43,7 +43,7 @@ struct EagerWeights {
 };
 
 // `values` is read_values() of the document. The compressor is the document's root
-// (Quantizer or KMeansPalettizer; the pruner follows the same rules with its own specs).
+// (Quantizer, KMeansPalettizer or MagnitudePruner: the same handler, each with its specs).
 // `modules`: resolve_quantizer() of the same document and index when the caller has it (the
 // editor's per-revision resolution), so the module decisions are not computed twice.
 EagerWeights resolve_eager_weights(const config::ConfigDocument& document,

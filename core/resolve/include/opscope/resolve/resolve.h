@@ -72,6 +72,7 @@ struct Resolution {
   std::vector<OpDecision> ops;         // the ops the compressor configures, graph order
   std::vector<Unresolved> unresolved;
   std::vector<EntryMatch> entries; // module table entries: name keys, then type keys, dict order
+  index::Compressor compressor = index::Compressor::Quantizer; // whose ops `ops` lists
 };
 
 // The Quantizer's resolution (document root `quantization_config`). Ops are those the

@@ -17,6 +17,7 @@ enum class Severity { Error, Warning, Information };
 struct Fix {
   std::string title; // "Replace with `layer1.*`"
   TextEdit edit;
+  bool replacement = true; // the edit replaces the key by a name (false: it moves an entry)
 };
 
 struct Diagnostic {

@@ -1,0 +1,40 @@
+// What a magnitude_pruning_config does to a model, ported from coreai-opt 0.4.0's
+// MagnitudePruner (pruning/magnitude_pruner.py), which runs eager only:
+//  - each module's config: build_module_config_dict as for the other compressors (resolve.h:
+//    module name > module type > global, later entries of a table win, a claimed module's
+//    unclaimed children go with it, module-level specs stay with the module matched);
+//  - the ops it configures: every call of a function in _PrunerSupportedOpsRegistry
+//    (linear, conv1d/2d/3d, conv_transpose1d/2d/3d, multi_head_attention), each taking its
+//    innermost module's config and in it op_name_config (last match) > op_type_config (last
+//    equal) > the module config's own op_state_spec (TorchFunctionEagerHandler, as the eager
+//    Quantizer: eager_weights.h);
+//  - what it prunes: the parameters those calls read whose local name the spec dict names
+//    (default {"weight", "in_proj_weight"} at target_sparsity 0.5, unstructured), floating
+//    and of more than one element; module_state_spec reaches any parameter its module owns.
+// Pure: reads only the parsed document, its values and the index.
+#pragma once
+
+#include "opscope/config/document.h"
+#include "opscope/index/index.h"
+#include "opscope/index/query.h"
+#include "opscope/resolve/eager_weights.h"
+#include "opscope/resolve/resolve.h"
+
+#include <nlohmann/json.hpp>
+
+namespace opscope::resolve {
+
+// Whether resolve_pruner describes what coreai-opt does: a magnitude_pruning_config over an
+// eager-mode index (MagnitudePruner has no graph mode).
+bool resolves_pruning(const config::ConfigDocument& document, const index::Index& index);
+
+// Module decisions and the ops the pruner configures (registered calls, graph order), each
+// with the entry deciding it; `full_precision` when that entry is null.
+Resolution resolve_pruner(const config::ConfigDocument& document, const index::Index& index,
+                          const index::QueryEngine* engine = nullptr);
+
+// A pruning spec with coreai-opt's defaults filled in (PruningSpec: target_sparsity 0.5,
+// pruning_scheme unstructured, pruning_algo "default"); null stays null.
+nlohmann::ordered_json filled_pruning_spec(const nlohmann::ordered_json& spec);
+
+} // namespace opscope::resolve
