@@ -87,6 +87,15 @@ def inspect_worker() -> str:
 
 
 @pytest.fixture(scope="session")
+def opscope_bin() -> str:
+    path = os.environ.get("OPSCOPE_BIN", "")
+    if not path or not os.access(path, os.X_OK):
+        pytest.fail(f"OPSCOPE_BIN={path!r} is not the opscope binary; run via ctest",
+                    pytrace=False)
+    return path
+
+
+@pytest.fixture(scope="session")
 def opscope_index(fixture_archive, inspect_worker, tmp_path_factory):
     cache: dict = {}
     outdir = tmp_path_factory.mktemp("indexes")

@@ -20,7 +20,6 @@ import contextlib
 import copy
 import io
 import json
-import os
 import subprocess
 import time
 
@@ -179,15 +178,6 @@ def graph_index(tmp_path_factory, inspect_worker):
         return cache[name]
 
     return get
-
-
-@pytest.fixture(scope="module")
-def opscope_bin() -> str:
-    path = os.environ.get("OPSCOPE_BIN", "")
-    if not path or not os.access(path, os.X_OK):
-        pytest.fail(f"OPSCOPE_BIN={path!r} is not the opscope binary; run via ctest",
-                    pytrace=False)
-    return path
 
 
 def prepared_node_dtypes(name: str, config: dict) -> dict[str, str | None]:

@@ -12,7 +12,6 @@ import copy
 import io
 import json
 import logging
-import os
 import subprocess
 import time
 
@@ -22,15 +21,6 @@ from conftest import build_fixture_model
 from size_cases import CASES
 
 FLAT_CASES = [(name, label, config) for name, cases in CASES for label, config in cases]
-
-
-@pytest.fixture(scope="module")
-def opscope_bin() -> str:
-    path = os.environ.get("OPSCOPE_BIN", "")
-    if not path or not os.access(path, os.X_OK):
-        pytest.fail(f"OPSCOPE_BIN={path!r} is not the opscope binary; run via ctest",
-                    pytrace=False)
-    return path
 
 
 @pytest.fixture(scope="module")

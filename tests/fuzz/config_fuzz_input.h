@@ -49,10 +49,7 @@ inline void run_config_input(const std::uint8_t* data, std::size_t size, config:
 
   config::ConfigDocument doc = config::read_config(text, format);
   (void)config::guess_format("config", text);
-  const features::Model model{
-      &resnet,
-      index::parse_compressor(config::compressor_name(doc.root)).value_or(index::Compressor::None),
-      &queries};
+  const features::Model model{&resnet, doc.root, &queries};
   // A cursor anywhere: past the end of a line or of the document too.
   for (std::size_t c : cursors) {
     config::Position at = position_of(text, text.empty() ? 0 : c % (text.size() + 2));

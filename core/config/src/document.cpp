@@ -59,8 +59,4 @@ Format guess_format(const std::string& path, const std::string& text) {
   return first != std::string::npos && text[first] == '{' ? Format::Json : Format::Yaml;
 }
 
-const char* compressor_name(Compressor root) {
-  return root == Compressor::None ? "" : coreai::to_string(root);
-}
-
 } // namespace opscope::config

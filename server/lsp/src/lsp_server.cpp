@@ -417,13 +417,8 @@ void LspServer::forget_document(const std::string& uri) {
 
 // Models no open config uses stop being polled and rebuilt.
 void LspServer::release_unused_models() {
-  if (!models_)
-    return;
-  std::set<std::string> in_use;
-  for (const auto& [open_uri, doc] : documents_.all())
-    if (auto analysis = analyse(doc); analysis.model)
-      in_use.insert(analysis.model->spec.key());
-  models_->retain_only(in_use);
+  if (models_)
+    models_->retain_only(workspace_.models_in_use(documents_.all()));
 }
 
 const Document* LspServer::document_or_error(const std::string& uri, const Reply& reply) {

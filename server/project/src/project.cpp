@@ -291,10 +291,13 @@ Resolution resolve_model(const std::string& config_path, const ConfigHints& hint
   ModelSettings settings = project_settings.overridden_by(editor);
 
   // Compressor: editor setting, else the config's root key, else the project file.
-  std::string compressor = editor.compressor.value_or(
-      !hints.compressor.empty() ? hints.compressor : project_settings.compressor.value_or(""));
-  if (auto parsed = index::parse_compressor(compressor))
-    out.compressor = *parsed;
+  if (editor.compressor || hints.compressor == index::Compressor::None) {
+    if (auto parsed = index::parse_compressor(
+            editor.compressor.value_or(project_settings.compressor.value_or(""))))
+      out.compressor = *parsed;
+  } else {
+    out.compressor = hints.compressor;
+  }
 
   if (!settings.model) {
     out.problem = out.project_file.empty()

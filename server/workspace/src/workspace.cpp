@@ -72,7 +72,7 @@ Analysis Workspace::analyse(const Document& doc) {
   if (!is_checked(*out.config) || doc.path.empty())
     return out; // not a compression config (or not a file): no model needed
   out.resolved = true;
-  project::ConfigHints hints{config::compressor_name(out.config->root), out.config->execution_mode};
+  project::ConfigHints hints{out.config->root, out.config->execution_mode};
   out.resolution = project::resolve_model(doc.path, hints, settings_.models, settings_.base_dir,
                                           &project_file_cache_);
   if (const std::string& file = out.resolution.project_file;
@@ -120,6 +120,14 @@ Workspace::decisions_for(const Document& doc, const std::shared_ptr<const index:
     parsed.resolved_index = index;
   }
   return parsed.decisions;
+}
+
+std::set<std::string> Workspace::models_in_use(const std::map<std::string, Document>& open) {
+  std::set<std::string> keys;
+  for (const auto& [uri, doc] : open)
+    if (const Model* model = analyse(doc).model)
+      keys.insert(model->spec.key());
+  return keys;
 }
 
 std::vector<std::string> Workspace::changed_project_files() {

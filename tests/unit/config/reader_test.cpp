@@ -316,7 +316,6 @@ TEST(ConfigReader, RootsNameTheCompressor) {
             Compressor::KMeansPalettizer);
   EXPECT_EQ(read_config("", Format::Yaml).root, Compressor::None);
   EXPECT_EQ(read_config("just text", Format::Yaml).root, Compressor::None);
-  EXPECT_STREQ(compressor_name(Compressor::MagnitudePruner), "magnitude_pruner");
 }
 
 TEST(ConfigReader, GuessesTheFormat) {

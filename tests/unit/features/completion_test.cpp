@@ -171,12 +171,3 @@ TEST(Completion, WithoutAModelPatternKeysAreIncompleteButFieldsWork) {
   ASSERT_NE(find(list, "module_name_configs"), nullptr);
   EXPECT_EQ(find(list, "module_name_configs")->kind, CompletionItem::Kind::Field);
 }
-
-// The server and `opscope check` take the compressor from the root key this way
-// (project::ConfigHints); no root leaves the project's or the default compressor.
-TEST(Completion, TheConfigRootPicksTheCompressor) {
-  auto doc = config::read_config("kmeans_palettization_config:\n", config::Format::Yaml);
-  EXPECT_EQ(index::parse_compressor(config::compressor_name(doc.root)),
-            index::Compressor::KMeansPalettizer);
-  EXPECT_STREQ(config::compressor_name(config::read_config("{}", config::Format::Json).root), "");
-}

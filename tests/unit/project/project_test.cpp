@@ -70,13 +70,13 @@ TEST_F(ProjectTest, AModelIsWhatItsContentIsWhateverItsNameAndTheCliAgrees) {
   write(root_ / "model.pt2", "{\"format\":\"opscope-index\",\"version\":1}");
   write(root_ / "archive.json", std::string("PK\x03\x04rest", 8));
   std::string config = (root_ / "q.yaml").string();
-  Resolution r = resolve_model(config, {"quantizer", std::nullopt}, {}, "");
+  Resolution r = resolve_model(config, {index::Compressor::Quantizer, std::nullopt}, {}, "");
   ASSERT_TRUE(r.model.has_value()) << r.problem;
   EXPECT_EQ(r.model->kind, ModelKind::IndexFile) << "an index file named .pt2 is an index file";
   EXPECT_EQ(model::classify((root_ / "model.pt2").string()), ModelKind::IndexFile);
 
   write(root_ / "opscope.yaml", "model: archive.json\n");
-  r = resolve_model(config, {"quantizer", std::nullopt}, {}, "");
+  r = resolve_model(config, {index::Compressor::Quantizer, std::nullopt}, {}, "");
   ASSERT_TRUE(r.model.has_value()) << r.problem;
   EXPECT_EQ(r.model->kind, ModelKind::Archive) << "a zip named .json is an archive";
   EXPECT_EQ(model::classify((root_ / "archive.json").string()), ModelKind::Archive);
@@ -84,7 +84,8 @@ TEST_F(ProjectTest, AModelIsWhatItsContentIsWhateverItsNameAndTheCliAgrees) {
   // Relative to the project's folder, not the server's working directory.
   fs::path elsewhere = root_ / "configs";
   write(elsewhere / "opscope.yaml", "model: ../model.pt2\n");
-  r = resolve_model((elsewhere / "q.yaml").string(), {"quantizer", std::nullopt}, {}, "");
+  r = resolve_model((elsewhere / "q.yaml").string(), {index::Compressor::Quantizer, std::nullopt},
+                    {}, "");
   ASSERT_TRUE(r.model.has_value()) << r.problem;
   EXPECT_EQ(r.model->kind, ModelKind::IndexFile);
 
@@ -100,7 +101,7 @@ TEST_F(ProjectTest, AModelIsWhatItsContentIsWhateverItsNameAndTheCliAgrees) {
 TEST_F(ProjectTest, FoundByWalkingUpAndPathsAreRelativeToIt) {
   write(root_ / "opscope.yaml", "model: model.pt2\nmode: graph\n");
   std::string config = (root_ / "configs" / "deep" / "quant.yaml").string();
-  Resolution r = resolve_model(config, {"quantizer", std::nullopt}, {}, "");
+  Resolution r = resolve_model(config, {index::Compressor::Quantizer, std::nullopt}, {}, "");
   ASSERT_TRUE(r.model.has_value()) << r.problem;
   EXPECT_EQ(r.project_file, (root_ / "opscope.yaml").string());
   EXPECT_EQ(r.model->path, (root_ / "model.pt2").string());
@@ -112,7 +113,7 @@ TEST_F(ProjectTest, AnEditedProjectFileIsReadAgainEvenThoughItsParseIsKept) {
   fs::path project = root_ / "opscope.yaml";
   std::string config = (root_ / "configs" / "quant.yaml").string();
   auto model_path = [&] {
-    Resolution r = resolve_model(config, {"quantizer", std::nullopt}, {}, "");
+    Resolution r = resolve_model(config, {index::Compressor::Quantizer, std::nullopt}, {}, "");
     return r.model ? r.model->path : r.problem;
   };
   // An old file: its parse is kept from the first request on.
@@ -138,15 +139,18 @@ TEST_F(ProjectTest, AnEditedProjectFileIsReadAgainEvenThoughItsParseIsKept) {
 TEST_F(ProjectTest, ConfigRootAndExecutionModeBeatTheProjectFileButNotTheEditor) {
   write(root_ / "opscope.yaml", "model: model.pt2\nmode: graph\ncompressor: magnitude_pruner\n");
   std::string config = (root_ / "configs" / "quant.yaml").string();
-  Resolution r = resolve_model(config, {"kmeans_palettizer", "eager"}, {}, "");
+  Resolution r = resolve_model(config, {index::Compressor::KMeansPalettizer, "eager"}, {}, "");
   EXPECT_EQ(r.compressor, index::Compressor::KMeansPalettizer);
   EXPECT_EQ(r.model->mode, index::Mode::Eager);
+  // A config without a root key (a fragment) takes the project file's compressor.
+  EXPECT_EQ(resolve_model(config, {index::Compressor::None, std::nullopt}, {}, "").compressor,
+            index::Compressor::MagnitudePruner);
 
   ModelSettings editor;
   editor.mode = "graph";
   editor.compressor = "quantizer";
   editor.model = "other.pt2";
-  r = resolve_model(config, {"kmeans_palettizer", "eager"}, editor, "/workspace");
+  r = resolve_model(config, {index::Compressor::KMeansPalettizer, "eager"}, editor, "/workspace");
   EXPECT_EQ(r.compressor, index::Compressor::Quantizer);
   EXPECT_EQ(r.model->mode, index::Mode::Graph);
   EXPECT_EQ(r.model->path, "/workspace/other.pt2");
@@ -158,10 +162,10 @@ TEST_F(ProjectTest, PalettizerAndPrunerConfigsDefaultToEagerMode) {
   // anywhere, a palettization config must not be checked against graph-mode names.
   write(root_ / "opscope.yaml", "model: model.pt2\n");
   std::string config = (root_ / "configs" / "palettize.yaml").string();
-  Resolution r = resolve_model(config, {"kmeans_palettizer", std::nullopt}, {}, "");
+  Resolution r = resolve_model(config, {index::Compressor::KMeansPalettizer, std::nullopt}, {}, "");
   ASSERT_TRUE(r.model.has_value());
   EXPECT_EQ(r.model->mode, index::Mode::Eager);
-  r = resolve_model(config, {"quantizer", std::nullopt}, {}, "");
+  r = resolve_model(config, {index::Compressor::Quantizer, std::nullopt}, {}, "");
   EXPECT_EQ(r.model->mode, index::Mode::Graph);
 }
 
@@ -171,16 +175,20 @@ TEST_F(ProjectTest, PalettizerAndPrunerConfigsRunEagerWhateverModeIsSet) {
   // (the editor used to check them against graph-mode tables, `check` to refuse them).
   write(root_ / "opscope.yaml", "model: model.pt2\nmode: graph\n");
   std::string config = (root_ / "configs" / "prune.yaml").string();
-  EXPECT_EQ(resolve_model(config, {"magnitude_pruner", std::nullopt}, {}, "").model->mode,
-            index::Mode::Eager);
-  EXPECT_EQ(resolve_model(config, {"kmeans_palettizer", "graph"}, {}, "").model->mode,
-            index::Mode::Eager);
+  EXPECT_EQ(
+      resolve_model(config, {index::Compressor::MagnitudePruner, std::nullopt}, {}, "").model->mode,
+      index::Mode::Eager);
+  EXPECT_EQ(
+      resolve_model(config, {index::Compressor::KMeansPalettizer, "graph"}, {}, "").model->mode,
+      index::Mode::Eager);
   ModelSettings editor;
   editor.mode = "graph";
-  EXPECT_EQ(resolve_model(config, {"magnitude_pruner", std::nullopt}, editor, "").model->mode,
+  EXPECT_EQ(resolve_model(config, {index::Compressor::MagnitudePruner, std::nullopt}, editor, "")
+                .model->mode,
             index::Mode::Eager);
-  EXPECT_EQ(resolve_model(config, {"quantizer", std::nullopt}, editor, "").model->mode,
-            index::Mode::Graph);
+  EXPECT_EQ(
+      resolve_model(config, {index::Compressor::Quantizer, std::nullopt}, editor, "").model->mode,
+      index::Mode::Graph);
 }
 
 TEST_F(ProjectTest, PythonTargetsKeepInputsAndFindTheirSourceFile) {

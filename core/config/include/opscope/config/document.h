@@ -140,8 +140,4 @@ ConfigDocument read_config(std::string text, Format format);
 // the content (a document starting with `{` is JSON).
 Format guess_format(const std::string& path, const std::string& text);
 
-// The compressor name a root implies ("quantizer", ...), or "" when the config has no
-// root key (so a project's or editor's compressor applies).
-const char* compressor_name(Compressor root);
-
 } // namespace opscope::config

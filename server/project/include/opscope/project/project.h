@@ -99,7 +99,7 @@ struct Resolution {
 };
 
 struct ConfigHints {
-  std::string compressor; // from the config's root key ("" when none)
+  index::Compressor compressor = index::Compressor::None; // the config's root key's (None: no root)
   std::optional<std::string> execution_mode;
 };
 

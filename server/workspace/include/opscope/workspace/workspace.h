@@ -23,6 +23,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -114,6 +115,9 @@ public:
   Analysis analyse(const Document& doc);
   // Drops the parse kept for `uri`, which is no longer open.
   void forget(const std::string& uri) { parsed_.erase(uri); }
+  // The models (ModelSpec::key()) the `open` configs use now: the host may stop polling and
+  // rebuilding the others (a closed config, or a project whose consent an edit revoked).
+  std::set<std::string> models_in_use(const std::map<std::string, Document>& open);
 
   // The project files of the configs analysed so far that changed on disk since the last call
   // (an edit re-resolves every config, also for editors that cannot watch files).
