@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import copy
 import json
-import os
 import subprocess
 import time
 
@@ -71,15 +70,6 @@ LLAMA = {"magnitude_pruning_config": {
 }}
 
 CASES = [("resnet18", "overlapping", RESNET), ("hf_llama", "overlapping", LLAMA)]
-
-
-@pytest.fixture(scope="module")
-def opscope_bin() -> str:
-    path = os.environ.get("OPSCOPE_BIN", "")
-    if not path or not os.access(path, os.X_OK):
-        pytest.fail(f"OPSCOPE_BIN={path!r} is not the opscope binary; run via ctest",
-                    pytrace=False)
-    return path
 
 
 @pytest.fixture(scope="module")
