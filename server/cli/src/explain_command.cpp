@@ -34,7 +34,9 @@ CommandSpec explain_spec() {
       "entry: {path, line} | null, full_precision}], \"modules\": [{module, module_type, entry, "
       "direct,\n"
       "full_precision}], \"unresolved\": [...]}; lines are 1-based; entry null is\n"
-      "coreai-opt's default global_config (none written). Graph mode, quantization_config.",
+      "coreai-opt's default global_config (none written). Graph mode, quantization_config.\n"
+      "An op reading a tied tensor also has shared_weight: {parameter, names,\n"
+      "decided_by: {op, entry}}; a module called under an alias has canonical.",
       model_options(false),
       {"CONFIG"}};
   spec.options.insert(spec.options.begin(), {"--model", "-m", "M",
@@ -95,6 +97,31 @@ const std::string& module_name(const index::Index& index, int module) {
   return index.modules[static_cast<std::size_t>(module)].name;
 }
 
+// Per row of resolution.ops: the shared (tied) tensor it reads, if any (index into shared).
+std::vector<int> shared_of_rows(const resolve::Resolution& resolution) {
+  std::vector<int> shared(resolution.ops.size(), -1);
+  for (std::size_t s = 0; s < resolution.shared.size(); ++s)
+    for (int row : resolution.shared[s].readers)
+      shared[static_cast<std::size_t>(row)] = static_cast<int>(s);
+  return shared;
+}
+
+// {"parameter", "names" (every name of the tensor), "decided_by": {"op", "entry"}}.
+nlohmann::json shared_json(const config::ConfigDocument& doc, const index::Index& index,
+                           const resolve::Resolution& resolution,
+                           const resolve::SharedTensor& shared) {
+  const index::Parameter& p = index.parameters[static_cast<std::size_t>(shared.parameter)];
+  nlohmann::json names = nlohmann::json::array({p.name});
+  for (const std::string& alias : p.aliases)
+    names.push_back(alias);
+  const resolve::OpDecision& first = resolution.ops[static_cast<std::size_t>(shared.decided_by)];
+  return {{"parameter", p.name},
+          {"names", names},
+          {"decided_by",
+           {{"op", index.ops[static_cast<std::size_t>(first.op)].name},
+            {"entry", entry_json(doc, first.decider)}}}};
+}
+
 } // namespace
 
 int run_explain(const std::vector<std::string>& args) {
@@ -131,6 +158,10 @@ int run_explain(const std::vector<std::string>& args) {
     std::vector<features::Diagnostic> notes =
         features::overridden_diagnostics(doc, index, resolution);
 
+    // Who decides a tied tensor follows the graph annotation order; eager mode is per tensor.
+    if (!resolve::resolves_in_graph_mode(doc, index))
+      resolution.shared.clear();
+    const std::vector<int> shared_row = shared_of_rows(resolution);
     if (parsed.has("--json")) {
       // The two big arrays are written as text (a DOM of GPT-384's 9,000 rows cost ~0.3 s).
       std::string text = "{\"ops\": [";
@@ -146,6 +177,11 @@ int run_explain(const std::vector<std::string>& args) {
         text += ", \"pattern_first_op\": ";
         json::append_json_string(text, index.ops[static_cast<std::size_t>(d.primary)].name);
         text += ", \"entry\": " + entry_json(doc, d.decider).dump();
+        if (int s = shared_row[i]; s >= 0) // a tied tensor: one reader's entry decides it
+          text +=
+              ", \"shared_weight\": " +
+              shared_json(doc, index, resolution, resolution.shared[static_cast<std::size_t>(s)])
+                  .dump();
         text += d.full_precision ? ", \"full_precision\": true}" : ", \"full_precision\": false}";
       }
       text += "],\n\"modules\": [";
@@ -156,6 +192,11 @@ int run_explain(const std::vector<std::string>& args) {
         json::append_json_string(text, m.name);
         text += ", \"module_type\": ";
         json::append_json_string(text, m.type);
+        if (const std::string& canonical = index.canonical_name(static_cast<std::size_t>(d.module));
+            canonical != m.name) { // called under an alias: coreai-opt's name for it
+          text += ", \"canonical\": ";
+          json::append_json_string(text, canonical);
+        }
         text += ", \"entry\": " + entry_json(doc, d.decider).dump();
         text += std::string(", \"direct\": ") + (d.direct ? "true" : "false");
         text += d.full_precision ? ", \"full_precision\": true}" : ", \"full_precision\": false}";
@@ -186,6 +227,9 @@ int run_explain(const std::vector<std::string>& args) {
     for (const resolve::OpDecision& d : resolution.ops) {
       const index::Op& op = index.ops[static_cast<std::size_t>(d.op)];
       std::string module = module_name(index, d.module);
+      if (const std::string& canonical = index.canonical_name(static_cast<std::size_t>(d.module));
+          canonical != module)
+        module += " (= " + (canonical.empty() ? std::string("(root)") : canonical) + ")";
       std::string with =
           d.primary == d.op
               ? ""
@@ -210,6 +254,18 @@ int run_explain(const std::vector<std::string>& args) {
                       [](const resolve::OpDecision& d) { return d.full_precision; }));
     std::cout << resolution.ops.size() << " ops configured by the Quantizer, " << full_precision
               << " left in full precision\n";
+    for (const resolve::SharedTensor& shared : resolution.shared) {
+      const index::Parameter& p = index.parameters[static_cast<std::size_t>(shared.parameter)];
+      const resolve::OpDecision& first =
+          resolution.ops[static_cast<std::size_t>(shared.decided_by)];
+      std::string names = p.name;
+      for (const std::string& alias : p.aliases)
+        names += " = " + alias;
+      std::cout << "tied: " << names << " is one tensor read by " << shared.readers.size()
+                << " ops; its spec comes from "
+                << index.ops[static_cast<std::size_t>(first.op)].name << "'s entry "
+                << entry_text(doc, first.decider) << " (annotated first), for every reader\n";
+    }
     for (const features::Diagnostic& d : notes)
       std::cout << config_path << ":" << d.range.start.line + 1 << ": "
                 << features::to_string(d.severity) << ": " << d.message << " [" << d.code << "]\n";
