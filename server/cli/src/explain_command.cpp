@@ -35,8 +35,8 @@ CommandSpec explain_spec() {
       "direct,\n"
       "full_precision}], \"unresolved\": [...]}; lines are 1-based; entry null is\n"
       "coreai-opt's default global_config (none written). Graph mode, quantization_config.\n"
-      "An op reading a tied tensor also has shared_weight: {parameter, names,\n"
-      "decided_by: {op, entry}}; a module called under an alias has canonical.",
+      "An op reading a tied tensor also has shared_tensors: [{parameter, names,\n"
+      "decided_by: {op, entry}}]; a module called under an alias has canonical.",
       model_options(false),
       {"CONFIG"}};
   spec.options.insert(spec.options.begin(), {"--model", "-m", "M",
@@ -97,12 +97,12 @@ const std::string& module_name(const index::Index& index, int module) {
   return index.modules[static_cast<std::size_t>(module)].name;
 }
 
-// Per row of resolution.ops: the shared (tied) tensor it reads, if any (index into shared).
-std::vector<int> shared_of_rows(const resolve::Resolution& resolution) {
-  std::vector<int> shared(resolution.ops.size(), -1);
+// Per row of resolution.ops: the shared (tied) tensors it reads (indices into shared).
+std::vector<std::vector<int>> shared_of_rows(const resolve::Resolution& resolution) {
+  std::vector<std::vector<int>> shared(resolution.ops.size());
   for (std::size_t s = 0; s < resolution.shared.size(); ++s)
     for (int row : resolution.shared[s].readers)
-      shared[static_cast<std::size_t>(row)] = static_cast<int>(s);
+      shared[static_cast<std::size_t>(row)].push_back(static_cast<int>(s));
   return shared;
 }
 
@@ -161,7 +161,7 @@ int run_explain(const std::vector<std::string>& args) {
     // Who decides a tied tensor follows the graph annotation order; eager mode is per tensor.
     if (!resolve::resolves_in_graph_mode(doc, index))
       resolution.shared.clear();
-    const std::vector<int> shared_row = shared_of_rows(resolution);
+    const std::vector<std::vector<int>> shared_row = shared_of_rows(resolution);
     if (parsed.has("--json")) {
       // The two big arrays are written as text (a DOM of GPT-384's 9,000 rows cost ~0.3 s).
       std::string text = "{\"ops\": [";
@@ -177,11 +177,13 @@ int run_explain(const std::vector<std::string>& args) {
         text += ", \"pattern_first_op\": ";
         json::append_json_string(text, index.ops[static_cast<std::size_t>(d.primary)].name);
         text += ", \"entry\": " + entry_json(doc, d.decider).dump();
-        if (int s = shared_row[i]; s >= 0) // a tied tensor: one reader's entry decides it
-          text +=
-              ", \"shared_weight\": " +
-              shared_json(doc, index, resolution, resolution.shared[static_cast<std::size_t>(s)])
-                  .dump();
+        if (!shared_row[i].empty()) { // tied tensors: one reader's entry decides each
+          nlohmann::json tensors = nlohmann::json::array();
+          for (int s : shared_row[i])
+            tensors.push_back(shared_json(doc, index, resolution,
+                                          resolution.shared[static_cast<std::size_t>(s)]));
+          text += ", \"shared_tensors\": " + tensors.dump();
+        }
         text += d.full_precision ? ", \"full_precision\": true}" : ", \"full_precision\": false}";
       }
       text += "],\n\"modules\": [";
