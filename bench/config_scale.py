@@ -78,7 +78,7 @@ def small_model_index(blocks: int = 8) -> dict:
     for o in ops:
         for edge in o["inputs"]:
             by_name[edge["producer"]]["outputs"][0][1].append(o["name"])
-    return {"format": "opscope-index", "version": 2, "mode": "graph",
+    return {"format": "opscope-index", "version": 3, "mode": "graph",
             "provenance": {"archive": "generated", "archive_hash": "", "torch_version": "",
                            "source_files": []},
             "modules": modules, "ops": ops}

@@ -173,12 +173,15 @@ def _export_program(request: ExportRequest, weightless: bool):
     # Eager-mode names come from running the model once (docs/EAGER_MODE.md); never fails
     # the export: a model that cannot run records why, and only eager mode reports it.
     # Without data, a failure means the model reads tensor values: export it for real.
-    extra_files = {}
+    from opscope_export.module_names import module_extra_files
+
+    extra_files = module_extra_files(model)
     if request.record_eager:
         from opscope_export.eager_trace import eager_extra_files, eager_failure
 
-        extra_files = eager_extra_files(model, args, kwargs)
-        failure = eager_failure(extra_files)
+        eager_files = eager_extra_files(model, args, kwargs)
+        extra_files.update(eager_files)
+        failure = eager_failure(eager_files)
         if weightless and failure:
             raise _NeedsData(f"the eager recording without weight data failed: {failure}")
     return model, args, kwargs, program, extra_files

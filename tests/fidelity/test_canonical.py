@@ -61,7 +61,7 @@ def my_model_index():
         module("relu", RELU, 0, [], [6], [[0, [["relu", 0]]]], [[0, ["relu", 0]]]),
         module("linear2", LINEAR, 0, [], [7], [[0, [["linear_1", 0]]]], [[0, ["linear_1", 0]]]),
     ]
-    return {"format": "opscope-index", "version": 2, "mode": "graph", "provenance": {},
+    return {"format": "opscope-index", "version": 3, "mode": "graph", "provenance": {},
             "modules": modules, "ops": ops}
 
 

@@ -140,15 +140,54 @@ ALIASED = {"quantization_config": {
     },
 }}
 
+# A name key matching only the alias (`shortcut`) claims the object, so both calls of
+# encoder.0 (through `encoder` and through `shortcut`) take it, over a later type key.
+ALIASED_BY_ALIAS_NAME = {"quantization_config": {
+    "global_config": weight_only("int8"),
+    "module_type_configs": {
+        "torch.nn.modules.container.Sequential": weight_only("int6"),
+        "torch.nn.modules.linear.Linear": weight_only("uint4"),
+    },
+    "module_name_configs": {
+        r"short\w+": weight_only("int4"),
+        "head": None,
+    },
+}}
+
+# Type keys: the later Sequential key claims encoder with all its children, encoder.0
+# included, so the call through `shortcut` takes Sequential's spec, not the Linear key's.
+ALIASED_BY_TYPE = {"quantization_config": {
+    "global_config": weight_only("int8"),
+    "module_type_configs": {
+        "torch.nn.modules.linear.Linear": weight_only("uint4"),
+        "torch.nn.modules.container.Sequential": weight_only("int6"),
+    },
+    "module_name_configs": {"head": weight_only("uint8")},
+}}
+
+# GPT-2 ties lm_head.weight to transformer.wte.weight: one tensor, read by the embedding
+# (wte's entry) and by lm_head's linear (lm_head's entry). prepare() gives it the spec of the
+# reader it annotates first (lm_head: the later name key, claimed first) and the embedding
+# shares that spec; explain must name lm_head's entry as the one deciding the tensor.
+GPT2_TIED = {"quantization_config": {
+    "global_config": weight_only("int8"),
+    "module_type_configs": {"torch.nn.modules.sparse.Embedding": weight_only("uint4")},
+    "module_name_configs": {
+        r"transformer\.wte": weight_only("uint2"),
+        "lm_head": weight_only("int4"),
+    },
+}}
+
 CASES = [("resnet18", "patterns", RESNET18_PATTERNS),
          ("hf_llama", "shadowed", LLAMA_SHADOWED),
          ("hf_gpt2", "conv1d", GPT2_CONV1D),
          # coreai-opt names a module by its first name in named_modules() (the call through
-         # `shortcut` takes encoder.0's config, here `encoder`'s); the index records the name
-         # each call was made under and no alias map yet, so opscope gives the `shortcut` call
-         # to the `shortcut` key. Strict: this starts failing the day aliases are followed.
-         pytest.param("aliased_module", "aliases", ALIASED,
-                      marks=pytest.mark.xfail(strict=True, reason="module aliases not in the index"))]
+         # `shortcut` takes encoder.0's config, here `encoder`'s): the export records the
+         # module objects and their names (extra/opscope_modules.json, index module_objects).
+         ("aliased_module", "aliases", ALIASED),
+         ("aliased_module", "alias-name-key", ALIASED_BY_ALIAS_NAME),
+         ("aliased_module", "alias-type-keys", ALIASED_BY_TYPE),
+         ("hf_gpt2", "tied", GPT2_TIED)]
 
 
 @pytest.fixture(scope="module")
@@ -180,9 +219,41 @@ def graph_index(tmp_path_factory, inspect_worker):
     return get
 
 
-def prepared_node_dtypes(name: str, config: dict) -> dict[str, str | None]:
+def _dtype_name(spec) -> str | None:
+    return None if spec is None else str(spec.dtype).removeprefix("torch.")
+
+
+def shared_state_dtypes(model, tied: set[str]) -> dict[str, str | None]:
+    """State target -> the weight dtype prepare() annotated, for every tied tensor (a name in
+    `tied`) more than one annotated node reads; a SharedQuantizationSpec is followed to the
+    spec it shares."""
+    readers: dict[object, list] = {}
+    for node in model.graph.nodes:
+        annotation = node.meta.get("quantization_annotation")
+        for state, spec in ((annotation.input_qspec_map or {}).items() if annotation else ()):
+            # Weights only: the test configs give every entry a weight spec and nothing else.
+            if state.op in ("get_attr", "placeholder") and state.target in tied \
+                    and state.target.endswith("weight"):
+                readers.setdefault(state, []).append(spec)
+    out: dict[str, str | None] = {}
+    for state, specs in readers.items():
+        if len(specs) < 2:
+            continue
+        spec = specs[0]
+        for _ in range(8):  # SharedQuantizationSpec(edge_or_node=(state, user)): the user's spec
+            edge = getattr(spec, "edge_or_node", None)
+            if edge is None:
+                break
+            user = edge[1] if isinstance(edge, tuple) else edge
+            spec = user.meta["quantization_annotation"].input_qspec_map.get(state)
+        out[str(state.target)] = _dtype_name(spec)
+    return out
+
+
+def prepared_node_dtypes(name: str, config: dict, shared: dict | None = None) -> dict[str, str | None]:
     """coreai-opt's answer: node name -> weight dtype of the config prepare() annotates it
-    with (None: a null entry), for every node the annotation covers."""
+    with (None: a null entry), for every node the annotation covers. `shared` receives
+    shared_state_dtypes() of the annotated graph."""
     import coreai_opt.quantization._graph.quantizer as graph_quantizer
     from coreai_opt.quantization import Quantizer, QuantizerConfig
 
@@ -191,9 +262,16 @@ def prepared_node_dtypes(name: str, config: dict) -> dict[str, str | None]:
 
     def capture(model, ctx):
         winning.update({node.name: cfg for node, cfg in ctx.winning_configs.items()})
-        return reconcile(model, ctx)
+        result = reconcile(model, ctx)
+        if shared is not None:
+            shared.update(shared_state_dtypes(model, tied))
+        return result
 
     model, args = build_fixture_model(name)
+    names_of: dict[int, list[str]] = {}
+    for tensor_name, tensor in model.named_parameters(remove_duplicate=False):
+        names_of.setdefault(id(tensor), []).append(tensor_name)
+    tied = {n for names in names_of.values() if len(names) > 1 for n in names}
     graph_quantizer.annotate_via_reconciliation = capture
     try:
         # from_dict turns the dtype names of `config` into torch dtypes in place: give it a copy.
@@ -209,7 +287,8 @@ def prepared_node_dtypes(name: str, config: dict) -> dict[str, str | None]:
 
 @pytest.mark.parametrize("name,label,config", CASES,
                          ids=["resnet18-patterns", "hf_llama-shadowed", "hf_gpt2-conv1d",
-                              "aliased_module-aliases"])
+                              "aliased_module-aliases", "aliased_module-alias-name-key",
+                              "aliased_module-alias-type-keys", "hf_gpt2-tied"])
 def test_explain_names_the_key_prepare_applies(name, label, config, graph_index, opscope_bin,
                                                tmp_path, coreai_opt):
     index_path = graph_index(name)
@@ -224,7 +303,8 @@ def test_explain_names_the_key_prepare_applies(name, label, config, graph_index,
     explained = json.loads(proc.stdout)
 
     started = time.monotonic()
-    actual = prepared_node_dtypes(name, config)
+    shared_actual: dict[str, str | None] = {}
+    actual = prepared_node_dtypes(name, config, shared_actual)
     prepare_seconds = time.monotonic() - started
 
     dtype_of = dtype_of_paths(config)
@@ -243,6 +323,22 @@ def test_explain_names_the_key_prepare_applies(name, label, config, graph_index,
     wrong = [f"{op}: opscope says {dtype_of[listed[op]]} via {listed[op][1:]}, prepare() "
              f"applied {actual[op]}" for op in sorted(set(listed) & set(actual))
              if dtype_of[listed[op]] != actual[op]]
+    # Tied weights: the entry explain names as deciding the shared tensor gives the dtype
+    # prepare() annotated it with, whichever of its names prepare()'s graph uses.
+    shared_listed: dict[str, tuple] = {}
+    for row in explained["ops"]:
+        for shared in row.get("shared_tensors", []):
+            decided = tuple(shared["decided_by"]["entry"]["path"])
+            for tensor_name in shared["names"]:
+                shared_listed[tensor_name] = decided
+    tied_wrong = [f"{tensor}: prepare() annotated {dtype}, explain names "
+                  f"{shared_listed.get(tensor, ('nothing',))[-1]} "
+                  f"({dtype_of.get(shared_listed.get(tensor), 'no dtype')})"
+                  for tensor, dtype in sorted(shared_actual.items())
+                  if tensor not in shared_listed or dtype_of[shared_listed[tensor]] != dtype]
+    if shared_actual:
+        print(f"shared tensors (prepare()): {shared_actual}")
+    assert not tied_wrong, f"{name}/{label}: tied tensors differ:\n" + "\n".join(tied_wrong)
     assert not missing and not extra and not wrong, (
         f"{name}/{label}: opscope's resolution differs from prepare():\n"
         f"annotated by prepare(), not listed: {missing}\nlisted, not annotated: {extra}\n"

@@ -76,6 +76,20 @@ const Module* Index::find_module(const std::string& name) const {
   return it == module_by_name_.end() ? nullptr : &modules[it->second];
 }
 
+int Index::module_object(std::size_t module) const {
+  return module < module_object_of_.size() ? module_object_of_[module] : -1;
+}
+
+int Index::find_module_object(const std::string& name) const {
+  auto it = module_object_by_name_.find(name);
+  return it == module_object_by_name_.end() ? -1 : it->second;
+}
+
+const std::string& Index::canonical_name(std::size_t module) const {
+  int object = module_object(module);
+  return object >= 0 ? module_objects[static_cast<std::size_t>(object)].name : modules[module].name;
+}
+
 const std::string& Index::type_for(const Op& op, Compressor c) const {
   if (auto it = compressor_types.find(op.name); it != compressor_types.end())
     for (const auto& [compressor, type] : it->second)
@@ -117,6 +131,16 @@ void Index::rebuild_lookups() {
       if (edge.is_state)
         if (auto it = parameter_by_name_.find(edge.producer); it != parameter_by_name_.end())
           op_parameters_[o].push_back(it->second);
+  module_object_by_name_.clear();
+  for (int i = 0; i < static_cast<int>(module_objects.size()); ++i) {
+    module_object_by_name_.emplace(module_objects[static_cast<std::size_t>(i)].name, i);
+    for (const auto& alias : module_objects[static_cast<std::size_t>(i)].aliases)
+      module_object_by_name_.emplace(alias, i);
+  }
+  module_object_of_.assign(modules.size(), -1);
+  if (!module_objects.empty())
+    for (std::size_t m = 0; m < modules.size(); ++m)
+      module_object_of_[m] = find_module_object(modules[m].name);
 }
 
 } // namespace opscope::index

@@ -307,6 +307,25 @@ void read_parameter(dom::element e, Parameter& p) {
   required.check("a parameter");
 }
 
+void read_module_object(dom::element e, ModuleObject& m) {
+  RequiredKeys required{"name", "type", "children"};
+  for (auto [key, value] : object_of(e, "a module object")) {
+    if (key == "name") {
+      m.name = string_of(value, "a module object's \"name\"");
+      required.saw(0);
+    } else if (key == "type") {
+      m.type = string_of(value, "a module object's \"type\"");
+      required.saw(1);
+    } else if (key == "aliases") {
+      read_string_array(value, "a module object's \"aliases\"", m.aliases);
+    } else if (key == "children") {
+      read_int_array(value, "a module object's \"children\"", m.children);
+      required.saw(2);
+    }
+  }
+  required.check("a module object");
+}
+
 void read_provenance(dom::element e, Provenance& prov) {
   for (auto [key, value] : object_of(e, "\"provenance\"")) {
     if (key == "archive")
@@ -361,6 +380,12 @@ void read_body(dom::object top, Index& index) {
     } else if (key == "compressor_types") {
       index.compressor_types.clear();
       read_compressor_types(value, index);
+    } else if (key == "module_objects") {
+      dom::array objects = array_of(value, "\"module_objects\"");
+      index.module_objects.clear();
+      index.module_objects.reserve(objects.size());
+      for (dom::element object : objects)
+        read_module_object(object, index.module_objects.emplace_back());
     }
   }
   for (auto [present, key] : {std::pair{has_mode, "mode"},

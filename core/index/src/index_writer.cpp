@@ -139,6 +139,20 @@ void write_parameter(JsonWriter& w, const Parameter& p) {
   w.raw('}');
 }
 
+void write_module_object(JsonWriter& w, const ModuleObject& m) {
+  w.raw("{\"name\":");
+  w.string(m.name);
+  w.raw(",\"type\":");
+  w.string(m.type);
+  if (!m.aliases.empty()) {
+    w.raw(",\"aliases\":");
+    write_array(w, m.aliases, [&](const std::string& alias) { w.string(alias); });
+  }
+  w.raw(",\"children\":");
+  write_int_array(w, m.children);
+  w.raw('}');
+}
+
 // Sorted by op and compressor name, one type per compressor (the last given), so the file
 // does not depend on hash-map order.
 void write_compressor_types(JsonWriter& w, const Index& index) {
@@ -211,6 +225,16 @@ void write_index(JsonWriter& w, const Index& index) {
   if (!index.compressor_types.empty()) {
     w.raw(",\"compressor_types\":");
     write_compressor_types(w, index);
+  }
+  // Optional (only when some module object has two names).
+  if (!index.module_objects.empty()) {
+    w.raw(",\"module_objects\":[");
+    for (std::size_t i = 0; i < index.module_objects.size(); ++i) {
+      if (i)
+        w.raw(',');
+      write_module_object(w, index.module_objects[i]);
+    }
+    w.raw(']');
   }
   w.raw('}');
 }

@@ -109,10 +109,36 @@ std::optional<std::string> check_parameters(const Index& index) {
   return std::nullopt;
 }
 
+// The object table is walked as a graph (claims follow children): indices in range, the
+// root first, every name once. A cycle is caught where it is walked (resolve bounds it).
+std::optional<std::string> check_module_objects(const Index& index) {
+  const std::size_t count = index.module_objects.size();
+  if (count == 0)
+    return std::nullopt;
+  if (!index.module_objects.front().name.empty())
+    return "module object 0 is " + quoted(index.module_objects.front().name) +
+           ", not the root (\"\")";
+  std::unordered_set<std::string_view> names;
+  for (const auto& object : index.module_objects) {
+    if (!names.insert(object.name).second)
+      return "module name " + quoted(object.name) + " is listed twice in \"module_objects\"";
+    for (const auto& alias : object.aliases)
+      if (!names.insert(alias).second)
+        return "module name " + quoted(alias) + " is listed twice in \"module_objects\"";
+    for (int child : object.children)
+      if (child <= 0 || static_cast<std::size_t>(child) >= count)
+        return "module object " + quoted(object.name) + ": child " + std::to_string(child) +
+               " is out of range (1 to " + std::to_string(count - 1) + ")";
+  }
+  return std::nullopt;
+}
+
 std::optional<std::string> find_structure_problem(const Index& index) {
   if (auto problem = check_tree(index))
     return problem;
   if (auto problem = check_module_ops(index))
+    return problem;
+  if (auto problem = check_module_objects(index))
     return problem;
   return check_parameters(index);
 }

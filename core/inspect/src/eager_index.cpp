@@ -3,6 +3,8 @@
 
 #include "opscope/inspect/zip_records.h"
 
+#include "module_objects.h"
+
 #include <memory>
 
 namespace opscope::inspect {
@@ -36,6 +38,12 @@ std::string read_eager_record(const Archive& archive) {
 
 index::Index build_eager_index(const Archive& archive) {
   index::Index idx = build_eager_index_from_record(read_eager_record(archive), archive.path);
+  // Eager names are canonical already (hooks on named_modules()); the names still match keys.
+  idx.module_objects = archive_module_objects(archive);
+  if (!idx.module_objects.empty()) {
+    idx.rebuild_lookups();
+    require_indexable(idx, archive.path);
+  }
   idx.provenance.archive = archive.path;
   idx.provenance.archive_hash = archive.content_hash;
   if (!archive.torch_version.empty())

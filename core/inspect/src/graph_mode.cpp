@@ -3,6 +3,7 @@
 // (get_module_boundary_nodes) over the unlifted FX graph.
 #include "opscope/inspect/graph_mode.h"
 
+#include "module_objects.h"
 #include "opscope/inspect/compressor_tables.h"
 #include "opscope/inspect/fx_graph.h"
 #include "opscope/inspect/node_metadata.h"
@@ -202,6 +203,7 @@ Index build_graph_index(const Archive& archive) {
   add_module_tree(index);
   add_boundaries(graph, index);
   index.parameters = graph_parameters(archive);
+  index.module_objects = archive_module_objects(archive);
   index.provenance.source_files = source_files(index);
   index.rebuild_lookups();
   require_indexable(index, archive.path);

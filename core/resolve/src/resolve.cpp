@@ -133,6 +133,10 @@ private:
 
     const std::size_t n = index_.modules.size();
     std::vector<int> own(n, global_rank);
+    if (!index_.module_objects.empty()) {
+      resolve_module_objects(by_rank, global_rank);
+      return;
+    }
     int rank = 0;
     // Every name key's matches in one pass over the module names.
     std::vector<std::shared_ptr<const index::Query>> queries;
@@ -182,6 +186,137 @@ private:
       d.decider = by_rank[static_cast<std::size_t>(decided[m])];
       d.direct = own[m] == decided[m];
       d.full_precision = decider_null(doc_, d.decider);
+    }
+  }
+
+  // The same over module objects (a model with a module registered under several names):
+  // build_module_config_dict matches a name key against every name of an object
+  // (_build_module_alias_map) and claims an object's children through named_children(),
+  // alias paths included, once per object. So an object goes to the first-applied entry
+  // matching it or any of its ancestors along any path; a call made under an alias path
+  // takes its object's decision (_alias_to_canonical in the graph quantizer).
+  void resolve_module_objects(const std::vector<Decider>& by_rank, int global_rank) {
+    const std::vector<index::ModuleObject>& objects = index_.module_objects;
+    const std::size_t count = objects.size();
+    std::vector<int> own(count, global_rank);
+    // Index modules of each object (a module called under two paths is two tree nodes).
+    std::vector<std::vector<int>> calls(count);
+    for (std::size_t m = 0; m < index_.modules.size(); ++m)
+      if (int o = index_.module_object(m); o >= 0)
+        calls[static_cast<std::size_t>(o)].push_back(static_cast<int>(m));
+    auto add_entry = [&](int key, int rank, const index::Query& query, bool by_type) {
+      std::vector<int> matched_objects;
+      for (std::size_t o = 0; o < count; ++o) {
+        const index::ModuleObject& object = objects[o];
+        bool hit = by_type
+                       ? query.matches(object.type)
+                       : query.matches(object.name) ||
+                             std::any_of(object.aliases.begin(), object.aliases.end(),
+                                         [&](const std::string& a) { return query.matches(a); });
+        if (!hit)
+          continue;
+        own[o] = std::min(own[o], rank);
+        matched_objects.push_back(static_cast<int>(o));
+      }
+      std::vector<int> matched;
+      for (int o : matched_objects)
+        for (int m : calls[static_cast<std::size_t>(o)])
+          matched.push_back(m);
+      std::sort(matched.begin(), matched.end());
+      entries_by_rank_.push_back({key, std::move(matched)});
+      objects_by_rank_.push_back(std::move(matched_objects));
+    };
+    int rank = 0;
+    for (auto it = name_entries_.rbegin(); it != name_entries_.rend(); ++it, ++rank) {
+      std::shared_ptr<const index::Query> query =
+          engine_->query(index::Table::ModuleName, doc_.keys[static_cast<std::size_t>(*it)].text);
+      if (!query->usable()) {
+        out_.unresolved.push_back({*it, query->status().reason});
+        continue;
+      }
+      add_entry(*it, rank, *query, false);
+    }
+    for (auto it = type_entries_.rbegin(); it != type_entries_.rend(); ++it, ++rank)
+      add_entry(
+          *it, rank,
+          *engine_->query(index::Table::ModuleType, doc_.keys[static_cast<std::size_t>(*it)].text),
+          true);
+
+    // Every ancestor along every path: relax down the children until nothing changes (ranks
+    // only fall, so this ends even on a malformed table with a cycle).
+    std::vector<int> decided = own;
+    std::vector<int> work(count);
+    for (std::size_t o = 0; o < count; ++o)
+      work[o] = static_cast<int>(count - 1 - o);
+    while (!work.empty()) {
+      auto o = static_cast<std::size_t>(work.back());
+      work.pop_back();
+      for (int child : objects[o].children) {
+        auto c = static_cast<std::size_t>(child);
+        if (c < count && decided[o] < decided[c]) {
+          decided[c] = decided[o];
+          work.push_back(child);
+        }
+      }
+    }
+    claim_objects(by_rank.size() - 1);
+    for (std::size_t m = 0; m < index_.modules.size(); ++m)
+      if (int o = index_.module_object(m); o >= 0)
+        insertion_[m] = object_insertion_[static_cast<std::size_t>(o)];
+
+    std::reverse(entries_by_rank_.begin(), entries_by_rank_.end());
+    std::stable_partition(
+        entries_by_rank_.begin(), entries_by_rank_.end(), [&](const EntryMatch& e) {
+          return doc_.keys[static_cast<std::size_t>(e.key)].table == Table::ModuleName;
+        });
+    out_.entries = std::move(entries_by_rank_);
+
+    // A module the table does not name (it should name all) inherits from its tree parent.
+    const std::size_t n = index_.modules.size();
+    std::vector<int> module_decided(n, global_rank);
+    out_.modules.resize(n);
+    for (std::size_t m = 0; m < n; ++m) {
+      int o = index_.module_object(m);
+      int parent = index_.modules[m].parent;
+      int mine =
+          o >= 0 ? decided[static_cast<std::size_t>(o)]
+                 : (parent >= 0 ? module_decided[static_cast<std::size_t>(parent)] : global_rank);
+      module_decided[m] = mine;
+      ModuleDecision& d = out_.modules[m];
+      d.module = static_cast<int>(m);
+      d.decider = by_rank[static_cast<std::size_t>(mine)];
+      d.direct = o >= 0 ? own[static_cast<std::size_t>(o)] == mine : mine == global_rank;
+      d.full_precision = decider_null(doc_, d.decider);
+    }
+  }
+
+  // claim_order over module objects: each object takes one place, in the order
+  // _set_config_for_module first reaches it (visited is by object).
+  void claim_objects(std::size_t ranked_entries) {
+    const std::vector<index::ModuleObject>& objects = index_.module_objects;
+    const std::size_t count = objects.size();
+    insertion_.assign(index_.modules.size(), 0);
+    object_insertion_.assign(count, 0);
+    std::vector<bool> visited(count, false);
+    int counters[2] = {0, 0};
+    std::vector<int> stack;
+    for (std::size_t r = 0; r < ranked_entries && r < objects_by_rank_.size(); ++r) {
+      const EntryMatch& entry = entries_by_rank_[r];
+      int level = doc_.keys[static_cast<std::size_t>(entry.key)].table == Table::ModuleName ? 0 : 1;
+      const std::vector<int>& matched = objects_by_rank_[r];
+      for (auto it = matched.rbegin(); it != matched.rend(); ++it) {
+        stack.assign(1, *it);
+        while (!stack.empty()) {
+          auto o = static_cast<std::size_t>(stack.back());
+          stack.pop_back();
+          if (o >= count || visited[o])
+            continue;
+          visited[o] = true;
+          object_insertion_[o] = counters[level]++;
+          for (auto c = objects[o].children.rbegin(); c != objects[o].children.rend(); ++c)
+            stack.push_back(*c);
+        }
+      }
     }
   }
 
@@ -323,6 +458,30 @@ private:
       d.full_precision = decider_null(doc_, d.decider);
       out_.ops.push_back(d);
     }
+    find_shared_tensors(winner);
+  }
+
+  // Tensors read by several configured ops: the reader whose match is annotated first
+  // (lowest position in the sorted matches) decides the spec they all share.
+  void find_shared_tensors(const std::vector<int>& winner) {
+    std::unordered_map<int, std::size_t> slot; // parameter -> index into out_.shared
+    for (std::size_t k = 0; k < out_.ops.size(); ++k) {
+      auto op = static_cast<std::size_t>(out_.ops[k].op);
+      for (int p : index_.op_parameters(op)) {
+        auto [it, inserted] = slot.emplace(p, out_.shared.size());
+        if (inserted)
+          out_.shared.push_back({p, static_cast<int>(k), {}});
+        SharedTensor& shared = out_.shared[it->second];
+        if (!shared.readers.empty() && shared.readers.back() == static_cast<int>(k))
+          continue; // one op reading it twice
+        shared.readers.push_back(static_cast<int>(k));
+        auto first =
+            static_cast<std::size_t>(out_.ops[static_cast<std::size_t>(shared.decided_by)].op);
+        if (winner[op] < winner[first])
+          shared.decided_by = static_cast<int>(k);
+      }
+    }
+    std::erase_if(out_.shared, [](const SharedTensor& s) { return s.readers.size() < 2; });
   }
 
   const ConfigDocument& doc_;
@@ -334,6 +493,8 @@ private:
   const index::QueryEngine* engine_ = nullptr;
   std::vector<EntryMatch> entries_by_rank_;
   std::vector<int> insertion_; // per module: its position in module_config_dict[its level]
+  std::vector<std::vector<int>> objects_by_rank_; // module objects each ranked entry matches
+  std::vector<int> object_insertion_;             // insertion_ per module object
   Resolution out_;
 };
 

@@ -40,7 +40,9 @@ CommandSpec explain_spec() {
       "coreai-opt's default global_config (none written). Graph mode, quantization_config.\n"
       "magnitude_pruning_config (eager): the ops MagnitudePruner prunes, and\n"
       "\"parameters\": [{parameter, module, entry, spec_key, spec}] with each pruned\n"
-      "parameter's spec, defaults filled in (null: left dense).",
+      "parameter's spec, defaults filled in (null: left dense).\n"
+      "An op reading a tied tensor also has shared_tensors: [{parameter, names,\n"
+      "decided_by: {op, entry}}]; a module called under an alias has canonical.",
       model_options(false),
       {"CONFIG"}};
   spec.options.insert(spec.options.begin(), {"--model", "-m", "M",
@@ -126,6 +128,31 @@ const std::string& module_name(const index::Index& index, int module) {
   return index.modules[static_cast<std::size_t>(module)].name;
 }
 
+// Per row of resolution.ops: the shared (tied) tensors it reads (indices into shared).
+std::vector<std::vector<int>> shared_of_rows(const resolve::Resolution& resolution) {
+  std::vector<std::vector<int>> shared(resolution.ops.size());
+  for (std::size_t s = 0; s < resolution.shared.size(); ++s)
+    for (int row : resolution.shared[s].readers)
+      shared[static_cast<std::size_t>(row)].push_back(static_cast<int>(s));
+  return shared;
+}
+
+// {"parameter", "names" (every name of the tensor), "decided_by": {"op", "entry"}}.
+nlohmann::json shared_json(const config::ConfigDocument& doc, const index::Index& index,
+                           const resolve::Resolution& resolution,
+                           const resolve::SharedTensor& shared) {
+  const index::Parameter& p = index.parameters[static_cast<std::size_t>(shared.parameter)];
+  nlohmann::json names = nlohmann::json::array({p.name});
+  for (const std::string& alias : p.aliases)
+    names.push_back(alias);
+  const resolve::OpDecision& first = resolution.ops[static_cast<std::size_t>(shared.decided_by)];
+  return {{"parameter", p.name},
+          {"names", names},
+          {"decided_by",
+           {{"op", index.ops[static_cast<std::size_t>(first.op)].name},
+            {"entry", nlohmann::json::parse(EntryJson(doc)(first.decider))}}}};
+}
+
 } // namespace
 
 int run_explain(const std::vector<std::string>& args) {
@@ -167,6 +194,10 @@ int run_explain(const std::vector<std::string>& args) {
     std::vector<features::Diagnostic> notes =
         features::overridden_diagnostics(doc, index, resolution);
 
+    // Who decides a tied tensor follows the graph annotation order; eager mode is per tensor.
+    if (!resolve::resolves_in_graph_mode(doc, index))
+      resolution.shared.clear();
+    const std::vector<std::vector<int>> shared_row = shared_of_rows(resolution);
     if (parsed.has("--json")) {
       // The two big arrays are written as text (a DOM of GPT-384's 9,000 rows cost ~0.3 s).
       EntryJson entry_json(doc);
@@ -184,6 +215,13 @@ int run_explain(const std::vector<std::string>& args) {
         json::append_json_string(text, index.ops[static_cast<std::size_t>(d.primary)].name);
         text += ", \"entry\": ";
         text += entry_json(d.decider);
+        if (!shared_row[i].empty()) { // tied tensors: one reader's entry decides each
+          nlohmann::json tensors = nlohmann::json::array();
+          for (int s : shared_row[i])
+            tensors.push_back(shared_json(doc, index, resolution,
+                                          resolution.shared[static_cast<std::size_t>(s)]));
+          text += ", \"shared_tensors\": " + tensors.dump();
+        }
         text += d.full_precision ? ", \"full_precision\": true}" : ", \"full_precision\": false}";
       }
       text += "],\n\"modules\": [";
@@ -194,6 +232,11 @@ int run_explain(const std::vector<std::string>& args) {
         json::append_json_string(text, m.name);
         text += ", \"module_type\": ";
         json::append_json_string(text, m.type);
+        if (const std::string& canonical = index.canonical_name(static_cast<std::size_t>(d.module));
+            canonical != m.name) { // called under an alias: coreai-opt's name for it
+          text += ", \"canonical\": ";
+          json::append_json_string(text, canonical);
+        }
         text += ", \"entry\": ";
         text += entry_json(d.decider);
         text += std::string(", \"direct\": ") + (d.direct ? "true" : "false");
@@ -227,6 +270,9 @@ int run_explain(const std::vector<std::string>& args) {
     for (const resolve::OpDecision& d : resolution.ops) {
       const index::Op& op = index.ops[static_cast<std::size_t>(d.op)];
       std::string module = module_name(index, d.module);
+      if (const std::string& canonical = index.canonical_name(static_cast<std::size_t>(d.module));
+          canonical != module)
+        module += " (= " + (canonical.empty() ? std::string("(root)") : canonical) + ")";
       std::string with =
           d.primary == d.op
               ? ""
@@ -252,6 +298,18 @@ int run_explain(const std::vector<std::string>& args) {
     std::cout << resolution.ops.size() << " ops configured by the "
               << (pruner ? "MagnitudePruner" : "Quantizer") << ", " << full_precision
               << " left in full precision\n";
+    for (const resolve::SharedTensor& shared : resolution.shared) {
+      const index::Parameter& p = index.parameters[static_cast<std::size_t>(shared.parameter)];
+      const resolve::OpDecision& first =
+          resolution.ops[static_cast<std::size_t>(shared.decided_by)];
+      std::string names = p.name;
+      for (const std::string& alias : p.aliases)
+        names += " = " + alias;
+      std::cout << "tied: " << names << " is one tensor read by " << shared.readers.size()
+                << " ops; its spec comes from "
+                << index.ops[static_cast<std::size_t>(first.op)].name << "'s entry "
+                << entry_text(doc, first.decider) << " (annotated first), for every reader\n";
+    }
     if (pruner)
       print_pruned_parameters(doc, index);
     for (const features::Diagnostic& d : notes)

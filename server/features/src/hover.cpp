@@ -181,6 +181,45 @@ std::string resolution_text(const config::ConfigDocument& document, const index:
   return out + "\n";
 }
 
+// Tied tensors this key's ops read whose spec another entry decides (prepare() gives a
+// shared tensor the spec of its first annotated reader): "`lm_head.weight` is also ...".
+std::string tied_text(const config::ConfigDocument& document, const index::Index& index,
+                      const resolve::Resolution& resolution, const config::PatternKey& key) {
+  const int k = static_cast<int>(&key - document.keys.data());
+  const bool module_key = key.table == Table::ModuleName || key.table == Table::ModuleType;
+  auto is_mine = [&](const resolve::OpDecision& d) {
+    const resolve::Decider& who = module_key ? d.module_entry : d.decider;
+    return who.kind == resolve::Decider::Kind::Key && who.key == k;
+  };
+  std::string out;
+  for (const resolve::SharedTensor& shared : resolution.shared) {
+    const resolve::OpDecision& first = resolution.ops[static_cast<std::size_t>(shared.decided_by)];
+    if (is_mine(first))
+      continue;
+    auto mine = std::find_if(shared.readers.begin(), shared.readers.end(), [&](int row) {
+      return is_mine(resolution.ops[static_cast<std::size_t>(row)]);
+    });
+    if (mine == shared.readers.end())
+      continue;
+    const index::Parameter& p = index.parameters[static_cast<std::size_t>(shared.parameter)];
+    const resolve::OpDecision& reader = resolution.ops[static_cast<std::size_t>(*mine)];
+    std::string names = "`" + p.name + "`";
+    for (const std::string& alias : p.aliases)
+      names += " = `" + alias + "`";
+    std::string who =
+        first.decider.kind == resolve::Decider::Kind::DefaultGlobal
+            ? std::string("coreai-opt's default global_config")
+            : "`" + resolve::decider_path(document, first.decider).back() + "` (line " +
+                  std::to_string(resolve::decider_line(document, first.decider) + 1) + ")";
+    out += "**Tied weight:** " + names + " is one tensor. `" +
+           index.ops[static_cast<std::size_t>(reader.op)].name +
+           "` reads it here, but its spec comes from " + who + " through `" +
+           index.ops[static_cast<std::size_t>(first.op)].name +
+           "`, which prepare() annotates first; this entry's weight spec does not apply to it.\n\n";
+  }
+  return out;
+}
+
 // On the root key: what the whole config does, entry by entry (graph-mode Quantizer), and
 // the model's projected size.
 std::optional<Hover> root_summary(const config::ConfigDocument& document, config::Position cursor,
@@ -299,8 +338,10 @@ std::optional<Hover> hover(const config::ConfigDocument& document, config::Posit
             ("`" + index.modules[static_cast<std::size_t>(m.modules[i])].name + "`");
     md += "\n\n";
   }
-  if (auto resolution = detail::resolution_if_ready(document, model))
+  if (auto resolution = detail::resolution_if_ready(document, model)) {
     md += resolution_text(document, index, *resolution, *key);
+    md += tied_text(document, index, *resolution, *key);
+  }
   if (key->table == Table::ModuleName || key->table == Table::ModuleType)
     if (auto size = module_size_text(document, model, m.modules))
       md += *size;

@@ -54,7 +54,7 @@ TEST(IndexSerialize, RejectsOtherFilesWithAMessageNamingThem) {
 
 TEST(IndexSerialize, RejectsAnotherFormatVersion) {
   std::string text = to_json_text(tiny_index());
-  auto pos = text.find("\"version\":2");
+  auto pos = text.find("\"version\":3");
   ASSERT_NE(pos, std::string::npos);
   text.replace(pos, 11, "\"version\":99");
   EXPECT_THROW(from_json_text(text, "old.idx"), IndexFormatError);
@@ -101,6 +101,46 @@ TEST(IndexSerialize, RefusesParameterShapesBeyondBoundsAndDuplicateNames) {
        R"([{"name":"w","shape":[1],"dtype":"float32"},{"name":"v","aliases":["w"],"shape":[1],"dtype":"float32"}])"}) {
     try {
       from_json_text(with_parameters(bad), "bad.idx");
+      ADD_FAILURE() << "accepted " << bad;
+    } catch (const IndexFormatError& e) {
+      EXPECT_NE(std::string(e.what()).find("bad.idx: corrupt index file"), std::string::npos)
+          << e.what();
+    }
+  }
+}
+
+TEST(IndexSerialize, ModuleObjectsRoundTripAndNameEachCallsObject) {
+  Index original = tiny_index();
+  EXPECT_EQ(to_json_text(original).find("module_objects"), std::string::npos); // no aliases
+  original.module_objects = {{"", "m.MyModel", {}, {1}},
+                             {"linear1", "torch.nn.modules.linear.Linear", {"shortcut"}, {}}};
+  Index copy = from_json_text(to_json_text(original), "aliases.idx");
+  ASSERT_EQ(copy.module_objects.size(), 2u);
+  EXPECT_EQ(copy.module_objects[1].aliases, std::vector<std::string>{"shortcut"});
+  EXPECT_EQ(copy.module_objects[0].children, std::vector<int>{1});
+  EXPECT_EQ(copy.module_object(1), 1);
+  EXPECT_EQ(copy.find_module_object("shortcut"), 1);
+  EXPECT_EQ(copy.canonical_name(1), "linear1");
+}
+
+TEST(IndexSerialize, RefusesAModuleObjectTableThatIsNotATree) {
+  Index index = tiny_index();
+  index.module_objects = {{"", "m.MyModel", {}, {1}},
+                          {"linear1", "torch.nn.modules.linear.Linear", {"shortcut"}, {}}};
+  const std::string text = to_json_text(index);
+  auto with_objects = [&](const std::string& objects) {
+    std::string changed = text;
+    auto at = changed.find("\"module_objects\":[");
+    return changed.replace(at, changed.size() - 1 - at, "\"module_objects\":" + objects);
+  };
+  // A child out of range, a name listed twice, a table not starting at the root.
+  for (
+      const char* bad :
+      {R"([{"name":"","type":"m","children":[7]}])",
+       R"([{"name":"","type":"m","children":[1]},{"name":"a","type":"t","aliases":["a"],"children":[]}])",
+       R"([{"name":"a","type":"m","children":[]}])"}) {
+    try {
+      from_json_text(with_objects(bad), "bad.idx");
       ADD_FAILURE() << "accepted " << bad;
     } catch (const IndexFormatError& e) {
       EXPECT_NE(std::string(e.what()).find("bad.idx: corrupt index file"), std::string::npos)

@@ -201,7 +201,7 @@ TEST(IndexFileText, ReadsFilesFromEarlierReleasesInAnyKeyOrderAndLayout) {
              "source": [], "stack": [["", "m.M"]], "type": "add_"}],
     "provenance": {"archive": "m.pt2", "archive_hash": "h", "source_files": [],
                    "torch_version": "2.13"},
-    "version": 2
+    "version": 3
   })";
   Index index = from_json_text(text, "old.json");
   EXPECT_EQ(index.mode, Mode::Eager);
@@ -223,8 +223,8 @@ TEST(IndexFileText, NamesWhatIsWrongWithABadFile) {
   EXPECT_TRUE(contains(error_of("PK\x03\x04 zip bytes"), "not an opscope index file"));
   EXPECT_TRUE(contains(error_of("[1, 2]"), "not an opscope index file"));
   // A newer index whose layout changed: the version is what the user must hear about.
-  std::string newer = R"({"format":"opscope-index","version":3,"modules":{"by_name":{}}})";
-  EXPECT_TRUE(contains(error_of(newer), "index format version 3, this opscope reads version 2"));
+  std::string newer = R"({"format":"opscope-index","version":4,"modules":{"by_name":{}}})";
+  EXPECT_TRUE(contains(error_of(newer), "index format version 4, this opscope reads version 3"));
   // Truncated: says corrupt, why, and to rebuild.
   std::string truncated = error_of(good.substr(0, good.size() / 2), "cut.json");
   EXPECT_TRUE(contains(truncated, "cut.json: corrupt index file (not valid JSON: ")) << truncated;

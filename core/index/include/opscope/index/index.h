@@ -17,7 +17,8 @@ namespace opscope::index {
 
 // Bump when the serialised form changes incompatibly; readers refuse other versions.
 // 2: parameters and buffers (Index::parameters).
-inline constexpr int kIndexFormatVersion = 2;
+// 3: module objects registered under several names (Index::module_objects).
+inline constexpr int kIndexFormatVersion = 3;
 
 // The modes and compressors are coreai-opt's (opscope/coreai/compressors.h).
 using coreai::Compressor;
@@ -100,6 +101,18 @@ struct Parameter {
   int element_bits() const;
 };
 
+// One module object of the model as coreai-opt names it (named_modules() order), recorded
+// only for models where some object has a second name (`self.shortcut = self.encoder[0]`):
+// the graph then names a call by the path it went through (`shortcut`), while coreai-opt
+// names the object by its first name (`encoder.0`), matches name keys against every name
+// and claims children through named_children() (alias paths included).
+struct ModuleObject {
+  std::string name;                 // canonical: first name in named_modules()
+  std::string type;                 // fully-qualified class
+  std::vector<std::string> aliases; // every other name (named_modules(remove_duplicate=False))
+  std::vector<int> children;        // named_children(), indices into Index::module_objects
+};
+
 // The module that owns `name` directly: everything before the last dot ("" for the root).
 std::string owner_module_name(const std::string& parameter_name);
 
@@ -124,6 +137,9 @@ public:
   // order, including those of modules no op ran in. Empty for indexes of models exported
   // before parameters were recorded.
   std::vector<Parameter> parameters;
+  // Every module object with its names, when some object has more than one name; empty
+  // otherwise (then every Module's name is canonical and the tree is the object tree).
+  std::vector<ModuleObject> module_objects;
 
   const Module& root() const { return modules.front(); }
   const std::string& model_type() const { return modules.front().type; }
@@ -137,6 +153,13 @@ public:
   // those module `module` owns directly (recurse=False) under any of their names.
   const std::vector<int>& op_parameters(std::size_t op) const;
   const std::vector<int>& module_parameters(std::size_t module) const;
+  // The module object (index into module_objects) module `module` is a call of; -1 when
+  // module_objects is empty or does not name it.
+  int module_object(std::size_t module) const;
+  // The object named `name` under any of its names; -1 if none.
+  int find_module_object(const std::string& name) const;
+  // The name coreai-opt gives module `module`: its object's canonical name, else its own.
+  const std::string& canonical_name(std::size_t module) const;
   // The op type op_type_config matches for `op` when compressing with `c`.
   const std::string& type_for(const Op& op, Compressor c) const;
   void rebuild_lookups();
@@ -145,8 +168,10 @@ private:
   std::unordered_map<std::string, int> op_by_name_;
   std::unordered_map<std::string, int> module_by_name_;
   std::unordered_map<std::string, int> parameter_by_name_;
-  std::vector<std::vector<int>> op_parameters_;     // derived from Op::inputs
-  std::vector<std::vector<int>> module_parameters_; // derived from the parameters' names
+  std::unordered_map<std::string, int> module_object_by_name_; // every name of every object
+  std::vector<int> module_object_of_;                          // per module
+  std::vector<std::vector<int>> op_parameters_;                // derived from Op::inputs
+  std::vector<std::vector<int>> module_parameters_;            // derived from the parameters' names
 };
 
 // The frame a user means by "where this op comes from": the innermost forward() frame that

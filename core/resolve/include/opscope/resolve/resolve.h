@@ -67,11 +67,23 @@ struct EntryMatch {
   std::vector<int> modules;
 };
 
+// A tensor several configured ops read (tied weights: GPT-2's `transformer.wte.weight` is
+// also `lm_head.weight`). prepare() annotates the ops in its sort order and every later reader
+// takes the spec the first one gave the tensor (_annotation_utils.py,
+// _get_state_node_shared_spec), so the entry deciding that first reader decides the tensor
+// for all of them; the others' own weight specs do not apply to it.
+struct SharedTensor {
+  int parameter = 0;        // index into Index::parameters
+  int decided_by = 0;       // index into Resolution::ops: the reader annotated first
+  std::vector<int> readers; // indices into Resolution::ops, graph order (decided_by included)
+};
+
 struct Resolution {
   std::vector<ModuleDecision> modules; // one per Index::modules entry, same order
   std::vector<OpDecision> ops;         // the ops the compressor configures, graph order
   std::vector<Unresolved> unresolved;
-  std::vector<EntryMatch> entries; // module table entries: name keys, then type keys, dict order
+  std::vector<EntryMatch> entries;  // module table entries: name keys, then type keys, dict order
+  std::vector<SharedTensor> shared; // tensors read by more than one configured op
   index::Compressor compressor = index::Compressor::Quantizer; // whose ops `ops` lists
 };
 

@@ -1,0 +1,73 @@
+#include "module_objects.h"
+
+#include <nlohmann/json.hpp>
+
+namespace opscope::inspect {
+namespace {
+
+using json = nlohmann::json;
+
+[[noreturn]] void malformed(const Archive& archive, const std::string& what) {
+  throw ArchiveError(archive.path + ": " + kModuleObjectsRecord + " is malformed (" + what +
+                     "); export the model again with this opscope");
+}
+
+std::string string_at(const Archive& archive, const json& object, const char* key) {
+  auto it = object.find(key);
+  if (it == object.end() || !it->is_string())
+    malformed(archive, std::string("a module without a string \"") + key + "\"");
+  return it->get<std::string>();
+}
+
+} // namespace
+
+std::vector<index::ModuleObject> archive_module_objects(const Archive& archive) {
+  std::vector<index::ModuleObject> objects;
+  if (!archive.records || !archive.records->has(kModuleObjectsRecord))
+    return objects;
+  std::string text;
+  try {
+    text = archive.records->read(kModuleObjectsRecord);
+  } catch (const std::exception& e) {
+    throw ArchiveError(archive.path + ": cannot read " + kModuleObjectsRecord + " (" + e.what() +
+                       "); export the model again");
+  }
+  json doc = json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (!doc.is_object() || doc.value("format", "") != "opscope-modules")
+    malformed(archive, "not an opscope-modules record");
+  if (!doc.contains("version") || doc["version"] != 1)
+    malformed(archive, "unknown version; this opscope reads version 1");
+  auto modules = doc.find("modules");
+  if (modules == doc.end() || !modules->is_array())
+    malformed(archive, "no \"modules\" list");
+  objects.reserve(modules->size());
+  for (const json& entry : *modules) {
+    if (!entry.is_object())
+      malformed(archive, "a module that is not an object");
+    index::ModuleObject& object = objects.emplace_back();
+    object.name = string_at(archive, entry, "name");
+    object.type = string_at(archive, entry, "type");
+    if (auto aliases = entry.find("aliases"); aliases != entry.end()) {
+      if (!aliases->is_array())
+        malformed(archive, "\"aliases\" of " + object.name + " is not a list");
+      for (const json& alias : *aliases) {
+        if (!alias.is_string())
+          malformed(archive, "an alias of " + object.name + " is not a string");
+        object.aliases.push_back(alias.get<std::string>());
+      }
+    }
+    if (auto children = entry.find("children"); children != entry.end()) {
+      if (!children->is_array())
+        malformed(archive, "\"children\" of " + object.name + " is not a list");
+      for (const json& child : *children) {
+        if (!child.is_number_integer() || child.get<long long>() <= 0 ||
+            child.get<long long>() >= static_cast<long long>(modules->size()))
+          malformed(archive, "a child of " + object.name + " is not a module's position");
+        object.children.push_back(child.get<int>());
+      }
+    }
+  }
+  return objects;
+}
+
+} // namespace opscope::inspect
