@@ -6,10 +6,13 @@
    wall time and the peak RSS of the largest process (the server, `opscope export` with its
    Python helper, `opscope index`). coreai-opt's ModelInspector needs the real model: the
    memory its float32 weights take is printed (it cannot be built here).
-2. GPT-384 (bench/models.py), graph mode: `opscope export --weightless` + `opscope index` vs
-   ModelInspector from the nn.Module (bench/peers/python_inspect.py), interleaved.
+2. GPT-384 (bench/models.py), side by side with coreai-opt's ModelInspector from the nn.Module
+   (bench/peers/python_inspect.py) in the same execution mode, interleaved: graph mode,
+   `opscope export --weightless` + `opscope index`; eager mode, `opscope export --mode eager`
+   + `opscope index --mode eager`. Wall and CPU time (a loaded machine inflates wall time).
 
   .venv/bin/python bench/weightless.py --build-dir build [--runs 3] [--skip-70b] [--skip-gpt]
+      [--gpt-rows graph,eager]
 """
 
 from __future__ import annotations
@@ -90,31 +93,72 @@ def llama_70b(opscope: Path, python: Path, tmp: str) -> dict:
             "model_inspector_needs_gb_float32": round(_float32_gb(LLAMA_70B), 1)}
 
 
-def gpt_384(opscope: Path, python: Path, runs: int, tmp: str) -> dict:
+GPT_INPUT = "1x16:int64:0..63"
+
+
+class _Side:
+    """One side of a row: wall and CPU seconds (user + system, children included: a steadier
+    figure on a loaded machine) and peak RSS per run."""
+
+    def __init__(self) -> None:
+        self.wall, self.cpu, self.rss = Sample(), Sample(), Sample()
+
+    def add(self, *runs) -> None:
+        self.wall.add(sum(run.wall_s for run in runs))
+        self.cpu.add(sum(run.cpu_s for run in runs))
+        self.rss.add(max(run.peak_rss_kb for run in runs) / 1024)
+
+    def json(self) -> dict:
+        return {"wall_s_min_median": [round(self.wall.min, 1), round(self.wall.median, 1)],
+                "cpu_s_min_median": [round(self.cpu.min, 1), round(self.cpu.median, 1)],
+                "peak_rss_mb": round(max(self.rss.values))}
+
+
+# (row, opscope's export options, index mode, coreai-opt's execution mode)
+GPT_ROWS = (
+    ("graph, weightless", ["--weightless"], "graph", "graph"),
+    ("eager", ["--mode", "eager"], "eager", "eager"),
+)
+
+
+def gpt_384(opscope: Path, python: Path, runs: int, tmp: str, rows=GPT_ROWS) -> dict:
+    """Each row: `opscope export` + `opscope index` vs coreai-opt's ModelInspector from the
+    nn.Module (bench/peers/python_inspect.py) in the same execution mode, interleaved."""
     target = f"{BENCH_DIR / 'models.py'}:gpt_384"
-    ours, peer, ours_rss, peer_rss = Sample(), Sample(), Sample(), Sample()
+    sides = {row: (_Side(), _Side()) for row, *_ in rows}
     for run in range(runs):
-        env = dict(os.environ, XDG_CACHE_HOME=tempfile.mkdtemp(dir=tmp))
-        archive = os.path.join(env["XDG_CACHE_HOME"], "gpt.pt2")
-        exported = run_measured([str(opscope), "export", target, "--weightless", "--input",
-                                 "1x16:int64:0..63", "-o", archive, "--python", str(python)],
-                                env=env)
-        indexed = run_measured([str(opscope), "index", archive, "-o", archive + ".json"],
-                               env=env)
-        ours.add(exported.wall_s + indexed.wall_s)
-        ours_rss.add(exported.peak_rss_kb / 1024)
-        inspected = run_measured([str(python), str(BENCH_DIR / "peers" / "python_inspect.py"),
-                                  "inspector-module", "gpt_384", "1x16:int64:0..63",
-                                  "--mode", "graph"])
-        peer.add(inspected.wall_s)
-        peer_rss.add(inspected.peak_rss_kb / 1024)
-        print(f"  GPT-384 run {run + 1}: opscope {ours.values[-1]:.1f} s, "
-              f"ModelInspector {peer.values[-1]:.1f} s", flush=True)
-    return {"opscope_export_weightless_plus_index_s": [round(ours.min, 1), round(ours.median, 1)],
-            "model_inspector_from_module_s": [round(peer.min, 1), round(peer.median, 1)],
-            "speedup_median": round(peer.median / ours.median, 2),
-            "export_peak_rss_mb": round(max(ours_rss.values)),
-            "model_inspector_peak_rss_mb": round(max(peer_rss.values))}
+        for row, options, mode, peer_mode in rows:
+            ours, peer = sides[row]
+            env = dict(os.environ, XDG_CACHE_HOME=tempfile.mkdtemp(dir=tmp))
+            archive = os.path.join(env["XDG_CACHE_HOME"], "gpt.pt2")
+            exported = run_measured([str(opscope), "export", target, *options, "--input",
+                                     GPT_INPUT, "-o", archive, "--python", str(python)], env=env)
+            indexed = run_measured([str(opscope), "index", archive, "--mode", mode, "-o",
+                                    archive + ".json"], env=env)
+            ours.add(exported, indexed)
+            inspected = run_measured([str(python), str(BENCH_DIR / "peers" / "python_inspect.py"),
+                                      "inspector-module", "gpt_384", GPT_INPUT, "--mode",
+                                      peer_mode])
+            peer.add(inspected)
+            print(f"  GPT-384 {row}, run {run + 1}: opscope {ours.wall.values[-1]:.1f} s "
+                  f"({ours.cpu.values[-1]:.1f} s CPU), ModelInspector "
+                  f"{peer.wall.values[-1]:.1f} s ({peer.cpu.values[-1]:.1f} s CPU)", flush=True)
+    result = {}
+    for row, options, mode, peer_mode in rows:
+        ours, peer = sides[row]
+        result[row] = {
+            "opscope": f"opscope export {' '.join(options)} + opscope index --mode {mode}",
+            "peer": f"ModelInspector(model, inputs, {peer_mode!r}) from the nn.Module",
+            "opscope_figures": ours.json(),
+            "peer_figures": peer.json(),
+            "speedup_median_wall": round(peer.wall.median / ours.wall.median, 2),
+            "speedup_median_cpu": round(peer.cpu.median / ours.cpu.median, 2),
+        }
+    return result
+
+
+def _load() -> str:
+    return " ".join(f"{value:.1f}" for value in os.getloadavg())
 
 
 def main() -> int:
@@ -124,6 +168,8 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--skip-70b", action="store_true")
     parser.add_argument("--skip-gpt", action="store_true")
+    parser.add_argument("--gpt-rows", default="graph,eager",
+                        help="which GPT-384 rows: graph (weightless), eager, or both")
     args = parser.parse_args()
     opscope = (args.build_dir / "opscope").resolve()
     with tempfile.TemporaryDirectory(prefix="opscope-weightless-") as tmp:
@@ -132,9 +178,12 @@ def main() -> int:
                   flush=True)
             print(json.dumps(llama_70b(opscope, args.python, tmp), indent=2), flush=True)
         if not args.skip_gpt:
-            print("GPT-384, graph mode, from the Python model:", flush=True)
-            print(json.dumps(gpt_384(opscope, args.python, args.runs, tmp), indent=2),
+            print(f"GPT-384 from the Python model, graph (weightless) and eager mode "
+                  f"(load average {_load()} on {os.cpu_count()} CPUs):", flush=True)
+            rows = [row for row in GPT_ROWS if row[3] in args.gpt_rows.split(",")]
+            print(json.dumps(gpt_384(opscope, args.python, args.runs, tmp, rows), indent=2),
                   flush=True)
+            print(f"load average after: {_load()}", flush=True)
     return 0
 
 

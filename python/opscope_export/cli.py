@@ -43,11 +43,12 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--input", "-i", action="append", default=[], metavar="SPEC",
                         help="one example input per forward() argument, in order")
     parser.add_argument("-o", "--output", metavar="MODEL.pt2", help="archive to write")
-    parser.add_argument("--mode", choices=MODES, default="graph",
-                        help="graph (default): the torch.export archive only; eager: also run "
-                             "the model once and store what coreai-opt's eager mode sees "
-                             "(extra/opscope_eager.json), needed for `--mode eager`; such an "
-                             "archive serves both modes")
+    parser.add_argument("--mode", choices=MODES, action="append",
+                        help="graph (default): the torch.export archive; eager: run the model "
+                             "once and store what coreai-opt's eager mode sees "
+                             "(extra/opscope_eager.json), without torch.export: the archive "
+                             "serves `--mode eager` only; give both (--mode graph --mode eager) "
+                             "for an archive that serves both modes")
     parser.add_argument("--seed", type=int, default=0, help="torch seed (default 0)")
     parser.add_argument("--eval", action="store_true",
                         help="call model.eval() before exporting (default: keep the factory's mode,"
@@ -93,7 +94,8 @@ def _run(argv: list[str]) -> int:
         inputs=[parse_input_spec(text) for text in args.input],
         seed=args.seed,
         eval_mode=args.eval,
-        record_eager=args.mode == "eager",
+        record_eager="eager" in (args.mode or ()),
+        export_graph="graph" in (args.mode or ("graph",)),
         weightless=args.weightless,
         hf_class=args.hf_class,
     )

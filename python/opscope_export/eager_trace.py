@@ -84,6 +84,26 @@ def _flatten_tensors(obj: Any) -> list[torch.Tensor]:
     return []
 
 
+def _memoized_per_function(compute: Callable[[Callable], Any]) -> Callable[[Callable], Any]:
+    """`compute(func)`, worked out once per function object: the answers depend only on the
+    function, and a forward calls the same few dozen functions thousands of times (the
+    uncached lookups were a third of a recording's Python time). Unhashable callables are
+    computed each time."""
+    answers: dict[Callable, Any] = {}
+
+    def lookup(func: Callable) -> Any:
+        try:
+            return answers[func]
+        except KeyError:
+            answer = answers[func] = compute(func)
+            return answer
+        except TypeError:
+            return compute(func)
+
+    return lookup
+
+
+@_memoized_per_function
 def _is_interceptable(func: Callable) -> bool:
     return any(
         func in funcs
@@ -92,6 +112,7 @@ def _is_interceptable(func: Callable) -> bool:
     )
 
 
+@_memoized_per_function
 def _base_name(func: Callable) -> str:
     resolved = torch.overrides.resolve_name(func)
     if resolved is None:
@@ -99,6 +120,7 @@ def _base_name(func: Callable) -> str:
     return resolved.rsplit(".", maxsplit=1)[-1]
 
 
+@_memoized_per_function
 def _function_id(func: Callable) -> str:
     """The key the compressor tables use: torch's resolved name of the function object."""
     resolved = torch.overrides.resolve_name(func)

@@ -87,10 +87,29 @@ def _weight_groups_by_tensor():
         _package.group_weights = original
 
 
+def save_eager_only(path: str, extra_files: dict[str, str]) -> None:
+    """An archive with the eager record and no program, laid out as torch.export.save lays
+    out its records (`<name>/extra/...`, stored uncompressed): eager mode reads nothing else,
+    and `opscope-inspect --mode graph` says the archive has no program."""
+    import os
+    import zipfile
+
+    folder = os.path.splitext(os.path.basename(path))[0] or "archive"
+    with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_STORED) as archive:
+        archive.writestr(f"{folder}/archive_format", "pt2")
+        for name, text in extra_files.items():
+            archive.writestr(f"{folder}/extra/{name}", text)
+
+
 def save_program(program, path: str, extra_files: dict[str, str] | None = None,
                  weightless: bool = False) -> None:
-    """torch.export.save(program, path, extra_files=...), minus work whose result is unused."""
+    """torch.export.save(program, path, extra_files=...), minus work whose result is unused;
+    with no program (an eager-only export), the archive holds the extra files only."""
     import torch
+
+    if program is None:
+        save_eager_only(path, extra_files or {})
+        return
 
     groups = _weight_groups_by_tensor() if weightless else contextlib.nullcontext()
     with _without_unused_work(), groups:

@@ -100,10 +100,19 @@ def test_graph_mode_archive_has_no_eager_record_and_loads(project):
 
 
 def test_eager_mode_archive_keeps_the_eager_record_and_loads(project):
+    """--mode eager alone skips torch.export (eager mode reads only its record); both modes
+    give a torch.export archive that also holds the record."""
     import torch
 
     proc = run_helper(project, "user_models:Tiny", "--input", "2x4", "--mode", "eager",
-                      "-o", "tiny.pt2")
+                      "-o", "eager.pt2")
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["modes"] == ["eager"]
+    records = _archive_records(project / "eager.pt2")
+    assert "extra/opscope_eager.json" in records and "models/model.json" not in records
+
+    proc = run_helper(project, "user_models:Tiny", "--input", "2x4", "--mode", "graph",
+                      "--mode", "eager", "-o", "tiny.pt2")
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout)["modes"] == ["graph", "eager"]
     assert "extra/opscope_eager.json" in _archive_records(project / "tiny.pt2")

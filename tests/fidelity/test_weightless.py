@@ -90,9 +90,10 @@ def _weight_bytes(archive: str) -> int:
 def _assert_same_indexes(worker, tmp_path, name: str, args: list[str]) -> None:
     real = str(tmp_path / f"{name}.real.pt2")
     light = str(tmp_path / f"{name}.weightless.pt2")
-    code, described, stderr = _export([*args, "--mode", "eager", "-o", real])
+    both_modes = ["--mode", "graph", "--mode", "eager"]
+    code, described, stderr = _export([*args, *both_modes, "-o", real])
     assert code == 0, stderr
-    code, described, stderr = _export([*args, "--mode", "eager", "--weightless", "-o", light])
+    code, described, stderr = _export([*args, *both_modes, "--weightless", "-o", light])
     assert code == 0, stderr
     eager_without_data = described["weightless"]
     if eager_without_data:

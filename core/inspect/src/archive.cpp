@@ -1,6 +1,7 @@
 #include "opscope/inspect/archive.h"
 
 #include "opscope/inspect/content_hash.h"
+#include "opscope/inspect/eager.h"
 #include "opscope/inspect/zip_records.h"
 #include "opscope/support/regular_file.h"
 #include "program_document.h"
@@ -93,6 +94,10 @@ void read_program(const ZipRecords& zip, const std::string& path, Archive& archi
   const std::string again = std::string("; export it again with `") + kExportHint + "`";
   std::string text;
   auto record = find_model_record(zip.names());
+  // `opscope export --mode eager` skips torch.export (eager mode reads only its record):
+  // such an archive has no program, and graph mode says so (unlifted_graph).
+  if (!record && has_record(zip.names(), "extra/" + std::string(kEagerRecordName)))
+    return;
   if (!record)
     fail(path, not_an_export_archive(zip.names()));
   archive.model_record = *record;

@@ -581,6 +581,12 @@ private:
 } // namespace
 
 FxGraph unlifted_graph(const Archive& archive) {
+  if (!archive.document)
+    throw ArchiveError(archive.path +
+                       ": holds only the eager-mode record (exported with `opscope export "
+                       "--mode eager`, which skips torch.export); for graph mode export it "
+                       "again without --mode eager (or with --mode graph --mode eager for both "
+                       "modes), or use --mode eager");
   return Builder(archive).build();
 }
 

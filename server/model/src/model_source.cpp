@@ -194,7 +194,7 @@ std::string python_source_stamp(const std::string& target) {
 }
 
 // The export cache keeps one archive per export mode: a graph-mode archive has no eager
-// record, so an eager request never gets one. An eager archive serves graph mode too.
+// record and an eager-mode archive has no program (its export skips torch.export).
 std::string cached_export(const std::string& target, const Settings& settings, bool& from_cache) {
   from_cache = false;
   std::string dir = ensure_cache_subdir("exports");
@@ -213,9 +213,6 @@ std::string cached_export(const std::string& target, const Settings& settings, b
   from_cache = true;
   if (settings.use_cache && fs::exists(archive))
     return archive;
-  if (settings.use_cache && settings.mode == index::Mode::Graph &&
-      fs::exists(archive_for(index::Mode::Eager)))
-    return archive_for(index::Mode::Eager);
   from_cache = false;
   progress(settings, "exporting " + target + " with " + python_interpreter(settings) + " ...");
   std::string temporary = temporary_name(archive);
@@ -456,7 +453,7 @@ std::string export_archive(const std::string& target, const Settings& settings,
     argv.push_back("--input");
     argv.push_back(spec);
   }
-  if (settings.mode == index::Mode::Eager) // graph mode needs no second run of the model
+  if (settings.mode == index::Mode::Eager) // only the eager run, no torch.export
     argv.insert(argv.end(), {"--mode", "eager"});
   if (settings.weightless)
     argv.push_back("--weightless");

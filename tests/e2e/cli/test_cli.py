@@ -314,6 +314,11 @@ def test_graph_export_refuses_eager_mode_and_the_cache_keeps_modes_apart(env, ar
     ok(opscope(env, "export", "fixtures.reference:MyModel", "--input", "1x10", "--mode", "eager",
                "-o", eager_archive, "--quiet"))
     assert "linear1.linear" in ok(opscope(env, "summary", eager_archive, "--mode", "eager"))
+    # Its export skipped torch.export, so graph mode says how to get a program.
+    eager_only = opscope(env, "summary", eager_archive, "--mode", "graph")
+    assert eager_only.returncode == 1
+    assert "holds only the eager-mode record" in eager_only.stderr
+    assert "without --mode eager" in eager_only.stderr
 
     cache_env = {"XDG_CACHE_HOME": str(tmp_path / "cache")}
     target = ["fixtures.reference:MyModel", "--input", "1x10"]
