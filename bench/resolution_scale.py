@@ -124,7 +124,7 @@ def gpt_index(blocks: int, mode: str = "graph") -> dict:
             if edge.get("state"):
                 continue
             by_name[edge["producer"]]["outputs"][0][1].append(o["name"])
-    return {"format": "opscope-index", "version": 2, "mode": mode,
+    return {"format": "opscope-index", "version": 3, "mode": mode,
             "provenance": {"archive": "gpt.pt2", "archive_hash": f"gpt{blocks}",
                            "torch_version": "2.13.0", "source_files": []},
             "modules": modules, "ops": ops, "parameters": parameters}
