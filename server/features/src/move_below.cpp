@@ -5,10 +5,9 @@
 #include <vector>
 
 namespace opscope::features::detail {
-namespace {
 
-// The document's lines, each with its line break; the last may have none.
-std::vector<std::string_view> split_lines(std::string_view text) {
+// The last line may have no line break.
+std::vector<std::string_view> document_lines(std::string_view text) {
   std::vector<std::string_view> lines;
   std::size_t start = 0;
   while (start < text.size()) {
@@ -19,6 +18,8 @@ std::vector<std::string_view> split_lines(std::string_view text) {
   }
   return lines;
 }
+
+namespace {
 
 // Columns of leading spaces; -1 for a blank line. A tab in the indentation is not YAML.
 int indent_of(std::string_view line) {
@@ -65,15 +66,16 @@ std::optional<std::pair<int, int>> entry_lines(const std::vector<std::string_vie
 } // namespace
 
 std::optional<Fix> move_below(const config::ConfigDocument& document,
+                              const std::vector<std::string_view>& lines,
                               const config::PatternKey& entry, const config::PatternKey& last) {
   if (document.format != config::Format::Yaml || entry.via_alias || last.via_alias ||
-      !(entry.range.start < last.range.start))
+      !(entry.range.start < last.range.start) ||
+      last.range.start.line - entry.range.start.line > kMaxLinesMovedPast)
     return std::nullopt;
-  const std::vector<std::string_view> lines = split_lines(document.text);
   auto moved = entry_lines(lines, entry);
   auto after = entry_lines(lines, last);
   if (!moved || !after || entry.range.start.byte_col != last.range.start.byte_col ||
-      moved->second > after->first)
+      moved->second > after->first || after->second - moved->second > kMaxLinesMovedPast)
     return std::nullopt;
   // Everything between the entry and the end of the last overrider's block must sit in the
   // same mapping: no line there indented less than the entry (a parent's sibling).

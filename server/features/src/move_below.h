@@ -9,11 +9,22 @@
 #include "opscope/features/diagnostics.h"
 
 #include <optional>
+#include <string_view>
+#include <vector>
 
 namespace opscope::features::detail {
 
-// `entry` and `last` are written keys of the same mapping, `last` after `entry`.
+// The most lines an entry moves past: a fix that rewrites more is no help to read, and each
+// `overridden` entry of a 50,000-key config would otherwise carry a copy of the document.
+inline constexpr int kMaxLinesMovedPast = 400;
+
+// The document's lines, each with its line break (split once per document, not per fix).
+std::vector<std::string_view> document_lines(std::string_view text);
+
+// `entry` and `last` are written keys of the same mapping, `last` after `entry`; `lines` is
+// document_lines(document.text).
 std::optional<Fix> move_below(const config::ConfigDocument& document,
+                              const std::vector<std::string_view>& lines,
                               const config::PatternKey& entry, const config::PatternKey& last);
 
 } // namespace opscope::features::detail

@@ -67,7 +67,10 @@ std::optional<Diagnostic> no_effect(const index::Index& index, const PatternKey&
 // The move-below fix when every entry taking this one's ops is a later entry of its own
 // table (moving it below them makes coreai-opt apply it first); none when a stronger table
 // or the global config takes them, where no order helps.
-std::optional<Fix> move_below_winners(const config::ConfigDocument& doc, const PatternKey& key,
+// `lines`: the document's lines, split on first use.
+std::optional<Fix> move_below_winners(const config::ConfigDocument& doc,
+                                      std::optional<std::vector<std::string_view>>& lines,
+                                      const PatternKey& key,
                                       const std::vector<resolve::Decider>& winners) {
   const PatternKey* last = nullptr;
   for (const resolve::Decider& w : winners) {
@@ -80,7 +83,11 @@ std::optional<Fix> move_below_winners(const config::ConfigDocument& doc, const P
     if (!last || last->range.start < other.range.start)
       last = &other;
   }
-  return last ? detail::move_below(doc, key, *last) : std::nullopt;
+  if (!last)
+    return std::nullopt;
+  if (!lines)
+    lines = detail::document_lines(doc.text);
+  return detail::move_below(doc, *lines, key, *last);
 }
 
 } // namespace
@@ -89,6 +96,7 @@ std::vector<Diagnostic> overridden_diagnostics(const config::ConfigDocument& doc
                                                const index::Index& index,
                                                const resolve::Resolution& resolution) {
   std::vector<Diagnostic> out;
+  std::optional<std::vector<std::string_view>> lines; // for the move-below fixes
   const std::size_t n = index.modules.size();
   std::vector<bool> covered(n, false);
   for (const resolve::EntryMatch& entry : resolution.entries) {
@@ -144,7 +152,7 @@ std::vector<Diagnostic> overridden_diagnostics(const config::ConfigDocument& doc
     d.range = key.range;
     std::string ops = std::to_string(matched) + (matched == 1 ? " op" : " ops");
     if (governed == 0) {
-      if (std::optional<Fix> fix = move_below_winners(document, key, winner_order))
+      if (std::optional<Fix> fix = move_below_winners(document, lines, key, winner_order))
         d.fixes.push_back(std::move(*fix));
       d.severity = Severity::Warning;
       d.code = "overridden";
