@@ -107,18 +107,6 @@ private:
   std::unordered_map<int, std::unique_ptr<index::Query>> queries_;
 };
 
-bool decider_null(const ConfigDocument& doc, const Decider& d) {
-  switch (d.kind) {
-  case Decider::Kind::DefaultGlobal:
-    return false;
-  case Decider::Kind::Global:
-    return doc.global_config_null;
-  case Decider::Kind::Key:
-    return doc.keys[static_cast<std::size_t>(d.key)].null_value;
-  }
-  return false;
-}
-
 } // namespace
 
 bool resolves_pruning(const ConfigDocument& document, const index::Index& index) {

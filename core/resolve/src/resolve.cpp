@@ -58,18 +58,6 @@ ModuleEntryId id_of_scope(const Scope& scope) {
           scope.key_range.start};
 }
 
-bool decider_null(const ConfigDocument& doc, const Decider& d) {
-  switch (d.kind) {
-  case Decider::Kind::DefaultGlobal:
-    return false;
-  case Decider::Kind::Global:
-    return doc.global_config_null;
-  case Decider::Kind::Key:
-    return doc.keys[static_cast<std::size_t>(d.key)].null_value;
-  }
-  return false;
-}
-
 class Resolver {
 public:
   Resolver(const ConfigDocument& doc, const index::Index& index, const index::QueryEngine* engine)
@@ -499,6 +487,18 @@ private:
 };
 
 } // namespace
+
+bool decider_null(const config::ConfigDocument& doc, const Decider& d) {
+  switch (d.kind) {
+  case Decider::Kind::DefaultGlobal:
+    return false;
+  case Decider::Kind::Global:
+    return doc.global_config_null;
+  case Decider::Kind::Key:
+    return doc.keys[static_cast<std::size_t>(d.key)].null_value;
+  }
+  return false;
+}
 
 Resolution resolve_quantizer(const ConfigDocument& document, const index::Index& index,
                              const index::QueryEngine* engine) {

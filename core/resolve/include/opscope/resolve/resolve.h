@@ -134,5 +134,7 @@ std::vector<std::string> decider_path(const config::ConfigDocument& document,
                                       const Decider& decider);
 // 0-based line of the deciding key; -1 for DefaultGlobal.
 int decider_line(const config::ConfigDocument& document, const Decider& decider);
+// The entry is written `null` (its ops stay in full precision); never the default global.
+bool decider_null(const config::ConfigDocument& document, const Decider& decider);
 
 } // namespace opscope::resolve
