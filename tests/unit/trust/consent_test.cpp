@@ -19,7 +19,8 @@ struct Repo : TempDir {
     config = write("repo/configs/q.yaml", "quantization_config: {}\n");
   }
   project::Resolution resolve(const project::ModelSettings& chosen = {}) const {
-    return project::resolve_model(config, {index::Compressor::Quantizer, std::nullopt}, chosen, root);
+    return project::resolve_model(config, {index::Compressor::Quantizer, std::nullopt}, chosen,
+                                  root);
   }
 };
 
