@@ -1,10 +1,10 @@
 #include "opscope/resolve/eager_weights.h"
 
+#include "opscope/config/values.h"
 #include "opscope/index/query.h"
 
 #include <algorithm>
 #include <memory>
-#include <tuple>
 #include <unordered_map>
 
 namespace opscope::resolve {
@@ -59,10 +59,10 @@ std::optional<std::pair<std::string, json>> last_matching(const json& dict,
   return found;
 }
 
-// Priority as _get_module_compression_components_and_priority assigns it: lower wins.
-// (level, entry rank, module order); the module_state_spec sentinel is below all.
-using Priority = std::tuple<int, int, int>;
-constexpr Priority kModuleStatePriority{-1, 0, 0};
+// Priority as _get_module_compression_components_and_priority assigns it (lower wins):
+// ModuleDecision::priority; the module_state_spec sentinel is below all.
+using Priority = int;
+constexpr Priority kModuleStatePriority = -1;
 
 class EagerResolver {
 public:
@@ -101,7 +101,7 @@ public:
         if (op >= 0 && static_cast<std::size_t>(op) < module_of.size())
           module_of[static_cast<std::size_t>(op)] = static_cast<int>(m);
     for (std::size_t i = 0; i < index_.ops.size(); ++i)
-      visit_op(index_.ops[i], index_.op_parameters(i), module_of[i]);
+      visit_op(static_cast<int>(i), index_.op_parameters(i), module_of[i]);
     return std::move(out_);
   }
 
@@ -111,7 +111,7 @@ private:
     json state_spec;   // op_state_spec, defaults applied
     json module_state; // module_state_spec (direct matches only)
     bool module_level = false;
-    Priority priority{2, 0, 0};
+    Priority priority = 0;
   };
 
   json entry_config(const Decider& d) const {
@@ -155,16 +155,8 @@ private:
       int parent = index_.modules[m].parent;
       if (parent >= 0 && configs_[static_cast<std::size_t>(parent)].module_level)
         c.module_level = true; // _fill_module_has_module_spec_dict: inherited downwards
-      c.priority = priority_of(d.decider, static_cast<int>(m));
+      c.priority = d.priority;
     }
-  }
-
-  Priority priority_of(const Decider& d, int module) const {
-    if (d.kind != Decider::Kind::Key)
-      return {2, 0, module};
-    const auto& key = doc_.keys[static_cast<std::size_t>(d.key)];
-    // Entries apply last-written first, so a later key has the higher precedence.
-    return {key.table == Table::ModuleType ? 1 : 0, -d.key, module};
   }
 
   // The doc key of an op table entry in the module entry that decided `d`, for reporting.
@@ -248,25 +240,32 @@ private:
     return names;
   }
 
-  void visit_op(const index::Op& op, const std::vector<int>& parameters, int module) {
+  void visit_op(int op_index, const std::vector<int>& parameters, int module) {
+    const index::Op& op = index_.ops[static_cast<std::size_t>(op_index)];
     if (op.kind != index::OpKind::Call)
       return;
     const bool registered = op.compressible_by(compressor_);
     const ModuleConfig& c = configs_[static_cast<std::size_t>(module)];
     if (!registered && !c.module_level)
       return;
-    // An unregistered op under a module-level spec resolves with empty op components.
+    // An unregistered op under a module-level spec resolves with empty op components: its
+    // module's entry leaves the tensor uncompressed (and, ranking first, for every reader).
     auto [spec_dict_for_op, op_decider] =
-        registered ? op_state_spec(op, module) : std::pair{json::object(), Decider{}};
+        registered
+            ? op_state_spec(op, module)
+            : std::pair{json::object(), decisions_[static_cast<std::size_t>(module)].decider};
     for (int p : parameters) {
       const index::Parameter& param = index_.parameters[static_cast<std::size_t>(p)];
       if (!optimizable(param))
         continue;
       auto& cached = cache_[static_cast<std::size_t>(p)];
+      WeightDecision& out = out_.parameters[static_cast<std::size_t>(p)];
+      if (out.readers.empty() || out.readers.back().op != op_index)
+        out.readers.push_back(
+            {op_index, module, op_decider, decisions_[static_cast<std::size_t>(module)].decider});
       if (cached && *cached < c.priority) // a strictly higher priority decided
         continue;
       const auto names = local_names(param);
-      WeightDecision& out = out_.parameters[static_cast<std::size_t>(p)];
       if (!cached && resolve_module_state(param, p, names, out)) {
         cached = kModuleStatePriority;
         continue;
@@ -277,6 +276,7 @@ private:
       out.spec_key = match ? match->first : std::string();
       out.decider = op_decider;
       out.module = module;
+      out.op = op_index;
       cached = c.priority;
     }
   }
@@ -319,9 +319,48 @@ private:
 
 } // namespace
 
+bool resolves_eager_weights(const config::ConfigDocument& document, const index::Index& index) {
+  if (index.mode != index::Mode::Eager)
+    return false;
+  switch (document.root) {
+  case config::Compressor::KMeansPalettizer:
+  case config::Compressor::MagnitudePruner:
+    return true;
+  case config::Compressor::Quantizer:
+    return document.execution_mode && *document.execution_mode == "eager";
+  default:
+    return false;
+  }
+}
+
+bool WeightDecision::shared() const {
+  return std::any_of(readers.begin(), readers.end(),
+                     [&](const Reader& r) { return r.module != readers.front().module; });
+}
+
 EagerWeights resolve_eager_weights(const config::ConfigDocument& document, const json& values,
                                    const index::Index& index, const Resolution* modules) {
   return EagerResolver(document, values, index, modules).run();
+}
+
+std::shared_ptr<const EagerWeights>
+SharedResolution::weights(const config::ConfigDocument& document, const index::Index& index,
+                          const index::QueryEngine* engine) const {
+  std::lock_guard<std::mutex> lock(weights_mutex_);
+  if (!weights_) {
+    auto values = config::read_values(document.text, document.format);
+    if (!values)
+      weights_ = std::make_shared<const EagerWeights>();
+    else
+      weights_ = std::make_shared<const EagerWeights>(
+          resolve_eager_weights(document, *values, index, get(document, index, engine).get()));
+  }
+  return weights_;
+}
+
+std::shared_ptr<const EagerWeights> SharedResolution::weights_if_ready() const {
+  std::unique_lock<std::mutex> lock(weights_mutex_, std::try_to_lock);
+  return lock.owns_lock() ? weights_ : nullptr;
 }
 
 } // namespace opscope::resolve

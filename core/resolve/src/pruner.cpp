@@ -118,6 +118,9 @@ Resolution resolve_pruner(const ConfigDocument& document, const index::Index& in
   // The module level is the same build_module_config_dict for every compressor.
   Resolution out = resolve_quantizer(document, index, engine);
   out.ops.clear();
+  // The graph annotation's shared tensors (rows of the ops just cleared) do not apply: in
+  // eager mode a tied tensor goes to its highest-priority reader (WeightDecision::readers).
+  out.shared.clear();
   out.compressor = index::Compressor::MagnitudePruner;
 
   // Which parameters end up pruned: a registered op whose weights all stay dense (its spec

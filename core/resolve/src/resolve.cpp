@@ -8,6 +8,7 @@
 #include "patterns.h"
 
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -175,6 +176,7 @@ private:
       d.direct = own[m] == decided[m];
       d.full_precision = decider_null(doc_, d.decider);
     }
+    assign_priorities([](std::size_t m) { return static_cast<int>(m); });
   }
 
   // The same over module objects (a model with a module registered under several names):
@@ -276,6 +278,38 @@ private:
       d.direct = o >= 0 ? own[static_cast<std::size_t>(o)] == mine : mine == global_rank;
       d.full_precision = decider_null(doc_, d.decider);
     }
+    // Calls of one object share its place; a module the table does not name keeps its own.
+    const int object_count = static_cast<int>(count);
+    assign_priorities([&](std::size_t m) {
+      int o = index_.module_object(m);
+      return o >= 0 ? o : object_count + static_cast<int>(m);
+    });
+  }
+
+  // ModuleDecision::priority. Name and type levels: the claim order (claim_order /
+  // claim_objects). Global: _apply_configs walks reversed(named_modules()) and each module
+  // it reaches is still unclaimed (its children come after it in named_modules(), so they
+  // were reached before it): the last module takes the first place. `order(m)` is module m's
+  // place in named_modules() (equal for calls of one object).
+  template <typename Order> void assign_priorities(Order order) {
+    const std::size_t n = out_.modules.size();
+    std::vector<std::pair<int, std::size_t>> global; // (named_modules place, module)
+    for (std::size_t m = 0; m < n; ++m) {
+      int level = level_of(doc_, out_.modules[m].decider);
+      if (level == 2)
+        global.emplace_back(static_cast<int>(order(m)), m);
+      else
+        out_.modules[m].priority =
+            (level == 1 ? level_sizes_[0] : 0) + insertion_[static_cast<std::size_t>(m)];
+    }
+    std::sort(global.begin(), global.end(), std::greater<>());
+    int place = -1, last = -1;
+    for (const auto& [at, m] : global) {
+      if (place < 0 || at != last)
+        ++place;
+      last = at;
+      out_.modules[m].priority = level_sizes_[0] + level_sizes_[1] + place;
+    }
   }
 
   // claim_order over module objects: each object takes one place, in the order
@@ -306,6 +340,8 @@ private:
         }
       }
     }
+    level_sizes_[0] = counters[0];
+    level_sizes_[1] = counters[1];
   }
 
   // _set_config_for_module's order of insertion into module_config_dict[level]: entries in
@@ -338,6 +374,8 @@ private:
         }
       }
     }
+    level_sizes_[0] = counters[0];
+    level_sizes_[1] = counters[1];
   }
 
   const OpTables* tables_of(const Decider& module_decider) const {
@@ -480,7 +518,8 @@ private:
   std::optional<index::QueryEngine> owned_engine_;
   const index::QueryEngine* engine_ = nullptr;
   std::vector<EntryMatch> entries_by_rank_;
-  std::vector<int> insertion_; // per module: its position in module_config_dict[its level]
+  std::vector<int> insertion_;  // per module: its position in module_config_dict[its level]
+  int level_sizes_[2] = {0, 0}; // modules (or objects) claimed at the name and type levels
   std::vector<std::vector<int>> objects_by_rank_; // module objects each ranked entry matches
   std::vector<int> object_insertion_;             // insertion_ per module object
   Resolution out_;

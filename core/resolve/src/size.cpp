@@ -253,20 +253,25 @@ std::optional<std::string> size_unavailable(const config::ConfigDocument& docume
 }
 
 ProjectedSize projected_size(const config::ConfigDocument& document, const index::Index& index,
-                             const Resolution* modules) {
+                             const Resolution* modules, const EagerWeights* weights_given) {
   ProjectedSize size;
   const bool palettizer = document.root == index::Compressor::KMeansPalettizer;
   if (auto why = size_unavailable(document, index)) {
     size.unavailable = std::move(*why);
     return size;
   }
-  auto values = config::read_values(document.text, document.format);
-  if (!values) {
+  std::optional<EagerWeights> computed;
+  if (!weights_given) {
+    auto values = config::read_values(document.text, document.format);
+    if (values)
+      weights_given = &computed.emplace(resolve_eager_weights(document, *values, index, modules));
+  }
+  if (!weights_given || weights_given->parameters.size() != index.parameters.size()) {
     size.unavailable = "the config's values cannot be read (no mapping at its root, or more "
                        "than a million values after aliases)";
     return size;
   }
-  EagerWeights weights = resolve_eager_weights(document, *values, index, modules);
+  const EagerWeights& weights = *weights_given;
   std::map<std::string, std::pair<std::int64_t, std::int64_t>> per_module; // bits, weights
   for (std::size_t i = 0; i < index.parameters.size(); ++i) {
     const index::Parameter& p = index.parameters[i];
@@ -323,10 +328,11 @@ SharedResolution::size(const config::ConfigDocument& document, const index::Inde
                        const index::QueryEngine* engine) const {
   std::lock_guard<std::mutex> lock(size_mutex_);
   if (!size_) {
-    std::shared_ptr<const Resolution> modules;
+    std::shared_ptr<const EagerWeights> eager;
     if (!size_unavailable(document, index))
-      modules = get(document, index, engine);
-    size_ = std::make_shared<const ProjectedSize>(projected_size(document, index, modules.get()));
+      eager = weights(document, index, engine);
+    size_ = std::make_shared<const ProjectedSize>(
+        projected_size(document, index, nullptr, eager.get()));
   }
   return size_;
 }

@@ -1,5 +1,5 @@
 #include "commands.h"
-#include "explain_pruner.h"
+#include "explain_parameters.h"
 #include "explain_size.h"
 #include "opscope/cli/dispatch.h"
 #include "opscope/cli/model_options.h"
@@ -38,10 +38,13 @@ CommandSpec explain_spec() {
       "direct,\n"
       "full_precision}], \"unresolved\": [...]}; lines are 1-based; entry null is\n"
       "coreai-opt's default global_config (none written). Graph mode, quantization_config.\n"
-      "magnitude_pruning_config (eager): the ops MagnitudePruner prunes, and\n"
-      "\"parameters\": [{parameter, module, entry, spec_key, spec}] with each pruned\n"
-      "parameter's spec, defaults filled in (null: left dense).\n"
-      "An op reading a tied tensor also has shared_tensors: [{parameter, names,\n"
+      "magnitude_pruning_config (eager): the ops MagnitudePruner prunes.\n"
+      "Eager mode (the pruner, the palettizer, execution_mode: eager) adds\n"
+      "\"parameters\": [{parameter, names, module, entry, spec_table, spec_key, spec,\n"
+      "read_by}] with each reached parameter's spec (the pruner's with defaults filled in;\n"
+      "null: not compressed); a tensor read from several modules (tied weights) has\n"
+      "read_by: [{op, module, entry}] and one spec, its highest-priority reader's.\n"
+      "Graph mode: an op reading a tied tensor has shared_tensors: [{parameter, names,\n"
       "decided_by: {op, entry}}]; a module called under an alias has canonical.",
       model_options(false),
       {"CONFIG"}};
@@ -243,8 +246,8 @@ int run_explain(const std::vector<std::string>& args) {
         text += d.full_precision ? ", \"full_precision\": true}" : ", \"full_precision\": false}";
       }
       text += "],\n";
-      if (pruner)
-        text += "\"parameters\": " + pruned_parameters_json(doc, index).dump(2) + ",\n";
+      if (index.mode == index::Mode::Eager)
+        text += "\"parameters\": " + eager_parameters_json(doc, index).dump(2) + ",\n";
       nlohmann::json unresolved = nlohmann::json::array();
       for (const resolve::Unresolved& u : resolution.unresolved)
         unresolved.push_back(
@@ -310,8 +313,8 @@ int run_explain(const std::vector<std::string>& args) {
                 << index.ops[static_cast<std::size_t>(first.op)].name << "'s entry "
                 << entry_text(doc, first.decider) << " (annotated first), for every reader\n";
     }
-    if (pruner)
-      print_pruned_parameters(doc, index);
+    if (index.mode == index::Mode::Eager)
+      print_eager_parameters(doc, index);
     for (const features::Diagnostic& d : notes)
       std::cout << config_path << ":" << d.range.start.line + 1 << ": "
                 << features::to_string(d.severity) << ": " << d.message << " [" << d.code << "]\n";

@@ -91,8 +91,14 @@ public:
     // config: coreai-opt would not load it). Computed first: the module keys it matched need
     // no second matching of their pattern against every module name below.
     std::shared_ptr<const resolve::Resolution> resolution;
-    if (doc_.problems.empty())
+    if (doc_.problems.empty()) {
       resolution = detail::resolution_of(doc_, model_);
+      // Eager mode: each parameter's spec, computed here off the typing path so that hovers
+      // (tied weights) and the size find it ready.
+      if (model_ && model_->resolution && model_->index &&
+          resolve::resolves_eager_weights(doc_, *model_->index))
+        model_->resolution->weights(doc_, *model_->index, model_->queries);
+    }
     if (resolution)
       for (const resolve::EntryMatch& e : resolution->entries) {
         const PatternKey& key = doc_.keys[static_cast<std::size_t>(e.key)];

@@ -220,6 +220,60 @@ std::string tied_text(const config::ConfigDocument& document, const index::Index
   return out;
 }
 
+// "`lm_head` (line 7)", or coreai-opt's default global config.
+std::string entry_name(const config::ConfigDocument& document, const resolve::Decider& who) {
+  if (who.kind == resolve::Decider::Kind::DefaultGlobal)
+    return "coreai-opt's default global_config";
+  return "`" + resolve::decider_path(document, who).back() + "` (line " +
+         std::to_string(resolve::decider_line(document, who) + 1) + ")";
+}
+
+// Eager mode (the eager Quantizer, the palettizer, the pruner): tied tensors this key's calls
+// read. The handler gives a tensor one spec, its highest-priority reader's (a module_state_spec
+// before that), and registers that one compressor under every name of the tensor.
+std::string eager_tied_text(const config::ConfigDocument& document, const index::Index& index,
+                            const resolve::EagerWeights& weights, const config::PatternKey& key) {
+  const int k = static_cast<int>(&key - document.keys.data());
+  const bool module_key = key.table == Table::ModuleName || key.table == Table::ModuleType;
+  auto is_key = [&](const resolve::Decider& d) {
+    return d.kind == resolve::Decider::Kind::Key && d.key == k;
+  };
+  auto is_mine = [&](const resolve::WeightDecision::Reader& r) {
+    return is_key(module_key ? r.module_entry : r.decider);
+  };
+  std::string out;
+  for (const resolve::WeightDecision& w : weights.parameters) {
+    if (!w.shared())
+      continue;
+    auto mine = std::find_if(w.readers.begin(), w.readers.end(), is_mine);
+    if (mine == w.readers.end())
+      continue;
+    auto winner = std::find_if(w.readers.begin(), w.readers.end(),
+                               [&](const auto& r) { return r.op == w.op; });
+    const bool won = w.op >= 0 ? winner != w.readers.end() && is_mine(*winner) : is_key(w.decider);
+    const index::Parameter& p = index.parameters[static_cast<std::size_t>(w.parameter)];
+    std::string names = "`" + p.name + "`";
+    for (const std::string& alias : p.aliases)
+      names += " = `" + alias + "`";
+    out += "**Tied weight:** " + names + " is one tensor, read by ";
+    for (std::size_t i = 0; i < w.readers.size(); ++i)
+      out += (i ? ", " : "") + ("`" + index.ops[static_cast<std::size_t>(w.readers[i].op)].name +
+                                "` (" + entry_name(document, w.readers[i].decider) + ")");
+    out += ". coreai-opt gives it one spec, registered once for all its names: ";
+    if (won)
+      out += "this entry's, for every reader.\n\n";
+    else if (w.op < 0)
+      out += "the module_state_spec of " + entry_name(document, w.decider) +
+             "; this entry's weight spec does not apply to it.\n\n";
+    else
+      out += entry_name(document, w.decider) + "'s, through `" +
+             index.ops[static_cast<std::size_t>(w.op)].name +
+             "`, whose module ranks first (name entries, then type entries, then global); this "
+             "entry's weight spec does not apply to it.\n\n";
+  }
+  return out;
+}
+
 // On the root key: what the whole config does, entry by entry (graph-mode Quantizer), and
 // the model's projected size.
 std::optional<Hover> root_summary(const config::ConfigDocument& document, config::Position cursor,
@@ -342,6 +396,8 @@ std::optional<Hover> hover(const config::ConfigDocument& document, config::Posit
     md += resolution_text(document, index, *resolution, *key);
     md += tied_text(document, index, *resolution, *key);
   }
+  if (auto weights = detail::eager_weights_if_ready(document, model))
+    md += eager_tied_text(document, index, *weights, *key);
   if (key->table == Table::ModuleName || key->table == Table::ModuleType)
     if (auto size = module_size_text(document, model, m.modules))
       md += *size;

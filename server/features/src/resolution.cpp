@@ -1,5 +1,6 @@
 #include "resolution.h"
 
+#include "opscope/config/values.h"
 #include "opscope/resolve/pruner.h"
 
 namespace opscope::features::detail {
@@ -35,6 +36,19 @@ resolution_if_ready(const config::ConfigDocument& document, const Model* model) 
   if (model && model->resolution && resolvable(document, model))
     return model->resolution->ready();
   return resolution_of(document, model);
+}
+
+std::shared_ptr<const resolve::EagerWeights>
+eager_weights_if_ready(const config::ConfigDocument& document, const Model* model) {
+  if (!model || !model->index || !resolve::resolves_eager_weights(document, *model->index))
+    return nullptr;
+  if (model->resolution)
+    return model->resolution->weights_if_ready();
+  auto values = config::read_values(document.text, document.format);
+  if (!values)
+    return nullptr;
+  return std::make_shared<const resolve::EagerWeights>(
+      resolve::resolve_eager_weights(document, *values, *model->index));
 }
 
 } // namespace opscope::features::detail

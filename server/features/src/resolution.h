@@ -4,6 +4,7 @@
 #pragma once
 
 #include "opscope/features/model.h"
+#include "opscope/resolve/eager_weights.h"
 
 #include <memory>
 
@@ -15,5 +16,11 @@ std::shared_ptr<const resolve::Resolution> resolution_of(const config::ConfigDoc
 // already (the background check computes it), else null; computed here only without a host.
 std::shared_ptr<const resolve::Resolution>
 resolution_if_ready(const config::ConfigDocument& document, const Model* model);
+
+// Each parameter's spec when coreai-opt applies the config in eager mode
+// (resolve::resolves_eager_weights), on the same terms as resolution_if_ready: the host's
+// if computed already, else null; computed here only without a host.
+std::shared_ptr<const resolve::EagerWeights>
+eager_weights_if_ready(const config::ConfigDocument& document, const Model* model);
 
 } // namespace opscope::features::detail

@@ -40,6 +40,11 @@ struct ModuleDecision {
   Decider decider;
   bool direct = false;         // the entry matched this module itself (module-level specs apply)
   bool full_precision = false; // the deciding entry is null: nothing compressed here
+  // coreai-opt's module priority (eager_utils.py, _get_module_compression_components_and_
+  // priority): the module's position in module_config_dict, name level, then type level,
+  // then global, each in insertion order (global: reversed named_modules order; this index's
+  // order stands for named_modules'). Lower wins a tensor several modules read.
+  int priority = 0;
 };
 
 struct OpDecision {
@@ -101,6 +106,7 @@ Resolution resolve_quantizer(const config::ConfigDocument& document, const index
 bool resolves_in_graph_mode(const config::ConfigDocument& document, const index::Index& index);
 
 struct ProjectedSize; // size.h
+struct EagerWeights;  // eager_weights.h
 
 // One resolution per (config version, model), computed by whoever asks first (the
 // background check or a hover) and shared by both; safe to call from several threads.
@@ -121,11 +127,23 @@ public:
   // The size if someone already computed it; never waits.
   std::shared_ptr<const ProjectedSize> size_if_ready() const;
 
+  // Each parameter's spec in eager mode (eager_weights.h: the eager Quantizer, the palettizer,
+  // the pruner), computed once; the size above is computed from it. No parameters when the
+  // config's values cannot be read. Defined in eager_weights.cpp.
+  std::shared_ptr<const EagerWeights> weights(const config::ConfigDocument& document,
+                                              const index::Index& index,
+                                              const index::QueryEngine* engine) const;
+  // The weights if someone already computed them; never waits.
+  std::shared_ptr<const EagerWeights> weights_if_ready() const;
+
 private:
   mutable std::mutex mutex_;
   mutable std::shared_ptr<const Resolution> value_;
-  mutable std::mutex size_mutex_; // taken before mutex_ (size() reads the resolution)
+  // Lock order: size_mutex_, then weights_mutex_, then mutex_ (each reads the next).
+  mutable std::mutex size_mutex_;
   mutable std::shared_ptr<const ProjectedSize> size_;
+  mutable std::mutex weights_mutex_;
+  mutable std::shared_ptr<const EagerWeights> weights_;
 };
 
 // The entry's path from the document root, e.g. {"quantization_config",

@@ -63,8 +63,10 @@ std::optional<std::int64_t> palettized_bits(const index::Parameter& weight,
 
 // From the document (and its text, for the spec values) and the index. `modules`:
 // resolve_quantizer() of the same document and index if the caller has it already.
+// `weights`: resolve_eager_weights() of the same document and index if the caller has it.
 ProjectedSize projected_size(const config::ConfigDocument& document, const index::Index& index,
-                             const Resolution* modules = nullptr);
+                             const Resolution* modules = nullptr,
+                             const EagerWeights* weights = nullptr);
 
 // Why projected_size() cannot answer for this config and index before resolving anything
 // (graph-mode Quantizer, the pruner, an index without parameters); nothing when it can try.
