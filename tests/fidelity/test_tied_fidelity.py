@@ -207,3 +207,50 @@ def test_a_tied_tensor_gets_the_spec_prepare_registers_once(label, config, gpt2_
         assert projected["modules"]["transformer.wte"] == pytest.approx(
             size.per_module_map["transformer.wte"], abs=1e-6)
         assert "lm_head" not in projected["modules"] and "lm_head" not in size.per_module_map
+
+
+# The module-level counterpart: a module registered under two names (aliased_module's
+# `shortcut` is `encoder[0]`). build_module_config_dict tests every name of a module object,
+# so a key naming only the alias configures the object; in eager mode no call carries that
+# name (the hooks use the canonical one), and `opscope check` must still not call it no-match.
+ALIAS_PALETTIZED = {"kmeans_palettization_config": {
+    "global_config": pal(4),
+    "module_name_configs": {"shortcut": pal(2), "head": pal(3)}}}
+
+
+def test_a_key_naming_only_an_alias_configures_the_module(fixture_archive, inspect_worker,
+                                                         opscope_bin, tmp_path, coreai_opt):
+    from torch.nn.utils import parametrize
+
+    from coreai_opt.palettization import KMeansPalettizer, KMeansPalettizerConfig
+
+    index_path = str(tmp_path / "aliased_module.eager.json")
+    proc = subprocess.run([inspect_worker, fixture_archive("aliased_module"), "--mode", "eager",
+                           "-o", index_path], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    config_path = tmp_path / "alias.json"
+    config_path.write_text(json.dumps(ALIAS_PALETTIZED, indent=2))
+
+    model, args = build_fixture_model("aliased_module")
+    with contextlib.redirect_stderr(io.StringIO()):
+        prepared = KMeansPalettizer(model, KMeansPalettizerConfig.from_dict(
+            copy.deepcopy(ALIAS_PALETTIZED))).prepare(args)
+    modules = dict(prepared.named_modules())
+    coreai = {f"{name}.weight": compressor_value("kmeans_palettization_config",
+                                                 modules[name].parametrizations["weight"])[1]
+              for name in ("encoder.0", "encoder.2", "head")
+              if parametrize.is_parametrized(modules[name], "weight")}
+    assert coreai["encoder.0.weight"] == 2, coreai  # the alias key's spec
+
+    checked = subprocess.run([opscope_bin, "check", str(config_path), "--model", index_path,
+                              "--format", "json"], capture_output=True, text=True, timeout=60)
+    codes = [json.loads(line)["code"] for line in checked.stdout.splitlines() if line.strip()]
+    assert "no-match" not in codes, checked.stdout
+
+    explained = subprocess.run([opscope_bin, "explain", str(config_path), "--model", index_path,
+                                "--json"], capture_output=True, text=True, timeout=60)
+    assert explained.returncode == 0, explained.stderr
+    said = {row["parameter"]: spec_value("kmeans_palettization_config", row["spec"])
+            for row in json.loads(explained.stdout)["parameters"]}
+    print(f"\naliased_module: prepare() {coreai}, explain {said}")
+    assert {name: said.get(name) for name in coreai} == coreai

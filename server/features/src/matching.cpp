@@ -60,6 +60,52 @@ std::vector<int> intersect(const std::vector<int>& a, const std::vector<int>& b)
   return out;
 }
 
+// A name key against a model with module objects (a module registered under several
+// names): coreai-opt tests every name of an object (_build_module_alias_map) and applies the
+// key to the object, so to every call of it, whichever path the call went through. The
+// index modules that are calls of an object `query` matches under any of its names.
+std::vector<int> calls_of_matched_objects(const index::Index& index, const index::Query& query) {
+  std::vector<bool> hit(index.module_objects.size(), false);
+  bool any = false;
+  for (std::size_t o = 0; o < index.module_objects.size(); ++o) {
+    const index::ModuleObject& object = index.module_objects[o];
+    hit[o] = query.matches(object.name) ||
+             std::any_of(object.aliases.begin(), object.aliases.end(),
+                         [&](const std::string& alias) { return query.matches(alias); });
+    any = any || hit[o];
+  }
+  std::vector<int> calls;
+  if (!any)
+    return calls;
+  for (std::size_t m = 0; m < index.modules.size(); ++m)
+    if (int o = index.module_object(m); o >= 0 && hit[static_cast<std::size_t>(o)])
+      calls.push_back(static_cast<int>(m));
+  return calls;
+}
+
+// Adds the calls the names of the index do not show (calls_of_matched_objects) to `m`:
+// those modules and every call op inside them.
+void add_alias_matches(const index::QueryEngine& engine, const index::Query& query, Matches& m) {
+  const index::Index& index = engine.index();
+  std::vector<int> ops = m.ops;
+  bool added = false;
+  for (int module : calls_of_matched_objects(index, query)) {
+    const std::string& name = index.modules[static_cast<std::size_t>(module)].name;
+    if (query.matches(name) || name.empty())
+      continue; // matched by its own name already (the root holds everything anyway)
+    std::vector<int> inside =
+        engine.match(*engine.query(index::Table::ModuleName, escape_regex(name)));
+    ops.insert(ops.end(), inside.begin(), inside.end());
+    m.modules.push_back(module);
+    added = true;
+  }
+  if (!added)
+    return;
+  std::sort(ops.begin(), ops.end());
+  ops.erase(std::unique(ops.begin(), ops.end()), ops.end());
+  m.ops = std::move(ops);
+}
+
 } // namespace
 
 CompiledPattern compile_pattern(const std::string& pattern, const index::QueryEngine* engine) {
@@ -124,12 +170,20 @@ Matches match_key(const ModelQueries& queries, const config::PatternKey& key,
     }
     // Every call op, whatever the compressor: callers filter with `compressible`.
     m.ops = in_graph_order(engine.match(query));
+    if (key.table == Table::ModuleName && !index.module_objects.empty())
+      add_alias_matches(engine, query, m);
     if (list_modules == ModuleList::IfNoOps && !m.ops.empty())
       return m;
+    std::vector<int> by_alias = std::move(m.modules);
+    m.modules.clear();
     for (std::size_t i = 0; i < index.modules.size(); ++i) {
       const index::Module& module = index.modules[i];
       if (key.table == Table::ModuleName ? query.matches(module.name) : module.type == key.text)
         m.modules.push_back(static_cast<int>(i));
+    }
+    if (!by_alias.empty()) {
+      m.modules.insert(m.modules.end(), by_alias.begin(), by_alias.end());
+      std::sort(m.modules.begin(), m.modules.end());
     }
     return m;
   }
