@@ -71,6 +71,24 @@ LLAMA = {"magnitude_pruning_config": {
 
 CASES = [("resnet18", "overlapping", RESNET), ("hf_llama", "overlapping", LLAMA)]
 
+# nn.MultiheadAttention: F.multi_head_attention_forward (registered as multi_head_attention)
+# runs inside `attn` and reads in_proj_weight and out_proj.weight (local name `weight`), so
+# both take attn's spec dict; out_proj's own forward never runs, so a key on it governs nothing.
+MHA = [
+    ("both-weights", {"magnitude_pruning_config": {
+        "global_config": sparsity(0.11),
+        "module_name_configs": {"attn": {"op_state_spec": {
+            "in_proj_weight": {"target_sparsity": 0.6}, "weight": {"target_sparsity": 0.7}}}}}}),
+    ("out-proj-key-ignored", {"magnitude_pruning_config": {
+        "global_config": sparsity(0.11),
+        "module_name_configs": {r"attn\.out_proj": sparsity(0.8), "attn": {
+            "op_state_spec": {"in_proj_weight": {"target_sparsity": 0.6}}}}}}),
+    ("op-type", {"magnitude_pruning_config": {"global_config": {
+        "op_state_spec": {"weight": {"target_sparsity": 0.2}},
+        "op_type_config": {"multi_head_attention": {"op_state_spec": {
+            "in_proj_weight": {"target_sparsity": 0.4}, "weight": {"target_sparsity": 0.45}}}}}}}),
+]
+
 
 @pytest.fixture(scope="module")
 def eager_index(fixture_archive, inspect_worker, tmp_path_factory):
@@ -181,3 +199,23 @@ def test_explain_names_the_spec_prepare_prunes_with(name, label, config, eager_i
     assert "overridden" in codes, explained["diagnostics"]
     # Every entry here prunes something (model.norm through its module_state_spec).
     assert "no-effect" not in codes, explained["diagnostics"]
+
+
+@pytest.mark.parametrize("label,config", MHA, ids=[label for label, _ in MHA])
+def test_multihead_attention_weights_are_pruned_as_prepare_prunes_them(label, config, eager_index,
+                                                                       opscope_bin, tmp_path,
+                                                                       coreai_opt):
+    config_path = tmp_path / f"{label}.json"
+    config_path.write_text(json.dumps(config, indent=2))
+    proc = subprocess.run([opscope_bin, "explain", str(config_path), "--model",
+                           eager_index("multihead_attention"), "--json"], capture_output=True,
+                          text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    said = {row["parameter"]: (row["spec"]["target_sparsity"],
+                               scheme_of(row["spec"]["pruning_scheme"]))
+            for row in json.loads(proc.stdout)["parameters"] if row["spec"] is not None}
+    expected = pruned_by_coreai("multihead_attention", config)
+    print(f"\nmultihead_attention/{label}: prepare() {expected}, explain {said}")
+    assert said == expected
+    assert "attn.in_proj_weight" in expected
+

@@ -135,5 +135,60 @@ TEST(Pruner, AGraphIndexOrAnotherRootIsNotResolvedAsPruning) {
   EXPECT_FALSE(resolves_pruning(quant, eager_model()));
 }
 
+// nn.MultiheadAttention as eager mode records it: one call inside `attn` reading
+// in_proj_weight, in_proj_bias and out_proj.weight (out_proj's own forward never runs).
+index::Index attention_model() {
+  index::Index i;
+  i.mode = index::Mode::Eager;
+  i.modules.resize(2);
+  i.modules[0].type = "m.Net";
+  i.modules[0].parent = -1;
+  i.modules[0].children = {1};
+  i.modules[1].name = "attn";
+  i.modules[1].type = "torch.nn.modules.activation.MultiheadAttention";
+  i.modules[1].parent = 0;
+  i.modules[1].ops = {0};
+  index::Op op;
+  op.name = "attn.multi_head_attention_forward";
+  op.type = "multi_head_attention";
+  op.compressors = static_cast<std::uint8_t>(index::Compressor::MagnitudePruner);
+  op.module_stack = {{"", "m.Net"}, {"attn", i.modules[1].type}};
+  op.inputs = {{"x", 0, false},
+               {"attn.in_proj_weight", std::nullopt, true},
+               {"attn.in_proj_bias", std::nullopt, true},
+               {"attn.out_proj.weight", std::nullopt, true}};
+  i.ops = {op};
+  i.parameters = {{"attn.in_proj_weight", {}, {48, 16}, "float32", false},
+                  {"attn.in_proj_bias", {}, {48}, "float32", false},
+                  {"attn.out_proj.weight", {}, {16, 16}, "float32", false}};
+  i.rebuild_lookups();
+  return i;
+}
+
+TEST(Pruner, AttentionPrunesInProjWeightAndOutProjWeightUnderTheAttentionModulesSpecs) {
+  const index::Index index = attention_model();
+  auto specs = [&](const std::string& yaml) {
+    ConfigDocument doc = config::read_config(yaml, config::Format::Yaml);
+    EXPECT_TRUE(resolves_pruning(doc, index));
+    std::vector<json> out;
+    for (const WeightDecision& w :
+         resolve_eager_weights(doc, *config::read_values(doc.text, doc.format), index).parameters)
+      out.push_back(w.spec.is_object() ? filled_pruning_spec(w.spec)["target_sparsity"] : json());
+    return out;
+  };
+  // Defaults: {weight, in_proj_weight} at 0.5; the bias is named by neither.
+  EXPECT_EQ(specs("magnitude_pruning_config: {}\n"), (std::vector<json>{0.5, json(), 0.5}));
+  // out_proj.weight goes by its local name `weight`, in attn's spec dict; a key on
+  // attn.out_proj changes nothing (that module is never called).
+  EXPECT_EQ(specs("magnitude_pruning_config:\n  module_name_configs:\n"
+                  "    'attn\\.out_proj': {op_state_spec: {weight: {target_sparsity: 0.8}}}\n"
+                  "    attn: {op_state_spec: {in_proj_weight: {target_sparsity: 0.6}}}\n"),
+            (std::vector<json>{0.6, json(), json()}));
+  EXPECT_EQ(specs("magnitude_pruning_config:\n  global_config:\n    op_type_config:\n"
+                  "      multi_head_attention: {op_state_spec: {in_proj_weight: "
+                  "{target_sparsity: 0.4}, weight: {target_sparsity: 0.45}}}\n"),
+            (std::vector<json>{0.4, json(), 0.45}));
+}
+
 } // namespace
 } // namespace opscope::resolve
