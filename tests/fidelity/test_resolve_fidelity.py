@@ -339,6 +339,12 @@ def test_explain_names_the_key_prepare_applies(name, label, config, graph_index,
     if shared_actual:
         print(f"shared tensors (prepare()): {shared_actual}")
     assert not tied_wrong, f"{name}/{label}: tied tensors differ:\n" + "\n".join(tied_wrong)
+    if label == "conv1d":
+        # GPT-2's Conv1D entry: prepare() applies its spec (int2) to nothing, and opscope says
+        # so (no-effect, naming what those modules compute with).
+        assert "int2" not in actual.values(), actual
+        assert any(d["code"] == "no-effect" and "Conv1D" in d["message"] and "addmm" in d["message"]
+                   for d in explained["diagnostics"]), explained["diagnostics"]
     assert not missing and not extra and not wrong, (
         f"{name}/{label}: opscope's resolution differs from prepare():\n"
         f"annotated by prepare(), not listed: {missing}\nlisted, not annotated: {extra}\n"
