@@ -40,6 +40,21 @@ def index_file(fixture_archive, inspect_worker, tmp_path_factory):
     return get
 
 
+def compressed_names(prepared) -> set[str]:
+    """Every name of every tensor prepare() registered a weight compressor on."""
+    from torch.nn.utils import parametrize
+
+    from coreai_opt.inspection._bpw_utils import get_weight_compressor
+
+    out = set()
+    for module_name, module in prepared.named_modules():
+        if parametrize.is_parametrized(module):
+            for tensor_name, chain in module.parametrizations.items():
+                if get_weight_compressor(chain) is not None:
+                    out.add(f"{module_name}.{tensor_name}" if module_name else tensor_name)
+    return out
+
+
 def coreai_bits_per_weight(name: str, config: dict):
     from coreai_opt.inspection import bits_per_weight
     from coreai_opt.palettization import KMeansPalettizer, KMeansPalettizerConfig
@@ -54,7 +69,8 @@ def coreai_bits_per_weight(name: str, config: dict):
             else:
                 compressor = KMeansPalettizer(
                     model, KMeansPalettizerConfig.from_dict(copy.deepcopy(config)))
-            return bits_per_weight(compressor.prepare(args))
+            prepared = compressor.prepare(args)
+            return bits_per_weight(prepared), compressed_names(prepared)
     finally:
         logging.disable(logging.NOTSET)
 
@@ -75,7 +91,7 @@ def test_projected_size_is_what_bits_per_weight_reports(name, label, config, ind
     assert "unavailable" not in size, size
 
     started = time.monotonic()
-    expected = coreai_bits_per_weight(name, config)
+    expected, compressed = coreai_bits_per_weight(name, config)
     prepare_seconds = time.monotonic() - started
     print(f"\n{name}/{label}: opscope {size['bits_per_weight']['after']:.4f} bpw, coreai-opt "
           f"{expected.bpw:.4f} bpw; explain {explain_seconds:.2f} s, prepare "
@@ -84,6 +100,22 @@ def test_projected_size_is_what_bits_per_weight_reports(name, label, config, ind
     assert size["bits_per_weight"]["after"] == pytest.approx(expected.bpw, abs=0.01)
     assert size["bits"]["after"] == expected.total_bits
     assert size["bits_per_weight"]["after"] < size["bits_per_weight"]["before"]
+    # explain's ops are the compressor's own eager calls: an op that reads weights is left in
+    # full precision exactly when prepare() compressed none of them.
+    with open(index_file(name, "eager"), encoding="utf-8") as f:
+        index = json.load(f)
+    weights_of = {op["name"]: [edge["producer"] for edge in op["inputs"] if edge.get("state")]
+                  for op in index["ops"]}
+    buffers = {n for p in index["parameters"] if p.get("buffer")
+               for n in [p["name"], *p.get("aliases", [])]}
+    wrong = []
+    for row in json.loads(proc.stdout)["ops"]:
+        weights = [w for w in weights_of[row["op_name"]] if w not in buffers]
+        if weights and row["full_precision"] == any(w in compressed for w in weights):
+            wrong.append(f"{row['op_name']} reads {weights}: opscope full_precision="
+                         f"{row['full_precision']}, prepare() compressed "
+                         f"{[w for w in weights if w in compressed]}")
+    assert not wrong, "\n".join(wrong)
 
 
 @pytest.mark.parametrize("name", ["tied_embedding", "resnet18"])

@@ -1,6 +1,7 @@
 #include "opscope/resolve/pruner.h"
 
 #include "opscope/config/values.h"
+#include "opscope/resolve/size.h"
 
 #include <algorithm>
 #include <map>
@@ -49,7 +50,7 @@ struct OpTables {
 class PrunerOps {
 public:
   PrunerOps(const ConfigDocument& doc, const index::Index& index, Resolution& out)
-      : doc_(doc), index_(index), out_(out) {
+      : doc_(doc), index_(index), out_(out), compressor_(out.compressor) {
     for (std::size_t i = 0; i < doc.keys.size(); ++i) {
       const PatternKey& key = doc.keys[i];
       if (key.table == Table::OpName)
@@ -70,7 +71,7 @@ public:
       if (q.usable() && q.matches(op.name))
         return {Decider::Kind::Key, *it};
     }
-    const std::string& type = index_.type_for(op, index::Compressor::MagnitudePruner);
+    const std::string& type = index_.type_for(op, compressor_);
     for (auto it = tables->by_type.rbegin(); it != tables->by_type.rend(); ++it)
       if (!type.empty() && doc_.keys[static_cast<std::size_t>(*it)].text == type)
         return {Decider::Kind::Key, *it};
@@ -80,7 +81,7 @@ public:
 private:
   const OpTables* tables_of(const Decider& d) const {
     if (d.kind == Decider::Kind::DefaultGlobal)
-      return nullptr; // MagnitudePrunerConfig()'s default global config has no op tables
+      return nullptr; // the compressors' default global configs have no op tables
     EntryId id{true, {}};
     if (d.kind == Decider::Kind::Key)
       id = {false, doc_.keys[static_cast<std::size_t>(d.key)].range.start};
@@ -103,9 +104,27 @@ private:
   const ConfigDocument& doc_;
   const index::Index& index_;
   Resolution& out_;
+  index::Compressor compressor_;
   std::map<EntryId, OpTables> tables_;
   std::unordered_map<int, std::unique_ptr<index::Query>> queries_;
 };
+
+// A quantization or palettization spec whose granularity does not fit the weight's shape:
+// coreai-opt disables that compressor and the weight stays in full precision (size.h).
+bool fits(const index::Index& index, const WeightDecision& w, index::Compressor compressor) {
+  if (!w.spec.is_object() || (compressor != index::Compressor::Quantizer &&
+                              compressor != index::Compressor::KMeansPalettizer))
+    return true;
+  const index::Parameter& p = index.parameters[static_cast<std::size_t>(w.parameter)];
+  std::string module_type;
+  if (const index::Module* owner = index.find_module(index::owner_module_name(p.name)))
+    module_type = owner->type;
+  std::string why;
+  auto bits = compressor == index::Compressor::KMeansPalettizer
+                  ? palettized_bits(p, w.spec, module_type, why)
+                  : quantized_bits(p, w.spec, module_type, why);
+  return bits || why.rfind(kIncompatible, 0) != 0;
+}
 
 } // namespace
 
@@ -115,22 +134,29 @@ bool resolves_pruning(const ConfigDocument& document, const index::Index& index)
 
 Resolution resolve_pruner(const ConfigDocument& document, const index::Index& index,
                           const index::QueryEngine* engine) {
+  return resolve_eager_ops(document, index, engine);
+}
+
+Resolution resolve_eager_ops(const ConfigDocument& document, const index::Index& index,
+                             const index::QueryEngine* engine) {
   // The module level is the same build_module_config_dict for every compressor.
   Resolution out = resolve_quantizer(document, index, engine);
   out.ops.clear();
   // The graph annotation's shared tensors (rows of the ops just cleared) do not apply: in
   // eager mode a tied tensor goes to its highest-priority reader (WeightDecision::readers).
   out.shared.clear();
-  out.compressor = index::Compressor::MagnitudePruner;
+  out.compressor = document.root;
 
-  // Which parameters end up pruned: a registered op whose weights all stay dense (its spec
-  // dict names none of them, or names them with null) is left in full precision.
+  // Which parameters end up compressed (pruned, palettized, quantized): a registered op whose
+  // weights all stay uncompressed (its spec dict names none of them, or names them with null)
+  // is left in full precision.
   std::vector<bool> pruned(index.parameters.size(), false);
   std::vector<bool> by_module_spec(index.parameters.size(), false); // module_state_spec reached
   if (auto values = config::read_values(document.text, document.format)) {
     EagerWeights weights = resolve_eager_weights(document, *values, index);
     for (const WeightDecision& w : weights.parameters) {
-      pruned[static_cast<std::size_t>(w.parameter)] = !w.spec.is_null() && !w.spec_table.empty();
+      pruned[static_cast<std::size_t>(w.parameter)] =
+          !w.spec.is_null() && !w.spec_table.empty() && fits(index, w, out.compressor);
       by_module_spec[static_cast<std::size_t>(w.parameter)] = w.spec_table == "module_state_spec";
     }
   }
@@ -147,8 +173,8 @@ Resolution resolve_pruner(const ConfigDocument& document, const index::Index& in
     if (op.kind != index::OpKind::Call)
       continue;
     // An unregistered op counts when a module_state_spec reaches a tensor it reads (an RMSNorm's
-    // weight): the pruner parametrizes that tensor too.
-    if (!op.compressible_by(index::Compressor::MagnitudePruner)) {
+    // weight): the compressor parametrizes that tensor too.
+    if (!op.compressible_by(out.compressor)) {
       const auto& reads = index.op_parameters(i);
       if (std::none_of(reads.begin(), reads.end(),
                        [&](int p) { return by_module_spec[static_cast<std::size_t>(p)]; }))

@@ -7,6 +7,7 @@
 #include "opscope/coreai/compressors.h"
 #include "opscope/features/overridden.h"
 #include "opscope/json/json_string.h"
+#include "opscope/resolve/eager_weights.h"
 #include "opscope/resolve/pruner.h"
 #include "opscope/resolve/resolve.h"
 #include "opscope/support/regular_file.h"
@@ -38,7 +39,8 @@ CommandSpec explain_spec() {
       "direct,\n"
       "full_precision}], \"unresolved\": [...]}; lines are 1-based; entry null is\n"
       "coreai-opt's default global_config (none written). Graph mode, quantization_config.\n"
-      "magnitude_pruning_config (eager): the ops MagnitudePruner prunes.\n"
+      "Eager mode: the ops are the compressor's own registered calls (each with the\n"
+      "entry its op_state_spec comes from; fp when none of its weights is compressed).\n"
       "Eager mode (the pruner, the palettizer, execution_mode: eager) adds\n"
       "\"parameters\": [{parameter, names, module, entry, spec_table, spec_key, spec,\n"
       "read_by}] with each reached parameter's spec (the pruner's with defaults filled in;\n"
@@ -183,8 +185,11 @@ int run_explain(const std::vector<std::string>& args) {
     if (pruner && index.mode != index::Mode::Eager)
       throw UsageError("MagnitudePruner runs eager only: give an eager-mode index or a .pt2 "
                        "archive, not a graph-mode index");
-    resolve::Resolution resolution =
-        pruner ? resolve::resolve_pruner(doc, index) : resolve::resolve_quantizer(doc, index);
+    // Eager mode (the pruner, the palettizer, execution_mode: eager): the compressor's own
+    // registered calls, not the graph Quantizer's annotation.
+    resolve::Resolution resolution = resolve::resolves_eager_weights(doc, index)
+                                         ? resolve::resolve_eager_ops(doc, index)
+                                         : resolve::resolve_quantizer(doc, index);
 
     for (const resolve::Unresolved& u : resolution.unresolved) {
       const config::PatternKey& key = doc.keys[static_cast<std::size_t>(u.key)];
@@ -299,8 +304,10 @@ int run_explain(const std::vector<std::string>& args) {
         std::count_if(resolution.ops.begin(), resolution.ops.end(),
                       [](const resolve::OpDecision& d) { return d.full_precision; }));
     std::cout << resolution.ops.size() << " ops configured by the "
-              << (pruner ? "MagnitudePruner" : "Quantizer") << ", " << full_precision
-              << " left in full precision\n";
+              << (doc.root == config::Compressor::MagnitudePruner    ? "MagnitudePruner"
+                  : doc.root == config::Compressor::KMeansPalettizer ? "KMeansPalettizer"
+                                                                     : "Quantizer")
+              << ", " << full_precision << " left in full precision\n";
     for (const resolve::SharedTensor& shared : resolution.shared) {
       const index::Parameter& p = index.parameters[static_cast<std::size_t>(shared.parameter)];
       const resolve::OpDecision& first =

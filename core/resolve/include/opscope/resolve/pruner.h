@@ -33,6 +33,13 @@ bool resolves_pruning(const config::ConfigDocument& document, const index::Index
 Resolution resolve_pruner(const config::ConfigDocument& document, const index::Index& index,
                           const index::QueryEngine* engine = nullptr);
 
+// The same for any compressor coreai-opt applies in eager mode (resolves_eager_weights: the
+// palettizer, the Quantizer with execution_mode: eager, the pruner): the document root's
+// registered calls, each with its deciding entry (the TorchFunctionEagerHandler's rules are
+// the same for all three); `full_precision` when no weight it reads gets a spec.
+Resolution resolve_eager_ops(const config::ConfigDocument& document, const index::Index& index,
+                             const index::QueryEngine* engine = nullptr);
+
 // A pruning spec with coreai-opt's defaults filled in (PruningSpec: target_sparsity 0.5,
 // pruning_scheme unstructured, pruning_algo "default"); null stays null.
 nlohmann::ordered_json filled_pruning_spec(const nlohmann::ordered_json& spec);
