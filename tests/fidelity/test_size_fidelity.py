@@ -115,6 +115,14 @@ def test_projected_size_is_what_bits_per_weight_reports(name, label, config, ind
             wrong.append(f"{row['op_name']} reads {weights}: opscope full_precision="
                          f"{row['full_precision']}, prepare() compressed "
                          f"{[w for w in weights if w in compressed]}")
+    # And explain's parameters: a spec exactly for the tensors prepare() compressed.
+    for row in json.loads(proc.stdout)["parameters"]:
+        if any(n in buffers for n in row["names"]):
+            continue
+        applied = any(n in compressed for n in row["names"])
+        if applied != (row["spec"] is not None):
+            wrong.append(f"{row['parameter']}: opscope spec {row['spec']} "
+                         f"({row.get('not_applied', '')}), prepare() compressed it: {applied}")
     assert not wrong, "\n".join(wrong)
 
 

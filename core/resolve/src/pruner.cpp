@@ -109,23 +109,6 @@ private:
   std::unordered_map<int, std::unique_ptr<index::Query>> queries_;
 };
 
-// A quantization or palettization spec whose granularity does not fit the weight's shape:
-// coreai-opt disables that compressor and the weight stays in full precision (size.h).
-bool fits(const index::Index& index, const WeightDecision& w, index::Compressor compressor) {
-  if (!w.spec.is_object() || (compressor != index::Compressor::Quantizer &&
-                              compressor != index::Compressor::KMeansPalettizer))
-    return true;
-  const index::Parameter& p = index.parameters[static_cast<std::size_t>(w.parameter)];
-  std::string module_type;
-  if (const index::Module* owner = index.find_module(index::owner_module_name(p.name)))
-    module_type = owner->type;
-  std::string why;
-  auto bits = compressor == index::Compressor::KMeansPalettizer
-                  ? palettized_bits(p, w.spec, module_type, why)
-                  : quantized_bits(p, w.spec, module_type, why);
-  return bits || why.rfind(kIncompatible, 0) != 0;
-}
-
 } // namespace
 
 bool resolves_pruning(const ConfigDocument& document, const index::Index& index) {
@@ -155,8 +138,9 @@ Resolution resolve_eager_ops(const ConfigDocument& document, const index::Index&
   if (auto values = config::read_values(document.text, document.format)) {
     EagerWeights weights = resolve_eager_weights(document, *values, index);
     for (const WeightDecision& w : weights.parameters) {
+      std::string why; // a spec that does not fit the shape: coreai-opt disables it
       pruned[static_cast<std::size_t>(w.parameter)] =
-          !w.spec.is_null() && !w.spec_table.empty() && fits(index, w, out.compressor);
+          !w.spec.is_null() && !w.spec_table.empty() && spec_fits(index, w, out.compressor, why);
       by_module_spec[static_cast<std::size_t>(w.parameter)] = w.spec_table == "module_state_spec";
     }
   }

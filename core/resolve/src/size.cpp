@@ -236,6 +236,25 @@ std::optional<std::int64_t> palettized_bits(const index::Parameter& w, const jso
   return bits;
 }
 
+bool spec_fits(const index::Index& index, const WeightDecision& w, index::Compressor compressor,
+               std::string& why) {
+  if (!w.spec.is_object() || (compressor != index::Compressor::Quantizer &&
+                              compressor != index::Compressor::KMeansPalettizer))
+    return true;
+  const index::Parameter& p = index.parameters[static_cast<std::size_t>(w.parameter)];
+  std::string module_type;
+  if (const index::Module* owner = index.find_module(index::owner_module_name(p.name)))
+    module_type = owner->type;
+  std::string reason;
+  auto bits = compressor == index::Compressor::KMeansPalettizer
+                  ? palettized_bits(p, w.spec, module_type, reason)
+                  : quantized_bits(p, w.spec, module_type, reason);
+  if (bits || reason.rfind(kIncompatible, 0) != 0)
+    return true;
+  why = std::move(reason);
+  return false;
+}
+
 std::optional<std::string> size_unavailable(const config::ConfigDocument& document,
                                             const index::Index& index) {
   if (document.root == index::Compressor::MagnitudePruner)

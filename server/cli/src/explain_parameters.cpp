@@ -3,6 +3,7 @@
 #include "opscope/config/values.h"
 #include "opscope/resolve/eager_weights.h"
 #include "opscope/resolve/pruner.h"
+#include "opscope/resolve/size.h"
 
 #include <algorithm>
 #include <array>
@@ -105,6 +106,10 @@ json eager_parameters_json(const config::ConfigDocument& document, const index::
                 {"spec_table", w.spec_table},
                 {"spec_key", w.spec_key},
                 {"spec", shown_spec(document, w.spec)}};
+    if (std::string why; !resolve::spec_fits(index, w, document.root, why)) {
+      row["spec"] = nullptr; // prepare() disables the compressor: full precision
+      row["not_applied"] = why;
+    }
     if (w.shared()) {
       json readers = json::array();
       for (const resolve::WeightDecision::Reader& r : w.readers)
@@ -124,9 +129,13 @@ void print_eager_parameters(const config::ConfigDocument& document, const index:
   std::size_t uncompressed = 0;
   for (const resolve::WeightDecision& w : weights) {
     json spec = shown_spec(document, w.spec);
+    std::string why;
+    if (!resolve::spec_fits(index, w, document.root, why))
+      spec = nullptr; // prepare() disables the compressor: full precision
     uncompressed += spec.is_object() ? 0 : 1;
     rows.push_back(
-        {index.parameters[static_cast<std::size_t>(w.parameter)].name, spec_words(document, spec),
+        {index.parameters[static_cast<std::size_t>(w.parameter)].name,
+         spec_words(document, spec) + (why.empty() ? "" : " (its spec does not fit)"),
          entry_label(document, w.decider) + "  [" + w.spec_table + " " + w.spec_key + "]"});
   }
   std::size_t w0 = 9, w1 = 8;

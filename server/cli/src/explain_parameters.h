@@ -16,7 +16,8 @@ namespace opscope::cli {
 // module_state_spec reaches, Index::parameters order. `names`: every name of the tensor
 // (tied weights have several; one spec and one compressor for all). `read_by`: only for a
 // tensor read from more than one module. The pruner's spec has coreai-opt's defaults filled
-// in; the others' are as written. null: the parameter stays in full precision (dense).
+// in; the others' are as written. null: the parameter stays in full precision (dense); with
+// `not_applied` (why) when the spec written does not fit its shape and prepare() disables it.
 nlohmann::ordered_json eager_parameters_json(const config::ConfigDocument& document,
                                              const index::Index& index);
 

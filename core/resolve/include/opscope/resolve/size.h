@@ -61,6 +61,12 @@ std::optional<std::int64_t> palettized_bits(const index::Parameter& weight,
                                             const nlohmann::ordered_json& spec,
                                             const std::string& module_type, std::string& why);
 
+// Whether `w`'s spec can be applied under `compressor` (the Quantizer or the palettizer;
+// the others always): false, with `why`, when its granularity does not fit the weight's
+// shape, so coreai-opt disables that compressor and the weight stays in full precision.
+bool spec_fits(const index::Index& index, const WeightDecision& w, index::Compressor compressor,
+               std::string& why);
+
 // From the document (and its text, for the spec values) and the index. `modules`:
 // resolve_quantizer() of the same document and index if the caller has it already.
 // `weights`: resolve_eager_weights() of the same document and index if the caller has it.
