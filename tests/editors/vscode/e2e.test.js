@@ -1,7 +1,7 @@
 // End-to-end test of the opscope VS Code extension in real VS Code (code-server), driven through
 // headless Chromium like a user: completion, hover, Problems, the summary command, live model
 // edits and a server crash; a training script's Python config (issue 12) and a weight spec typed
-// from coreai-opt's schema (issue 11), both from tests/editors/vscode/workspace/; and a hostile
+// from coreai-opt's schema (issue 11), both from tests/editors/workspace/; and a hostile
 // repository opened in Restricted Mode, which must run nothing. Workspace trust is on, as for users: each folder's trust is answered in VS Code's
 // dialog. Screenshots of every step go to $OPSCOPE_SCREENSHOTS.
 //
@@ -26,7 +26,7 @@ const opscopeBin = env('OPSCOPE_BIN');
 const tools = path.resolve(env('OPSCOPE_EDITOR_TOOLS', path.join(repo, 'build', 'editor-tools')));
 const work = path.resolve(env('OPSCOPE_EDITOR_WORK', path.join(tools, 'work')));
 const shots = path.resolve(env('OPSCOPE_SCREENSHOTS', path.join(work, 'screenshots')));
-const extraFiles = path.join(__dirname, 'workspace');
+const extraFiles = path.join(__dirname, '..', 'workspace');
 
 /**
  * The `initialize` params the extension sent, from the "opscope" output channel with
