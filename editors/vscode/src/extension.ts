@@ -15,7 +15,7 @@ import {
 } from 'vscode-languageclient/node';
 import { commandTarget, DocumentView, isCommandTarget } from './commandTarget';
 import { isProjectFile, looksLikeCompressionConfig, PROJECT_FILE_NAME } from './configDetection';
-import { RestartPolicy } from './restartPolicy';
+import { keepConnection, RestartPolicy } from './restartPolicy';
 import { onInterpreterChange, selectedInterpreter } from './pythonInterpreter';
 import { findServer, ServerPathResult } from './serverPath';
 import { needsRestart, readSettings, RESTRICTED_SETTINGS, toServerOptions, trustAwareGetter } from './settings';
@@ -286,7 +286,7 @@ class OpscopeController implements vscode.Disposable {
       synchronize: { fileEvents: watcher },
       errorHandler: {
         error: (_error, _message, count) =>
-          count !== undefined && count <= 3 ? { action: ErrorAction.Continue } : { action: ErrorAction.Shutdown },
+          keepConnection(count) ? { action: ErrorAction.Continue } : { action: ErrorAction.Shutdown },
         closed: () => this.onServerClosed(),
       },
     };
