@@ -38,8 +38,25 @@ A plist with any of :model (archive, index file or Python target), :mode (\"grap
 (defvar opscope-status nil
   "The last `opscope/status' notification, a plist (:state :model :ops :message).")
 
+(defconst opscope-python-config-regexp
+  (concat "^[ \t]*\\(?:from[ \t]+coreai_opt\\(?:\\.[[:alnum:]_.]*\\)?[ \t]+import\\_>"
+          "\\|import[ \t]+coreai_opt\\_>\\)"
+          "\\|^[^#\n]*\\_<\\(?:Quantizer\\|KMeansPalettizer\\|MagnitudePruner\\)Config[ \t]*[.(]")
+  "A Python line that imports coreai_opt or uses a config class in code (not in a comment).
+The same rule as the VS Code extension's: any other Python file stays your Python server's.")
+
+(defvar-local opscope--config-cache nil
+  "(TICK . VALUE): `opscope-config-buffer-p' at buffer modification TICK.")
+
 (defun opscope-config-buffer-p ()
-  "Non-nil when the current buffer is a compression config or opscope.yaml."
+  "Non-nil when the current buffer is a compression config or opscope.yaml.
+A Python buffer is one when it imports coreai_opt or calls a config class (a training script)."
+  (let ((tick (buffer-chars-modified-tick)))
+    (if (eql (car opscope--config-cache) tick)
+        (cdr opscope--config-cache)
+      (cdr (setq opscope--config-cache (cons tick (opscope--config-buffer-scan)))))))
+
+(defun opscope--config-buffer-scan ()
   (or (and buffer-file-name
            (string= (file-name-nondirectory buffer-file-name) opscope-project-file))
       (save-excursion
@@ -47,20 +64,37 @@ A plist with any of :model (archive, index file or Python target), :mode (\"grap
           (widen)
           (goto-char (point-min))
           (if (derived-mode-p 'python-mode 'python-ts-mode)
-              ;; A training script: it imports coreai_opt or calls a config class.
-              (re-search-forward
-               (concat "^[ \t]*\\(from\\|import\\)[ \t]+coreai_opt\\|"
-                       "\\(Quantizer\\|KMeansPalettizer\\|MagnitudePruner\\)Config[ \t]*(")
-               (min (point-max) 200000) t)
+              (let ((case-fold-search nil))
+                (re-search-forward opscope-python-config-regexp (min (point-max) 200000) t))
             (let ((keys (regexp-opt opscope-config-root-keys)))
               (re-search-forward
                (concat "^[\"']?" keys "[\"']?[ \t]*:\\|\"" keys "\"[ \t\n]*:")
-               (min (point-max) 200000) t)))))))
+               (min (point-max) 200000) t)))))
+      nil))
+
+(defcustom opscope-eglot-python nil
+  "Non-nil: eglot serves Python training scripts that use coreai-opt with opscope.
+eglot runs one server per buffer, so in those buffers (and only those: other Python files
+keep your Python server) opscope then replaces your Python server.  lsp-mode
+\(opscope-lsp-mode.el) runs opscope beside it instead."
+  :type 'boolean
+  :group 'opscope)
+
+(defun opscope--python-buffer-p ()
+  (derived-mode-p 'python-mode 'python-ts-mode))
 
 (defun opscope-project-find (dir)
-  "A project.el project rooted at the nearest opscope.yaml above DIR."
+  "A project.el project rooted at the nearest opscope.yaml above DIR.
+A Python buffer in DIR belongs to it only when opscope serves it (`opscope-eglot-python' and
+a config): eglot runs one server per project and major mode, so the other Python files
+must stay in their own project, with your Python server."
   (let ((root (locate-dominating-file dir opscope-project-file)))
-    (and root (cons 'opscope (file-name-as-directory (expand-file-name root))))))
+    (and root
+         (or (not (opscope--python-buffer-p))
+             (not buffer-file-name)
+             (not (file-equal-p (file-name-directory buffer-file-name) dir))
+             (and opscope-eglot-python (opscope-config-buffer-p)))
+         (cons 'opscope (file-name-as-directory (expand-file-name root))))))
 
 (cl-defmethod project-root ((project (head opscope)))
   (cdr project))
@@ -94,24 +128,34 @@ A plist with any of :model (archive, index file or Python target), :mode (\"grap
      &allow-other-keys)
     (opscope--on-status state model ops message)))
 
-(defcustom opscope-eglot-python nil
-  "Non-nil: eglot serves Python training scripts that import coreai_opt with opscope.
-eglot runs one server per buffer, so in those buffers opscope then replaces your Python
-server; lsp-mode (opscope-lsp-mode.el) runs opscope beside it instead."
-  :type 'boolean
-  :group 'opscope)
-
 (defconst opscope-eglot-modes
   '(yaml-mode yaml-ts-mode json-mode js-json-mode json-ts-mode)
-  "Major modes of the files opscope serves.")
+  "Major modes of the files opscope serves (Python ones too with `opscope-eglot-python').")
 
-(defun opscope--eglot-modes ()
-  (append opscope-eglot-modes (and opscope-eglot-python '(python-mode python-ts-mode))))
+(defconst opscope-eglot-python-modes '(python-mode python-ts-mode))
+
+(defun opscope--eglot-contact (&rest _)
+  (list 'eglot-opscope opscope-program "lsp"))
+
+(defun opscope--eglot-python-start ()
+  "Connect opscope to this Python config buffer.
+Python is not in `eglot-server-programs': there the entry would also answer for every other
+Python file and for your own `eglot-ensure'; opscope connects here, to config buffers only."
+  (remove-hook 'post-command-hook #'opscope--eglot-python-start t)
+  (when (and buffer-file-name (not (bound-and-true-p eglot--managed-mode)))
+    (let ((eglot-server-programs
+           (cons (cons opscope-eglot-python-modes #'opscope--eglot-contact) eglot-server-programs)))
+      (apply #'eglot--connect (eglot--guess-contact)))))
 
 (defun opscope-eglot-maybe-start ()
   "Start eglot with opscope when the current buffer is a compression config."
   (when (opscope-config-buffer-p)
-    (eglot-ensure)))
+    (if (opscope--python-buffer-p)
+        (when opscope-eglot-python
+          ;; Like `eglot-ensure': after the command, once the buffer is set up; and before
+          ;; your own `eglot-ensure' there, which then finds the buffer managed.
+          (add-hook 'post-command-hook #'opscope--eglot-python-start nil t))
+      (eglot-ensure))))
 
 ;; eglot 1.16 renamed its path-to-URI function.
 (defun opscope--file-uri (file)
@@ -134,14 +178,13 @@ later, like `opscope trust' on the command line.  Editing opscope.yaml revokes i
 ;;;###autoload
 (defun opscope-eglot-setup ()
   "Use opscope for compression configs with eglot.
-Registers the server for YAML/JSON modes (and Python ones with `opscope-eglot-python'),
-roots projects at opscope.yaml and starts eglot in config buffers (other files are left
-alone)."
+Registers the server for YAML/JSON modes, roots projects at opscope.yaml and starts eglot
+in config buffers (other files are left alone); with `opscope-eglot-python', also in
+Python buffers that use coreai-opt."
   (require 'eglot)
-  (add-to-list 'eglot-server-programs
-               (cons (opscope--eglot-modes) (lambda (&rest _) (list 'eglot-opscope opscope-program "lsp"))))
+  (add-to-list 'eglot-server-programs (cons opscope-eglot-modes #'opscope--eglot-contact))
   (add-hook 'project-find-functions #'opscope-project-find)
-  (dolist (mode (opscope--eglot-modes))
+  (dolist (mode (append opscope-eglot-modes opscope-eglot-python-modes))
     (add-hook (intern (format "%s-hook" mode)) #'opscope-eglot-maybe-start)))
 
 (provide 'opscope)

@@ -1,6 +1,15 @@
 -- Neovim 0.11+ native configuration: put this folder on 'runtimepath' and `vim.lsp.enable('opscope')`.
+-- Only compression configs get the server (YAML/JSON with a config root key, opscope.yaml, and
+-- Python files that import coreai_opt): any other buffer of these filetypes is left alone, so a
+-- Python file keeps your Python server to itself.
 return {
   cmd = { 'opscope', 'lsp' },
   filetypes = { 'yaml', 'json', 'jsonc', 'python' },
-  root_markers = { 'opscope.yaml' },
+  root_dir = function(bufnr, on_dir)
+    local opscope = require('opscope')
+    if opscope.is_config(bufnr) then
+      local name = vim.api.nvim_buf_get_name(bufnr)
+      on_dir(opscope.find_root(name) or vim.fn.fnamemodify(name, ':p:h'))
+    end
+  end,
 }

@@ -13,8 +13,9 @@ import {
   State,
   TransportKind,
 } from 'vscode-languageclient/node';
+import { commandTarget, DocumentView, isCommandTarget } from './commandTarget';
 import { isProjectFile, looksLikeCompressionConfig, PROJECT_FILE_NAME } from './configDetection';
-import { RestartPolicy } from './restartPolicy';
+import { keepConnection, RestartPolicy } from './restartPolicy';
 import { onInterpreterChange, selectedInterpreter } from './pythonInterpreter';
 import { findServer, ServerPathResult } from './serverPath';
 import { needsRestart, readSettings, RESTRICTED_SETTINGS, toServerOptions, trustAwareGetter } from './settings';
@@ -76,8 +77,9 @@ class OpscopeController implements vscode.Disposable {
       // The server learns the trust state at initialize only: a new one may run the model now.
       vscode.workspace.onDidGrantWorkspaceTrust(() => this.onTrustGranted()),
       vscode.window.onDidChangeActiveTextEditor((editor) => {
-        if (this.isServedDocument(editor?.document)) {
-          this.lastConfigUri = editor.document.uri.toString();
+        const doc = documentView(editor?.document);
+        if (isCommandTarget(doc)) {
+          this.lastConfigUri = doc.uri;
         }
       }),
     );
@@ -284,7 +286,7 @@ class OpscopeController implements vscode.Disposable {
       synchronize: { fileEvents: watcher },
       errorHandler: {
         error: (_error, _message, count) =>
-          count !== undefined && count <= 3 ? { action: ErrorAction.Continue } : { action: ErrorAction.Shutdown },
+          keepConnection(count) ? { action: ErrorAction.Continue } : { action: ErrorAction.Shutdown },
         closed: () => this.onServerClosed(),
       },
     };
@@ -390,27 +392,14 @@ class OpscopeController implements vscode.Disposable {
     }
   }
 
-  private isServedDocument(doc: vscode.TextDocument | undefined): doc is vscode.TextDocument {
-    return !!doc && doc.uri.scheme === 'file' && ['yaml', 'json', 'jsonc'].includes(doc.languageId);
-  }
-
-  /**
-   * The config the command is about (the server needs one to find the model): the active
-   * editor's document, else the config last active (the summary tab may be in front), else
-   * any open config.
-   */
+  /** The config the command is about (commandTarget.ts); none: the server takes every open one. */
   private commandArguments(): unknown[] {
-    const active = vscode.window.activeTextEditor?.document;
-    if (this.isServedDocument(active)) {
-      return [active.uri.toString()];
-    }
-    if (this.lastConfigUri) {
-      return [this.lastConfigUri];
-    }
-    const open = vscode.workspace.textDocuments.find(
-      (d) => this.isServedDocument(d) && looksLikeCompressionConfig(d.languageId, d.getText()),
+    const target = commandTarget(
+      documentView(vscode.window.activeTextEditor?.document),
+      this.lastConfigUri,
+      vscode.workspace.textDocuments.map((d) => documentView(d)!),
     );
-    return open ? [open.uri.toString()] : [];
+    return target ? [target] : [];
   }
 
   private async runningClient(): Promise<LanguageClient | undefined> {
@@ -494,6 +483,11 @@ class OpscopeController implements vscode.Disposable {
       d.dispose();
     }
   }
+}
+
+/** A TextDocument as commandTarget.ts sees it (its text read only when needed). */
+function documentView(doc: vscode.TextDocument | undefined): DocumentView | undefined {
+  return doc && { uri: doc.uri.toString(), scheme: doc.uri.scheme, languageId: doc.languageId, text: () => doc.getText() };
 }
 
 let controller: OpscopeController | undefined;

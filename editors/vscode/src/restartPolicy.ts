@@ -34,3 +34,14 @@ export class RestartPolicy {
     this.crashes = [];
   }
 }
+
+/**
+ * Whether the client keeps its connection after an error on it (vscode-languageclient's
+ * errorHandler.error). A stream error (no message count: EPIPE from writing to a server that
+ * just died) is not the server's fault and must not stop the client, or the crash is never
+ * restarted: the `closed` handler (bounded above) decides once the process is gone. Only
+ * repeated failures to write messages give up.
+ */
+export function keepConnection(messageErrorCount: number | undefined): boolean {
+  return messageErrorCount === undefined || messageErrorCount <= 3;
+}

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { RestartPolicy } from '../src/restartPolicy';
+import { keepConnection, RestartPolicy } from '../src/restartPolicy';
 
 test('crashes are restarted up to the bound, then the server stays down', () => {
   let t = 0;
@@ -32,4 +32,11 @@ test('a manual restart resets the count', () => {
   assert.equal(policy.onCrash().restart, false);
   policy.reset();
   assert.equal(policy.onCrash().restart, true);
+});
+
+test('a write to a server that just died (EPIPE, no message count) keeps the client for the restart', () => {
+  assert.equal(keepConnection(undefined), true);
+  assert.equal(keepConnection(1), true);
+  assert.equal(keepConnection(3), true);
+  assert.equal(keepConnection(4), false, 'repeated failures to write messages give up');
 });

@@ -210,13 +210,17 @@ CompletionList complete(const config::ConfigDocument& document, config::Position
     CompletionItem item;
     item.kind = c.kind;
     item.label = c.name;
-    item.filter_text = quote;
-    item.filter_text += c.name;
     render(c, model, key, item.detail);
     item.sort_text = sort_key(i);
     item.edit.range = ctx.replace;
     // Keys and values are written the same way: in the quote opened, JSON-quoted, or plain.
     item.edit.new_text = detail::render_key(key, ctx.format, ctx.quote, ctx.raw);
+    // The editor filters on the text typed so far, which is written the same way (a regex
+    // escape typed by hand: `r"layer1\.`); the plain name typed (`layer1.`) is a subsequence
+    // of it, which the editors' fuzzy matching finds too.
+    item.filter_text = item.edit.new_text;
+    if (!quote.empty() && item.filter_text.size() > 1 && item.filter_text.back() == quote[0])
+      item.filter_text.pop_back();
     list.items.push_back(std::move(item));
   }
   return list;

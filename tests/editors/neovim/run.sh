@@ -22,6 +22,8 @@ if [[ ${1:-} == trust ]]; then
 else
   script=test.lua
   cp -r "$src" "$work/ws"
+  # A training script with its config in Python (issue 12), shared with the other editors' tests.
+  cp "$repo"/tests/editors/workspace/* "$work/ws/"
   # The example's Python target runs with the model's Python once the user trusts the project.
   [[ -z ${OPSCOPE_PYTHON:-} ]] || printf 'python: %s\n' "$OPSCOPE_PYTHON" >>"$work/ws/opscope.yaml"
   "$OPSCOPE_BIN" trust "$work/ws/opscope.yaml" | sed 's/^/# /'

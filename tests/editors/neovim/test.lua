@@ -1,5 +1,7 @@
 -- Neovim headless end-to-end test of editors/neovim against the real `opscope lsp`: completion
--- (request and omnifunc typing path), hover and diagnostics in the example's config.
+-- (request and omnifunc typing path), hover and diagnostics in the example's config, and the
+-- same in a training script whose config is written in Python (issue 12), where opscope must
+-- answer nothing outside the config's strings (the user's Python server has those).
 -- Run by run.sh; the exit code is the verdict (0 pass, 1 fail).
 local ws = assert(os.getenv('OPSCOPE_WS'), 'OPSCOPE_WS: the prepared example workspace')
 local bin = assert(os.getenv('OPSCOPE_BIN'), 'OPSCOPE_BIN: the built opscope')
@@ -14,15 +16,17 @@ local function read(path)
 end
 local ex = vim.fn.json_decode(read(repo .. '/tests/editors/example.json'))
 
-local failures = 0
+local failures, passes = 0, 0
 local function report(ok, what, detail)
   io.stdout:write(('%s - %s%s\n'):format(ok and 'ok' or 'not ok', what, (not ok and detail) and (': ' .. detail) or ''))
-  if not ok then
+  if ok then
+    passes = passes + 1
+  else
     failures = failures + 1
   end
 end
 local function finish()
-  io.stdout:write(('%d passed, %d failed\n'):format(4 - failures, failures))
+  io.stdout:write(('%d passed, %d failed\n'):format(passes, failures))
   io.stdout:flush()
   if failures == 0 then
     vim.cmd('qa!')
@@ -36,6 +40,7 @@ local function matches(text, js_regex)
 end
 
 vim.o.showmode = false
+vim.o.hidden = true -- the test moves between edited buffers
 vim.opt.shortmess:append('c')
 vim.opt.runtimepath:prepend(repo .. '/editors/neovim')
 vim.cmd('filetype on')
@@ -46,9 +51,9 @@ opscope.setup({ cmd = { bin, 'lsp' } })
 vim.cmd('edit ' .. vim.fn.fnameescape(ws .. '/' .. ex.config.file))
 local bufnr = vim.api.nvim_get_current_buf()
 
-local function client()
+local function client(buf)
   for _, c in pairs((vim.lsp.get_clients or vim.lsp.get_active_clients)()) do
-    if c.name == 'opscope' and vim.lsp.buf_is_attached(bufnr, c.id) then
+    if c.name == 'opscope' and vim.lsp.buf_is_attached(buf or bufnr, c.id) then
       return c
     end
   end
@@ -68,14 +73,57 @@ if not ready or status.state ~= 'ready' then
 end
 io.stdout:write(('# model ready: %s\n'):format(opscope.status()))
 
-local lines = vim.api.nvim_buf_get_lines(bufnr, 0, -1, false)
--- The first line holding `needle` outside a comment (the example explains itself in comments).
-local function line_of(needle)
-  for i, l in ipairs(lines) do
+-- The first line of `buf` holding `needle` outside a comment (the examples explain themselves
+-- in comments): its 0-based number and text.
+local function line_of(needle, buf)
+  for i, l in ipairs(vim.api.nvim_buf_get_lines(buf or bufnr, 0, -1, false)) do
     if not l:match('^%s*#') and l:find(needle, 1, true) then
       return i - 1, l
     end
   end
+end
+
+-- A request at (line, character) of `buf`: each client's {err, result} (nothing on timeout).
+local function request(buf, method, line, character)
+  return vim.lsp.buf_request_sync(buf, method, {
+    textDocument = { uri = vim.uri_from_bufnr(buf) },
+    position = { line = line, character = character },
+  }, 10000) or {}
+end
+-- The hover text of every client's answer, and the errors among the answers.
+local function hover_at(buf, line, character)
+  local value, errors = '', {}
+  for _, r in pairs(request(buf, 'textDocument/hover', line, character)) do
+    if r.err then
+      table.insert(errors, r.err.message or vim.inspect(r.err))
+    end
+    local contents = r.result and r.result ~= vim.NIL and r.result.contents
+    if type(contents) == 'table' then
+      value = value .. (contents.value or table.concat(vim.tbl_map(function(c)
+        return type(c) == 'string' and c or (c.value or '')
+      end, contents), '\n'))
+    elseif type(contents) == 'string' then
+      value = value .. contents
+    end
+  end
+  return value, errors
+end
+-- The completion labels of every client's answer, and the errors among the answers.
+local function completion_at(buf, line, character)
+  local labels, errors = {}, {}
+  for _, r in pairs(request(buf, 'textDocument/completion', line, character)) do
+    if r.err then
+      table.insert(errors, r.err.message or vim.inspect(r.err))
+    end
+    local items = r.result and r.result ~= vim.NIL and (r.result.items or r.result) or {}
+    for _, item in ipairs(items) do
+      table.insert(labels, item.label)
+    end
+  end
+  return labels, errors
+end
+local function offers(labels, name)
+  return #vim.tbl_filter(function(l) return l:find(name, 1, true) ~= nil end, labels) > 0
 end
 
 -- Diagnostics: the bad pattern gets a no-match warning (published after the model loaded).
@@ -94,21 +142,7 @@ report(got_warning, 'diagnostics: a no-match warning on ' .. ex.badPattern,
 -- Hover on the good pattern shows what it matches.
 local hover_line, hover_text = line_of(ex.hover.pattern)
 local hover_col = hover_text:find(ex.hover.pattern, 1, true) + 1
-local hover = vim.lsp.buf_request_sync(bufnr, 'textDocument/hover', {
-  textDocument = { uri = vim.uri_from_bufnr(bufnr) },
-  position = { line = hover_line, character = hover_col },
-}, 10000) or {}
-local hover_value = ''
-for _, r in pairs(hover) do
-  local contents = r.result and r.result.contents
-  if type(contents) == 'table' then
-    hover_value = hover_value .. (contents.value or table.concat(vim.tbl_map(function(c)
-      return type(c) == 'string' and c or (c.value or '')
-    end, contents), '\n'))
-  elseif type(contents) == 'string' then
-    hover_value = hover_value .. contents
-  end
-end
+local hover_value = hover_at(bufnr, hover_line, hover_col)
 local hover_ok = hover_value ~= ''
 for _, re in ipairs(ex.hover.expect_re) do
   hover_ok = hover_ok and matches(hover_value, re)
@@ -119,20 +153,79 @@ report(hover_ok, 'hover on ' .. ex.hover.pattern .. ' shows its matched ops', ho
 local table_line = line_of('module_name_configs:')
 local typed = ex.config.keyIndent .. ex.completion.prefix
 vim.api.nvim_buf_set_lines(bufnr, table_line + 1, table_line + 1, false, { typed })
-local result = vim.lsp.buf_request_sync(bufnr, 'textDocument/completion', {
-  textDocument = { uri = vim.uri_from_bufnr(bufnr) },
-  position = { line = table_line + 1, character = #typed },
-}, 10000) or {}
-local labels = {}
-for _, r in pairs(result) do
-  local items = r.result and (r.result.items or r.result) or {}
-  for _, item in ipairs(items) do
-    table.insert(labels, item.label)
+local labels = completion_at(bufnr, table_line + 1, #typed)
+report(offers(labels, ex.completion.expect), 'completion request offers ' .. ex.completion.expect,
+  table.concat(labels, ', '))
+
+-- A training script with its config in Python (issue 12): the same project's client serves it.
+local py = ex.python
+vim.cmd('edit ' .. vim.fn.fnameescape(ws .. '/' .. py.file))
+local pybuf = vim.api.nvim_get_current_buf()
+local py_attached = vim.wait(10000, function() return client(pybuf) ~= nil end, 50)
+report(py_attached, 'the opscope client attaches to the Python config ' .. py.file,
+  'filetype ' .. vim.bo[pybuf].filetype)
+if py_attached then
+  local py_bad = line_of('"' .. py.badPattern .. '"', pybuf)
+  local py_warning = vim.wait(30000, function()
+    for _, d in ipairs(vim.diagnostic.get(pybuf)) do
+      if d.lnum == py_bad and d.message:find('matches no module', 1, true) then
+        return true
+      end
+    end
+    return false
+  end, 100)
+  report(py_warning, 'diagnostics: a no-match warning on ' .. py.badPattern .. ' in ' .. py.file,
+    vim.inspect(vim.tbl_map(function(d) return { d.lnum, d.message } end, vim.diagnostic.get(pybuf))))
+
+  local line, text = line_of(py.hover.pattern, pybuf)
+  local py_hover = hover_at(pybuf, line, text:find(py.hover.pattern, 1, true) + 1)
+  local py_hover_ok = py_hover ~= ''
+  for _, re in ipairs(py.hover.expect_re) do
+    py_hover_ok = py_hover_ok and matches(py_hover, re)
+  end
+  report(py_hover_ok, 'hover on ' .. py.hover.pattern .. ' in ' .. py.file .. ' shows its matched ops', py_hover)
+
+  -- Outside the config's strings opscope answers nothing, and no error: K, gd and completion
+  -- there stay the Python server's.
+  local out_line, out_text = line_of(py.outside.line, pybuf)
+  local out_col = select(2, out_text:find(py.outside.cursorAfter, 1, true))
+  local out_hover, hover_errors = hover_at(pybuf, out_line, out_col)
+  local out_labels, completion_errors = completion_at(pybuf, out_line, out_col)
+  local definition = request(pybuf, 'textDocument/definition', out_line, out_col)
+  local definition_found, definition_errors = {}, {}
+  for _, r in pairs(definition) do
+    if r.err then
+      table.insert(definition_errors, r.err.message or vim.inspect(r.err))
+    elseif r.result and r.result ~= vim.NIL and not vim.tbl_isempty(r.result) then
+      table.insert(definition_found, r.result)
+    end
+  end
+  report(out_hover == '' and #out_labels == 0 and #definition_found == 0 and
+    #hover_errors + #completion_errors + #definition_errors == 0,
+    'outside config strings (`' .. py.outside.line .. '`) no hover, completion or definition, and no error',
+    vim.inspect({ hover = out_hover, completion = out_labels, definition = definition_found,
+      errors = { hover_errors, completion_errors, definition_errors } }))
+
+  -- Typing new config calls at the end of the script.
+  for _, case in ipairs(py.completions) do
+    local at = vim.api.nvim_buf_line_count(pybuf)
+    vim.api.nvim_buf_set_lines(pybuf, at, at, false, { case.line })
+    local col = select(2, case.line:find(case.cursorAfter, 1, true))
+    local got = completion_at(pybuf, at, col)
+    report(offers(got, case.expect) and not vim.tbl_contains(got, case.absent),
+      'completion of ' .. case.what .. ' offers ' .. case.expect .. ', not ' .. case.absent,
+      table.concat(got, ', '))
   end
 end
-report(vim.tbl_contains(labels, ex.completion.expect) or
-  #vim.tbl_filter(function(l) return l:find(ex.completion.expect, 1, true) ~= nil end, labels) > 0,
-  'completion request offers ' .. ex.completion.expect, table.concat(labels, ', '))
+
+-- A Python file of the project without a config: no opscope (nothing to take from the user's
+-- Python server, no process for it).
+vim.cmd('edit ' .. vim.fn.fnameescape(ws .. '/' .. py.plain))
+local plainbuf = vim.api.nvim_get_current_buf()
+vim.wait(1000, function() return client(plainbuf) ~= nil end, 50)
+report(vim.bo[plainbuf].filetype == 'python' and client(plainbuf) == nil,
+  'no opscope client on ' .. py.plain .. ', a Python file without a config')
+vim.cmd('buffer ' .. bufnr)
 
 -- Completion as typed: omnifunc with <C-x><C-o> in insert mode; read the menu from a timer
 -- (feedkeys with 'x!' would block forever).

@@ -1,7 +1,7 @@
 // End-to-end test of the opscope VS Code extension in real VS Code (code-server), driven through
 // headless Chromium like a user: completion, hover, Problems, the summary command, live model
 // edits and a server crash; a training script's Python config (issue 12) and a weight spec typed
-// from coreai-opt's schema (issue 11), both from tests/editors/vscode/workspace/; and a hostile
+// from coreai-opt's schema (issue 11), both from tests/editors/workspace/; and a hostile
 // repository opened in Restricted Mode, which must run nothing. Workspace trust is on, as for users: each folder's trust is answered in VS Code's
 // dialog. Screenshots of every step go to $OPSCOPE_SCREENSHOTS.
 //
@@ -26,7 +26,7 @@ const opscopeBin = env('OPSCOPE_BIN');
 const tools = path.resolve(env('OPSCOPE_EDITOR_TOOLS', path.join(repo, 'build', 'editor-tools')));
 const work = path.resolve(env('OPSCOPE_EDITOR_WORK', path.join(tools, 'work')));
 const shots = path.resolve(env('OPSCOPE_SCREENSHOTS', path.join(work, 'screenshots')));
-const extraFiles = path.join(__dirname, 'workspace');
+const extraFiles = path.join(__dirname, '..', 'workspace');
 
 /**
  * The `initialize` params the extension sent, from the "opscope" output channel with
@@ -252,6 +252,32 @@ test('opscope in VS Code (code-server)', { timeout: 540_000 }, async (t) => {
     assert.ok(pids, 'an opscope lsp process was started for train.py');
   });
 
+  // The commands are about the training script in front: with the model's source (a Python
+  // file without a config, which the server also gets) open beside it and no YAML config ever
+  // active, the summary must come from train.py's project, not from "the first open document".
+  await step('from a training script, "opscope: Show Model Summary" shows its model', '01c-python-summary', async () => {
+    await wb.openFile(example.rename.file);
+    await wb.openFile('train.py');
+    const status = await eventually(async () => {
+      const s = await wb.statusBarText();
+      return /\d+ ops/.test(s) ? s : undefined;
+    }, { timeout: 180_000 });
+    assert.ok(status, 'the model of the training script loads (the status bar counts its ops)');
+    await wb.runCommand('opscope: Show Model Summary');
+    const shown = await eventually(async () => {
+      // What the server answers a command that names no config with a model.
+      const errors = (await wb.notifications()).filter((n) => /not a coreai-opt config|needs an open config|no summary/.test(n));
+      if (errors.length) return { errors };
+      if (!(await page.locator('.tabs-container .tab', { hasText: 'summary' }).count())) return undefined;
+      const l = await wb.visibleLines();
+      return example.summary.expect.every((re) => l.some((x) => re.test(x))) ? { lines: l } : undefined;
+    }, { timeout: 60_000 });
+    await wb.screenshot('01c-python-summary');
+    assert.ok(shown, 'a summary tab or a message appears');
+    assert.deepEqual(shown.errors, undefined, 'no error: the command named train.py');
+    await page.keyboard.press('Control+W');
+  });
+
   await step('the server starts and the status bar names the model', '01-opened-config', async () => {
     await wb.openFile(config.file);
     let missingBinary;
@@ -441,6 +467,27 @@ test('opscope in VS Code (code-server)', { timeout: 540_000 }, async (t) => {
     }, { timeout: 120_000, interval: 2000 });
     assert.ok(rows, 'completion in the Python string offers the module names');
     assert.ok(!offers(rows, 'import'), `only module names, not Python words: ${rows}`);
+  });
+
+  // A regex written the usual Python way, in a raw string with its escape typed by hand.
+  await step('a Python training script: completion after r"layer1\\. offers the names under layer1', '17b-python-raw-string', async () => {
+    const tableLine = scriptLines.findIndex((l) => l.includes('module_name_configs={')) + 1;
+    const rows = await eventually(async () => {
+      await typeLineAfter(tableLine, '        ', 'r"layer1\\.');
+      try {
+        const r = await wb.complete(20_000);
+        await wb.screenshot('17b-python-raw-string');
+        return offers(r, 'layer1.0.conv1') ? r : undefined;
+      } catch {
+        return undefined;
+      } finally {
+        await page.keyboard.press('Escape');
+        await page.keyboard.press('Control+Shift+K');
+      }
+    }, { timeout: 60_000, interval: 2000 });
+    assert.ok(rows, 'completion after the typed escape offers layer1.0.conv1');
+    // VS Code's fuzzy filter also keeps weak matches (layer2.1.conv1), ranked below.
+    assert.ok(labels(rows).slice(0, 5).every((l) => l.startsWith('layer1.')), `the names under layer1 first: ${labels(rows)}`);
   });
 
   await step('a Python training script: hover on a pattern shows the ops it matches', '18-python-hover', async () => {

@@ -41,7 +41,8 @@ TEST(Completion, ModuleNamesAreEscapedRegexesWithTheirType) {
   ASSERT_NE(item, nullptr);
   EXPECT_EQ(item->detail, "torch.nn.modules.conv.Conv2d");
   EXPECT_EQ(item->edit.new_text, "layer1\\.0\\.conv1");
-  EXPECT_EQ(item->filter_text, "layer1.0.conv1");
+  EXPECT_EQ(item->filter_text, "layer1\\.0\\.conv1")
+      << "filtered as written: a typed escape matches";
   EXPECT_EQ(item->edit.range, (config::Range{{2, 4}, {2, 7}}));
   EXPECT_EQ(find(list, ""), nullptr) << "the root module has no name to offer";
   EXPECT_FALSE(list.is_incomplete);
@@ -74,7 +75,8 @@ TEST(Completion, AnOpenedQuoteIsReplacedAndEscapedForItsQuoting) {
   ASSERT_NE(item, nullptr);
   EXPECT_EQ(item->edit.new_text, "\"layer1\\\\.0\"") << "a JSON string doubles the backslash";
   EXPECT_EQ(item->edit.range, (config::Range{{0, 49}, {0, 58}})) << "both quotes are replaced";
-  EXPECT_EQ(item->filter_text, "\"layer1.0");
+  EXPECT_EQ(item->filter_text, "\"layer1\\\\.0")
+      << "as written in the opened quote, without the closing one";
 
   list = f.complete_at("quantization_config:\n  module_name_configs:\n    'lay^\n",
                        config::Format::Yaml);

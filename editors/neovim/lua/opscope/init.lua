@@ -56,6 +56,27 @@ function M.find_root(path)
   end
 end
 
+M.CONFIG_CLASSES = { 'Quantizer', 'KMeansPalettizer', 'MagnitudePruner' }
+
+--- True when Python `lines` import coreai_opt or use one of its config classes in code (not
+--- in a comment): a training script with a config. Any other Python file stays your Python
+--- server's alone (the same rule as the VS Code extension's).
+function M.python_uses_coreai_opt(lines)
+  for _, line in ipairs(lines) do
+    if line:match('^%s*from%s+coreai_opt%f[^%w_][%w_.]*%s+import%f[^%w_]')
+      or line:match('^%s*import%s+coreai_opt%f[^%w_]') then
+      return true
+    end
+    local code = line:match('^[^#]*')
+    for _, class in ipairs(M.CONFIG_CLASSES) do
+      if code:match('%f[%w_]' .. class .. 'Config%s*[.(]') then
+        return true
+      end
+    end
+  end
+  return false
+end
+
 --- True when the buffer holds a compression config (a root key) or is opscope.yaml.
 function M.is_config(bufnr)
   local name = vim.api.nvim_buf_get_name(bufnr)
@@ -65,14 +86,7 @@ function M.is_config(bufnr)
   local ft = vim.bo[bufnr].filetype
   local lines = vim.api.nvim_buf_get_lines(bufnr, 0, math.min(vim.api.nvim_buf_line_count(bufnr), 2000), false)
   if ft == 'python' then
-    -- A training script that imports coreai_opt or names its config classes.
-    for _, line in ipairs(lines) do
-      if line:match('^%s*from%s+coreai_opt') or line:match('^%s*import%s+coreai_opt')
-        or line:match('Config%s*%(') and (line:match('Quantizer') or line:match('Palettizer') or line:match('Pruner')) then
-        return true
-      end
-    end
-    return false
+    return M.python_uses_coreai_opt(lines)
   end
   for _, line in ipairs(lines) do
     for _, key in ipairs(M.ROOT_KEYS) do
@@ -158,6 +172,15 @@ local function opscope_clients()
     end
   end
   return found
+end
+
+local function buffer_attached(bufnr)
+  for _, client in ipairs(opscope_clients()) do
+    if vim.lsp.buf_is_attached(bufnr, client.id) then
+      return true
+    end
+  end
+  return false
 end
 
 local function buffer_client(bufnr)
@@ -268,6 +291,15 @@ function M.setup(opts)
     pattern = M.config.filetypes,
     callback = function(args)
       M.attach(args.buf)
+    end,
+  })
+  -- A file that became a config since it was opened (a script that now imports coreai_opt).
+  vim.api.nvim_create_autocmd('BufWritePost', {
+    group = group,
+    callback = function(args)
+      if vim.tbl_contains(M.config.filetypes, vim.bo[args.buf].filetype) and not buffer_attached(args.buf) then
+        M.attach(args.buf)
+      end
     end,
   })
   vim.api.nvim_create_user_command('OpscopeSummary', M.show_summary, { desc = 'opscope: show the model summary' })

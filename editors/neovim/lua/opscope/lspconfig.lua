@@ -9,8 +9,15 @@ if not configs.opscope then
     default_config = {
       cmd = { 'opscope', 'lsp' },
       filetypes = { 'yaml', 'json', 'jsonc', 'python' },
-      root_dir = util.root_pattern('opscope.yaml'),
-      single_file_support = true,
+      -- Only compression configs (opscope.is_config): other YAML, JSON and Python buffers get
+      -- no root, and with single_file_support off no server, so your Python server keeps them.
+      root_dir = function(fname, bufnr)
+        if bufnr and not require('opscope').is_config(bufnr) then
+          return nil
+        end
+        return util.root_pattern('opscope.yaml')(fname) or vim.fn.fnamemodify(fname, ':p:h')
+      end,
+      single_file_support = false,
       init_options = {},
       handlers = {
         ['opscope/status'] = function() end,
@@ -18,8 +25,9 @@ if not configs.opscope then
     },
     docs = {
       description = [[
-opscope: completion, hover and diagnostics for coreai-opt compression configs, from the real
-PyTorch model. The project file `opscope.yaml` (model, inputs, mode, compressor) marks the root.
+opscope: completion, hover and diagnostics for coreai-opt compression configs (YAML, JSON, and
+the config calls of Python training scripts), from the real PyTorch model. The project file
+`opscope.yaml` (model, inputs, mode, compressor) marks the root.
 ]],
     },
   }

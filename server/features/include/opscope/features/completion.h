@@ -14,7 +14,7 @@ struct CompletionItem {
   enum class Kind { Module, ModuleType, Op, OpType, Field, Value };
   Kind kind = Kind::Module;
   std::string label;         // the plain name ("layer1.0.conv1")
-  std::string filter_text;   // what the editor filters on: the plain name, after an opened quote
+  std::string filter_text;   // what the editor filters on: the key as written, not closed
   std::string detail;        // module type, op type + module, occurrence count, ...
   std::string sort_text;     // keeps model order
   TextEdit edit;             // replaces the whole key being typed (opened quote included)
