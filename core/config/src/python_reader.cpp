@@ -416,7 +416,7 @@ private:
     if (const ConfigClass* c = class_of(function)) {
       served_ = true;
       if (c->level == ClassLevel::Op)
-        return false; // its fields are specs: no names
+        return detached_value(n, depth); // its fields are specs: no names
       note_statement(n);
       TSNode name = is(function, "attribute") ? field(function, "attribute") : function;
       if (c->level == ClassLevel::Top) {
@@ -433,8 +433,12 @@ private:
       }
       return true;
     }
+    if (is(function, "identifier") && is_value_class(text_of(function)))
+      return detached_value(n, depth);
     if (!is(function, "attribute"))
       return false;
+    if (is_value_class(text_of(field(function, "attribute"))))
+      return detached_value(n, depth);
     TSNode method = field(function, "attribute");
     TSNode receiver = field(function, "object");
     std::string_view name = text_of(method);
@@ -538,6 +542,16 @@ private:
     }
     top.entries.push_back(std::move(names));
     top.entries.push_back(std::move(types));
+    return true;
+  }
+
+  // A class call holding no names, outside any config (`w = QuantizationSpec(dtype="int4")`):
+  // kept for the schema check of its arguments.
+  bool detached_value(TSNode call, int depth) {
+    note_statement(call);
+    Entry e = field_entry(kDetachedValue, field(call, "function"));
+    e.value = value(call, "", depth + 1);
+    root_->entries.push_back(std::move(e));
     return true;
   }
 
