@@ -197,6 +197,16 @@ class Writer:
 def program(doc: dict, compressor: str, rng: random.Random) -> str:
     """A Python file configuring `doc` (a from_yaml document) in one of the users' shapes."""
     writer = Writer(rng, compressor)
+    prefix = ""
+    specs = [v for p, v in yaml_differential.paths(doc)
+             if len(p) >= 2 and p[-2] in SPEC_TABLES and isinstance(v, dict)
+             and all(identifier(k) for k in v)]
+    if specs and rng.random() < 0.25:  # a spec built on its own first (`w = QuantizationSpec(...)`)
+        prefix = f"w = {writer.call(writer.spec, rng.choice(specs))}\n"
+    return prefix + statements(doc, writer, rng)
+
+
+def statements(doc: dict, writer: Writer, rng: random.Random) -> str:
     root_key = next(iter(doc)) if doc else None
     body = doc.get(root_key) if isinstance(doc, dict) and root_key else None
     style = rng.randrange(4)
