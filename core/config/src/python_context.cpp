@@ -124,8 +124,8 @@ Tree python_scan_marked(std::string_view text, std::size_t offset, std::string_v
   std::size_t line_end = text.find('\n', line_begin);
   if (line_end == std::string_view::npos)
     line_end = text.size();
-  char unclosed = unclosed_quote_at(text.substr(line_begin, line_end - line_begin),
-                                    offset - line_begin);
+  char unclosed =
+      unclosed_quote_at(text.substr(line_begin, line_end - line_begin), offset - line_begin);
   std::string marked(text);
   marked.insert(offset, marker);
   if (unclosed)

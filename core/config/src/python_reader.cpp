@@ -47,11 +47,21 @@ constexpr ConfigClass kConfigClasses[] = {
 // a call of one is read as a mapping of its keyword arguments, named by the class, for
 // core/schema to check. A class missing here is read as an expression: not checked.
 constexpr std::string_view kValueClasses[] = {
-    "QuantizationSpec",        "PalettizationSpec",        "PruningSpec",
-    "QATSchedule",             "PATSchedule",              "VectorKMeansConfig",
-    "KVCacheQuantConfig",      "PerTensorGranularity",     "PerChannelGranularity",
-    "PerBlockGranularity",     "PerGroupedChannelGranularity", "DefaultTrainingSpec",
-    "Unstructured",            "ChannelStructured",        "ConstantSparsitySchedule",
+    "QuantizationSpec",
+    "PalettizationSpec",
+    "PruningSpec",
+    "QATSchedule",
+    "PATSchedule",
+    "VectorKMeansConfig",
+    "KVCacheQuantConfig",
+    "PerTensorGranularity",
+    "PerChannelGranularity",
+    "PerBlockGranularity",
+    "PerGroupedChannelGranularity",
+    "DefaultTrainingSpec",
+    "Unstructured",
+    "ChannelStructured",
+    "ConstantSparsitySchedule",
     "PolynomialDecaySchedule",
 };
 
@@ -691,7 +701,8 @@ private:
     node.quoted = true; // not YAML: never read as null
     if (is(n, "string")) {
       std::optional<StringLiteral> s = read_string(text_, n);
-      if (!s || s->formatted || text_of(n).find_first_of("bB") < s->quote_begin - ts_node_start_byte(n))
+      if (!s || s->formatted ||
+          text_of(n).find_first_of("bB") < s->quote_begin - ts_node_start_byte(n))
         return false; // an f-string or bytes: an expression
       node.scalar = std::move(s->value);
       node.type = ScalarType::Str;

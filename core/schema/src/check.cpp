@@ -522,9 +522,8 @@ private:
     case Type::Kind::Model:
       return m.is_a(t.name);
     case Type::Kind::Registry:
-      return m.is_a(t.name) ||
-             std::any_of(t.registry.begin(), t.registry.end(),
-                         [&](const auto& kv) { return kv.second == m.name; });
+      return m.is_a(t.name) || std::any_of(t.registry.begin(), t.registry.end(),
+                                           [&](const auto& kv) { return kv.second == m.name; });
     case Type::Kind::Union:
       return std::any_of(t.children.begin(), t.children.end(),
                          [&](const Type& c) { return accepts_instance(c, m); });

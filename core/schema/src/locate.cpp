@@ -139,7 +139,8 @@ private:
 
   std::optional<Location> in_value(const Node* written, const Type* type, int depth) {
     const Node* node = resolve(written);
-    if (!node || depth > kMaxDepth || (!type && (node->kind != Node::Kind::Map || node->model.empty())))
+    if (!node || depth > kMaxDepth ||
+        (!type && (node->kind != Node::Kind::Map || node->model.empty())))
       return std::nullopt;
     type = for_node(type, node);
     if (node->kind == Node::Kind::Seq) {

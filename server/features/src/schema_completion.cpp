@@ -91,8 +91,7 @@ CompletionItem item(CompletionItem::Kind kind, const std::string& label, std::st
 
 // A key as it is written where the cursor is: a Python keyword argument as `name=`; a Python
 // dict key's range is inside its quotes already.
-std::string key_text(const std::string& name, const schema::Location& loc,
-                     config::Format format) {
+std::string key_text(const std::string& name, const schema::Location& loc, config::Format format) {
   if (format != config::Format::Python)
     return detail::render_key(name, format, 0);
   return loc.keyword ? name + "=" : name;
@@ -111,7 +110,8 @@ std::string value_text(const std::string& v, config::Format format) {
       return "None";
     return is_number(v) ? v : detail::render_key(v, format, '"');
   }
-  if (format == config::Format::Json && !(v == "true" || v == "false" || v == "null" || is_number(v)))
+  if (format == config::Format::Json &&
+      !(v == "true" || v == "false" || v == "null" || is_number(v)))
     return "\"" + v + "\"";
   return v;
 }
@@ -138,8 +138,7 @@ CompletionList schema_complete(const config::ConfigDocument& document, config::P
         if (!written(f.name))
           out.items.push_back(item(CompletionItem::Kind::Field, f.name, type_text(f.type),
                                    field_markdown(f, loc->model, schema), loc->range,
-                                   key_text(f.name, *loc, document.format),
-                                   out.items.size()));
+                                   key_text(f.name, *loc, document.format), out.items.size()));
     return out;
   }
   std::vector<std::string> values =

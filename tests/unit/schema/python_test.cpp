@@ -114,8 +114,8 @@ r = QuantizationSpec(float_range=(1, -1))
 TEST(PythonSchema, KeywordCompletionInAClassCallOffersTheFieldsLeftWithTheirDocs) {
   std::string body = "s = QuantizationSpec(qscheme=\"symmetric\", )\n";
   auto doc = python(body);
-  auto list = features::schema_complete(
-      doc, at(0, static_cast<int>(body.find(", )") + 2)), *schema::builtin());
+  auto list = features::schema_complete(doc, at(0, static_cast<int>(body.find(", )") + 2)),
+                                        *schema::builtin());
   const features::CompletionItem* dtype = find(list, "dtype");
   ASSERT_NE(dtype, nullptr);
   EXPECT_EQ(dtype->edit.new_text, "dtype=");
@@ -176,8 +176,8 @@ TEST(PythonSchema, HoverOnAKeywordShowsTheFieldsDocumentation) {
   ASSERT_TRUE(hover.has_value());
   EXPECT_NE(hover->markdown.find("**qscheme**"), std::string::npos);
   EXPECT_NE(hover->markdown.find("Default when left out"), std::string::npos);
-  auto on_value = features::schema_hover(
-      doc, at(0, static_cast<int>(body.find("asymmetric") + 1)), *schema::builtin());
+  auto on_value = features::schema_hover(doc, at(0, static_cast<int>(body.find("asymmetric") + 1)),
+                                         *schema::builtin());
   ASSERT_TRUE(on_value.has_value());
   EXPECT_NE(on_value->markdown.find("**qscheme**"), std::string::npos);
 }

@@ -73,8 +73,8 @@ struct Tree {
 namespace opscope::config {
 
 using detail::Entry;
-using detail::Node;
 using detail::FromDict;
+using detail::Node;
 using detail::ScalarType;
 using detail::Tree;
 

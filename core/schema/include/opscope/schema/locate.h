@@ -27,7 +27,7 @@ struct Location {
   std::string registry_base;
   bool keyword = false; // Key, Python: a class call's keyword argument (`name=`), not a dict key
   config::Range range;  // the key or value written (the marker removed)
-  std::string typed;   // what is typed before the cursor
+  std::string typed;    // what is typed before the cursor
 };
 
 // For completion: re-reads the document with a marker at the cursor, so a key or value
