@@ -182,5 +182,38 @@ TEST(PythonSchema, HoverOnAKeywordShowsTheFieldsDocumentation) {
   EXPECT_NE(on_value->markdown.find("**qscheme**"), std::string::npos);
 }
 
+// Every prefix of a file being typed (the state an editor asks about): completion at its end
+// never crashes and edits only the cursor's line, within it; hover and the check answer too.
+TEST(PythonSchema, EveryPrefixCompletesOnTheCursorsLineOnly) {
+  const std::string program = kImports + R"(from coreai_opt.quantization.spec.granularity import *
+config = QuantizerConfig(
+    global_config=ModuleQuantizerConfig(op_state_spec={"weight": QuantizationSpec(
+        dtype="int4", granularity=PerBlockGranularity(block_size=32), float_range=(-1, 1))}),
+    module_name_configs={"fc": ModuleQuantizerConfig(op_input_spec={0: None}, **extra)},
+)
+d = QuantizerConfig.from_dict({"quantization_config": {"global_config": {"op_state_spec": {
+    "weight": {"dtype": torch.int8, "qscheme": f"{s}"}}}}})
+)";
+  std::size_t offered = 0;
+  for (std::size_t end = 0; end <= program.size(); ++end) {
+    std::string text = program.substr(0, end);
+    auto doc = config::read_config(text, config::Format::Python);
+    std::size_t line_start = text.rfind('\n') == std::string::npos ? 0 : text.rfind('\n') + 1;
+    config::Position cursor{static_cast<int>(std::count(text.begin(), text.end(), '\n')),
+                            static_cast<int>(end - line_start)};
+    auto list = features::schema_complete(doc, cursor, *schema::builtin());
+    offered += !list.items.empty();
+    for (const features::CompletionItem& item : list.items) {
+      ASSERT_EQ(item.edit.range.start.line, cursor.line) << text;
+      ASSERT_EQ(item.edit.range.end.line, cursor.line) << text;
+      ASSERT_LE(item.edit.range.start.byte_col, cursor.byte_col) << text;
+      ASSERT_LE(item.edit.range.end.byte_col, cursor.byte_col) << text; // nothing after it
+    }
+    features::schema_hover(doc, {cursor.line, cursor.byte_col / 2}, *schema::builtin());
+    schema::check(doc, *schema::builtin());
+  }
+  EXPECT_GT(offered, 50u); // keywords and values were offered while the calls were typed
+}
+
 } // namespace
 } // namespace opscope
