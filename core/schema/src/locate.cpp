@@ -106,7 +106,8 @@ public:
   }
 
 private:
-  // The class calls in a mapping or list the reader made of setters' arguments.
+  // The outermost class calls under a root entry: the entry's own value (a config class call)
+  // or those inside the mappings the reader made of setters' arguments.
   std::optional<Location> in_calls(const Node& node, int depth) {
     if (depth > kMaxDepth)
       return std::nullopt;
