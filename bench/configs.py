@@ -118,6 +118,38 @@ def quantizer_config(names: dict, pattern_count: int = 100) -> EditorDocument:
     )
 
 
+@dataclass
+class SchemaDocument:
+    """The editor document with a spec being typed under `global_config: op_state_spec: weight:`
+    (issue 11): coreai-opt's own models answer there, not the model's names."""
+    key_text: str          # an empty line under `weight:` (key completion)
+    key_position: dict
+    value_text: str        # `dtype: ` (value completion)
+    value_position: dict
+    hover_text: str        # a written spec; hover on its `qscheme` key
+    hover_position: dict
+    errors_text: str       # a misspelt field, a wrong dtype, a misspelt granularity type
+
+
+def schema_document(doc: EditorDocument) -> SchemaDocument:
+    base = doc.text.rstrip("\n").split("\n")
+    head = base + ["    op_state_spec:", "      weight:", "        qscheme: symmetric"]
+    at = len(head)
+    spec = "        granularity: {type: per_channel, axis: 0}"
+    return SchemaDocument(
+        key_text="\n".join(head + ["        ", spec]) + "\n",
+        key_position={"line": at, "character": 8},
+        value_text="\n".join(head + ["        dtype: ", spec]) + "\n",
+        value_position={"line": at, "character": 15},
+        hover_text="\n".join(head + ["        dtype: int4", spec]) + "\n",
+        hover_position={"line": at - 1, "character": 10},
+        errors_text="\n".join(base + ["    op_state_specs:", "      weight: {dtype: int8}",
+                                      "    op_input_spec:",
+                                      "      '*': {dtype: int9, granularity: {type: per_chanel}}"])
+        + "\n",
+    )
+
+
 def json_schema(names: dict) -> dict:
     """The schema a yaml-language-server user would generate: every real name an allowed key."""
 

@@ -17,7 +17,8 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from configs import EditorDocument, quantizer_config, write_json_schema
+from configs import (EditorDocument, SchemaDocument, quantizer_config, schema_document,
+                     write_json_schema)
 from inspection import BenchModelFiles
 from lsp_client import LspClient, LspError, file_uri
 from measure import BenchError, Sample, proc_status_kb
@@ -39,6 +40,15 @@ class EditorSamples:
     completion_items: int = 0
     hover_found: bool = False
     memory_kb: dict = field(default_factory=dict)
+    # coreai-opt's models (issue 11): a spec typed under `op_state_spec: weight:`
+    schema_key: Sample = field(default_factory=Sample)
+    schema_value: Sample = field(default_factory=Sample)
+    schema_hover: Sample = field(default_factory=Sample)
+    schema_diagnostics: Sample = field(default_factory=Sample)
+    schema_key_items: int = 0
+    schema_value_items: int = 0
+    schema_hover_found: bool = False
+    schema_errors: int = 0
 
 
 def _items(result) -> list:
@@ -178,6 +188,8 @@ def opscope_editor_session(tools: Tools, project: Path, doc: EditorDocument, env
             via = "pull" if "diagnosticProvider" in server.capabilities else "open"
             _editor_phases(server.client, uri, doc, samples, requests, diag_runs, via,
                            project / "quant.yaml")
+            _schema_phases(server.client, uri, schema_document(doc), samples, requests,
+                           diag_runs, project / "quant.yaml", version=100 + diag_runs)
             samples.memory_kb = proc_status_kb(server.client.pid)
         return first, samples
     except LspError as exc:
@@ -218,6 +230,38 @@ def _editor_phases(client: LspClient, uri: str, doc: EditorDocument, samples: Ed
     else:
         samples.diagnostics, samples.diagnostics_count = _measure_push_diagnostics(
             client, uri, doc, diag_runs, version + 2)
+
+
+def _schema_phases(client: LspClient, uri: str, doc: SchemaDocument, samples: EditorSamples,
+                   requests: int, diag_runs: int, path: Path, version: int) -> None:
+    """Completion, hover and diagnostics answered from coreai-opt's models (the schema), in the
+    same 100-pattern document, with the model loaded."""
+    settle = 0.4
+    position = {"textDocument": {"uri": uri}, "context": {"triggerKind": 1}}
+    for text, where, kind in ((doc.key_text, doc.key_position, "key"),
+                              (doc.value_text, doc.value_position, "value")):
+        client.did_change(uri, version, text)
+        version += 1
+        client.drain(settle)
+        sample, result = _measure_requests(client, "textDocument/completion",
+                                           dict(position, position=where), requests, 10)
+        labels = {item.get("label") for item in _items(result)}
+        wanted = "dtype" if kind == "key" else "int4"
+        if wanted not in labels:
+            raise BenchError(f"schema {kind} completion did not offer `{wanted}`")
+        setattr(samples, f"schema_{kind}", sample)
+        setattr(samples, f"schema_{kind}_items", len(labels))
+    client.did_change(uri, version, doc.hover_text)
+    client.drain(settle)
+    samples.schema_hover, result = _measure_requests(
+        client, "textDocument/hover",
+        {"textDocument": {"uri": uri}, "position": doc.hover_position}, requests, 10)
+    samples.schema_hover_found = "qscheme" in str(result)
+    errors = EditorDocument(text=doc.errors_text, pattern_count=0, completion_text="",
+                            completion_position={}, completion_prefix="", hover_position={},
+                            hover_key="")
+    samples.schema_diagnostics, samples.schema_errors = _measure_open_diagnostics(
+        client, path, errors, diag_runs)
 
 
 def opscope_empty_footprint(tools: Tools, root: Path, env: dict, log: Path) -> dict:
@@ -274,7 +318,8 @@ def editor_rows(tools: Tools, model: BenchModelFiles, names: dict, tmp: str, run
 
     ours: dict[str, object] = {}
     if tools.opscope is None:
-        for key in ("cold", "warm", "completion", "hover", "diagnostics", "rss", "rss_delta"):
+        for key in ("cold", "warm", "completion", "hover", "diagnostics", "rss", "rss_delta",
+                    *SCHEMA_KEYS):
             ours[key] = NOT_BUILT
     else:
         env = dict(os.environ)
@@ -298,6 +343,15 @@ def editor_rows(tools: Tools, model: BenchModelFiles, names: dict, tmp: str, run
             ours["diagnostics"] = Figure.latency(_ms(samples.diagnostics),
                                                  kind=samples.diagnostics_kind,
                                                  diagnostics=samples.diagnostics_count)
+            ours["schema_key"] = Figure.latency(_ms(samples.schema_key),
+                                                items=samples.schema_key_items)
+            ours["schema_value"] = Figure.latency(_ms(samples.schema_value),
+                                                  items=samples.schema_value_items)
+            ours["schema_hover"] = Figure.latency(_ms(samples.schema_hover),
+                                                  answered=samples.schema_hover_found)
+            ours["schema_diagnostics"] = Figure.latency(_ms(samples.schema_diagnostics),
+                                                        kind="open",
+                                                        diagnostics=samples.schema_errors)
             ours["rss"] = _memory_figure(samples.memory_kb)
             ours["rss_delta"] = Figure(
                 {"VmRSS": (samples.memory_kb["VmRSS"] - empty["VmRSS"]) / 1024,
@@ -305,7 +359,7 @@ def editor_rows(tools: Tools, model: BenchModelFiles, names: dict, tmp: str, run
                 {"empty_VmRSS_MB": empty["VmRSS"] / 1024})
         except BenchError as exc:
             for key in ("cold", "warm", "completion", "hover", "diagnostics", "rss",
-                        "rss_delta"):
+                        "rss_delta", *SCHEMA_KEYS):
                 ours.setdefault(key, f"error: {str(exc)[:200]}")
 
     peer: dict[str, object] = {}
@@ -349,11 +403,24 @@ def editor_rows(tools: Tools, model: BenchModelFiles, names: dict, tmp: str, run
                     note="opscope: didOpen to publishDiagnostics (it checks opened documents "
                          "at once, edits after a 200 ms debounce); yaml-ls: didChange to "
                          "publish minus its fixed 200 ms timer (it debounces opens too)"))
+    schema_note = "coreai-opt's models, in the same document, model loaded; opscope only"
+    rows.append(Row(*m, "(d) schema key completion under `op_state_spec: weight:`", "ms",
+                    ours["schema_key"], note=schema_note))
+    rows.append(Row(*m, "(d) schema value completion after `dtype: `", "ms",
+                    ours["schema_value"], note=schema_note))
+    rows.append(Row(*m, "(d) schema hover on a spec key", "ms", ours["schema_hover"],
+                    note=schema_note))
+    rows.append(Row(*m, "(d) schema diagnostics, config with 3 schema errors", "ms",
+                    ours["schema_diagnostics"],
+                    note="didOpen to publishDiagnostics, all of the document's checks"))
     rows.append(Row(*m, "(f) server RSS, model loaded", "MB", ours["rss"], yls,
                     peer["rss"]))
     rows.append(Row(*m, "(f) server RSS beyond empty footprint", "MB", ours["rss_delta"],
                     yls, peer["rss_delta"]))
     return rows
+
+
+SCHEMA_KEYS = ("schema_key", "schema_value", "schema_hover", "schema_diagnostics")
 
 
 def _ms(sample: Sample) -> Sample:

@@ -47,16 +47,20 @@ def dump_050() -> dict:
     return dump
 
 
-def make(root: Path, dump_text: str | None = None, hang: bool = False) -> Path:
+def make(root: Path, dump_text: str | None = None, hang: bool = False,
+         system: bool = False) -> Path:
     """Writes the project (opscope.yaml naming model.py:build, run with .venv/bin/python);
     returns the config. `dump_text`: what the fake helper writes instead of 0.5.0's dump;
-    `hang`: the dump never ends (it sleeps for a minute first)."""
+    `hang`: the dump never ends (it sleeps for a minute first). `system`: no venv: the
+    interpreter is `python3` of a prefix installation in ROOT/prefix (put ROOT/prefix/bin on
+    PATH), and the project file names it by command name."""
     root = Path(root).resolve()
-    site = root / ".venv" / "lib" / "python3.11" / "site-packages"
+    prefix = root / ("prefix" if system else ".venv")
+    site = prefix / "lib" / "python3.11" / "site-packages"
     (site / f"coreai_opt-{VERSION}.dist-info").mkdir(parents=True)
-    dump = root / ".venv" / "fake-schema.json"
+    dump = prefix / "fake-schema.json"
     dump.write_text(json.dumps(dump_050()) if dump_text is None else dump_text)
-    python = root / ".venv" / "bin" / "python"
+    python = prefix / "bin" / ("python3" if system else "python")
     python.parent.mkdir(parents=True)
     # argv: HELPER schema -o FILE (model::schema_dump_command); anything else is an export.
     python.write_text(textwrap.dedent(f"""\
@@ -72,7 +76,8 @@ def make(root: Path, dump_text: str | None = None, hang: bool = False) -> Path:
         """))
     python.chmod(python.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
     (root / "model.py").write_text("def build():\n    raise SystemExit('never built')\n")
-    (root / "opscope.yaml").write_text("model: model.py:build\npython: .venv/bin/python\n")
+    (root / "opscope.yaml").write_text(
+        f"model: model.py:build\npython: {'python3' if system else '.venv/bin/python'}\n")
     (root / "configs").mkdir()
     config = root / "configs" / "quant.yaml"
     config.write_text(CONFIG)

@@ -1,4 +1,4 @@
-// Shared body of the config reader fuzzers (config_yaml, config_json): the input is read
+// Shared body of the config reader fuzzers (config_yaml, config_json, config_python): the input is read
 // as a config document of one format, then everything the editor does with a document
 // runs over it: cursor contexts at a few fuzzer-chosen offsets, completion, hover,
 // definition and diagnostics against a small in-memory model (and without one).
@@ -10,6 +10,7 @@
 #include "opscope/features/definition.h"
 #include "opscope/features/diagnostics.h"
 #include "opscope/features/hover.h"
+#include "opscope/features/schema_completion.h"
 #include "opscope/features/schema_diagnostics.h"
 #include "opscope/index/query.h"
 #include "small_model.h"
@@ -58,6 +59,10 @@ inline void run_config_input(const std::uint8_t* data, std::size_t size, config:
     (void)features::complete(doc, at, nullptr);
     (void)features::hover(doc, at, &model);
     (void)features::definition(doc, at, model);
+    // coreai-opt's models: keys and values completed (the text re-read with a marker) and
+    // explained
+    (void)features::schema_complete(doc, at, *schema::builtin(), "quantization_config");
+    (void)features::schema_hover(doc, at, *schema::builtin());
   }
   (void)features::diagnose(doc, &model);
   (void)features::diagnose(doc, nullptr, features::ModelProblem{"no model", {}});

@@ -83,6 +83,28 @@ def test_the_venvs_coreai_opt_schema_serves_once_trusted(make_client, tmp_path):
     assert client.shutdown_and_exit() == 0
 
 
+def test_an_interpreter_outside_a_venv_gets_its_own_schema(make_client, tmp_path):
+    # `python: python3`, found on PATH, installed in a prefix (no pyvenv.cfg): its
+    # site-packages say 0.5.0, and once trusted its own dump serves.
+    repo = tmp_path / "repo"
+    config = v050.make(repo, system=True)
+    client = make_client(env={"PATH": f"{repo / 'prefix' / 'bin'}:/usr/bin:/bin"})
+    client.message_action = "Not now"
+    client.initialize(repo)
+    uri = client.open(config)
+    client.diagnostics(uri, lambda d: any(x.get("code") == "untrusted-project" for x in d))
+    assert not v050.dumped(repo)
+    mark = client.mark()
+    reply = client.request("workspace/executeCommand",
+                           {"command": "opscope.trustProject", "arguments": [uri]})
+    assert "error" not in reply, reply
+    diagnostics = client.diagnostics(
+        uri, lambda d: codes_at(d, v050.QSCHEME_LINE) == ["schema-value"], start=mark)
+    assert v050.dumped(repo)
+    assert codes_at(diagnostics, v050.ROUNDING_LINE) == [], diagnostics
+    assert client.shutdown_and_exit() == 0
+
+
 @pytest.mark.parametrize("hang,why", [
     (False, "what it wrote is not a schema dump"),
     # OPSCOPE_LSP_TIMEOUT_MS bounds the dump too (120 s at most): a stuck one is stopped.

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "opscope/config/context.h"
+#include "opscope/config/tree.h"
 
 #include <optional>
 
@@ -18,5 +19,9 @@ CursorContext context_by_marker(const ConfigDocument& document, Position cursor)
 
 // The same for a Python document: a pattern key's string only (python_context.cpp).
 CursorContext python_context_by_marker(const ConfigDocument& document, Position cursor);
+
+// A Python text re-read with `marker` (an identifier) at `offset`, repaired as
+// python_context_by_marker repairs it (config::scan_marked).
+Tree python_scan_marked(std::string_view text, std::size_t offset, std::string_view marker);
 
 } // namespace opscope::config::detail

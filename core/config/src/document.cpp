@@ -1,4 +1,5 @@
 #include "classify.h"
+#include "context_detail.h"
 #include "tree.h"
 
 #include <algorithm>
@@ -25,6 +26,7 @@ ConfigDocument read_config(std::string text, Format format) {
     for (const detail::Entry& e : read.tree.root->entries)
       if (e.value)
         detail::find_duplicates(*e.value, doc.duplicates);
+    doc.tree = std::make_shared<const detail::Tree>(std::move(read.tree));
     return doc;
   }
   detail::Tree tree =
@@ -38,7 +40,20 @@ ConfigDocument read_config(std::string text, Format format) {
 
 Tree scan_tree(std::string_view text, Format format) {
   detail::SourceText source(text);
+  if (format == Format::Python)
+    return detail::scan_python(source).tree;
   return format == Format::Json ? detail::scan_json(source) : detail::scan_yaml(source);
+}
+
+Tree scan_marked(const ConfigDocument& document, Position& cursor, std::string_view marker) {
+  detail::SourceText source(document.text);
+  std::size_t offset = source.offset(cursor);
+  cursor = source.position(offset);
+  if (document.format == Format::Python)
+    return detail::python_scan_marked(document.text, offset, marker);
+  std::string marked = document.text;
+  marked.insert(offset, marker);
+  return scan_tree(marked, document.format);
 }
 
 Format guess_format(const std::string& path, const std::string& text) {

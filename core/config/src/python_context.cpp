@@ -100,7 +100,47 @@ Range unmark(Range range, Position marker) {
   return {fix(range.start), fix(range.end)};
 }
 
+bool holds_marker(const Node& node, std::string_view marker, int depth = 0) {
+  if (depth > kMaxNesting)
+    return false;
+  if (node.scalar.find(marker) != std::string::npos)
+    return true;
+  for (const Entry& e : node.entries)
+    if (e.key.find(marker) != std::string::npos ||
+        (e.value && holds_marker(*e.value, marker, depth + 1)))
+      return true;
+  for (const auto& item : node.items)
+    if (holds_marker(*item, marker, depth + 1))
+      return true;
+  return false;
+}
+
 } // namespace
+
+Tree python_scan_marked(std::string_view text, std::size_t offset, std::string_view marker) {
+  SourceText original(text);
+  Position cursor = original.position(offset);
+  std::size_t line_begin = original.line_start(static_cast<std::size_t>(cursor.line));
+  std::size_t line_end = text.find('\n', line_begin);
+  if (line_end == std::string_view::npos)
+    line_end = text.size();
+  char unclosed =
+      unclosed_quote_at(text.substr(line_begin, line_end - line_begin), offset - line_begin);
+  std::string marked(text);
+  marked.insert(offset, marker);
+  if (unclosed)
+    marked.insert(offset + marker.size(), 1, unclosed);
+  Tree tree = scan_python(SourceText(marked)).tree;
+  if (tree.root && holds_marker(*tree.root, marker))
+    return tree;
+  // The statement is still open: read it up to the cursor's line end, closed.
+  marked.resize(line_end + marker.size() + (unclosed ? 1 : 0));
+  std::string closers = open_brackets(marked, marked.size());
+  for (auto it = closers.rbegin(); it != closers.rend(); ++it)
+    marked += *it == '(' ? ')' : *it == '[' ? ']' : '}';
+  marked += '\n';
+  return scan_python(SourceText(marked)).tree;
+}
 
 CursorContext python_context_by_marker(const ConfigDocument& document, Position cursor) {
   CursorContext ctx;

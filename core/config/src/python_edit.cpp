@@ -18,8 +18,9 @@ namespace opscope::config::detail {
 namespace {
 
 // Words whose appearance or disappearance changes what the reader finds.
-constexpr std::string_view kTriggers[] = {"coreai_opt", "Config",    "set_module", "only_for",
-                                          "without",    "from_dict", "set_global", "\\"};
+constexpr std::string_view kTriggers[] = {"coreai_opt",  "Config",    "set_module", "only_for",
+                                          "without",     "from_dict", "set_global", "Spec",
+                                          "Granularity", "Schedule",  "Structured", "\\"};
 
 std::size_t line_begin(std::string_view text, std::size_t offset) {
   std::size_t nl = offset == 0 ? std::string_view::npos : text.rfind('\n', offset - 1);

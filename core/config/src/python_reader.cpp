@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cstdio>
 #include <cstring>
 #include <memory>
 #include <optional>
@@ -41,6 +42,33 @@ constexpr ConfigClass kConfigClasses[] = {
     {"ModuleMagnitudePrunerConfig", Compressor::MagnitudePruner, ClassLevel::Module},
     {"OpMagnitudePrunerConfig", Compressor::MagnitudePruner, ClassLevel::Op},
 };
+
+// coreai-opt 0.4.0's other pydantic classes a config holds (specs, granularities, schedules):
+// a call of one is read as a mapping of its keyword arguments, named by the class, for
+// core/schema to check. A class missing here is read as an expression: not checked.
+constexpr std::string_view kValueClasses[] = {
+    "QuantizationSpec",
+    "PalettizationSpec",
+    "PruningSpec",
+    "QATSchedule",
+    "PATSchedule",
+    "VectorKMeansConfig",
+    "KVCacheQuantConfig",
+    "PerTensorGranularity",
+    "PerChannelGranularity",
+    "PerBlockGranularity",
+    "PerGroupedChannelGranularity",
+    "DefaultTrainingSpec",
+    "Unstructured",
+    "ChannelStructured",
+    "ConstantSparsitySchedule",
+    "PolynomialDecaySchedule",
+};
+
+bool is_value_class(std::string_view name) {
+  return std::find(std::begin(kValueClasses), std::end(kValueClasses), name) !=
+         std::end(kValueClasses);
+}
 
 const ConfigClass* find_class(std::string_view name) {
   for (const ConfigClass& c : kConfigClasses)
@@ -250,6 +278,7 @@ public:
       root_->entries.clear();
       out_.unchecked.clear();
       out_.config_lines.clear();
+      out_.tree.from_dict.clear();
     }
     return std::move(out_);
   }
@@ -397,12 +426,14 @@ private:
     if (const ConfigClass* c = class_of(function)) {
       served_ = true;
       if (c->level == ClassLevel::Op)
-        return false; // its fields are specs: no names
+        return detached_value(n, depth); // its fields are specs: no names
       note_statement(n);
       TSNode name = is(function, "attribute") ? field(function, "attribute") : function;
       if (c->level == ClassLevel::Top) {
         Node& top = add_top(c->compressor, name);
-        keyword_fields(arguments, top, depth + 1);
+        top.model = std::string(c->name);
+        top.range = range_of(arguments);
+        keyword_fields(arguments, top, depth + 1, true);
       } else {
         Node& top = add_top(c->compressor, name);
         Entry e = field_entry(kDetachedModuleConfig, name);
@@ -412,8 +443,12 @@ private:
       }
       return true;
     }
+    if (is(function, "identifier") && is_value_class(text_of(function)))
+      return detached_value(n, depth);
     if (!is(function, "attribute"))
       return false;
+    if (is_value_class(text_of(field(function, "attribute"))))
+      return detached_value(n, depth);
     TSNode method = field(function, "attribute");
     TSNode receiver = field(function, "object");
     std::string_view name = text_of(method);
@@ -426,6 +461,15 @@ private:
       std::vector<TSNode> args = named_children(arguments);
       if (!args.empty()) {
         std::unique_ptr<Node> document = value(args[0], "", depth + 1);
+        if (document && document->kind == Node::Kind::Map && document->model.empty() &&
+            !document->partial) {
+          FromDict site;
+          site.first = root_->entries.size();
+          site.count = document->entries.size();
+          site.config_key = std::string(coreai::find(c->compressor)->root_key);
+          site.range = range_of(n);
+          out_.tree.from_dict.push_back(std::move(site));
+        }
         if (document && document->kind == Node::Kind::Map)
           for (Entry& e : document->entries)
             root_->entries.push_back(std::move(e));
@@ -511,6 +555,16 @@ private:
     return true;
   }
 
+  // A class call holding no names, outside any config (`w = QuantizationSpec(dtype="int4")`):
+  // kept for the schema check of its arguments.
+  bool detached_value(TSNode call, int depth) {
+    note_statement(call);
+    Entry e = field_entry(kDetachedValue, field(call, "function"));
+    e.value = value(call, "", depth + 1);
+    root_->entries.push_back(std::move(e));
+    return true;
+  }
+
   Entry field_entry(std::string_view name, TSNode where) const {
     Entry e;
     e.key = std::string(name);
@@ -519,13 +573,28 @@ private:
     return e;
   }
 
-  // The keyword arguments of a config class call, as the fields of a mapping.
-  void keyword_fields(TSNode arguments, Node& map, int depth) {
+  // The keyword arguments of a call, as the fields of a mapping. A class takes keywords only: a
+  // positional argument is kept as an entry without a colon (the name of a keyword being typed,
+  // or an error); `dict(mapping)` and `**kwargs` pass entries the reader cannot see.
+  void keyword_fields(TSNode arguments, Node& map, int depth, bool class_call) {
     if (too_deep(arguments, depth))
       return;
     for (TSNode a : named_children(arguments)) {
-      if (!is(a, "keyword_argument"))
-        continue; // pydantic models take keywords only; **kwargs are not read
+      if (!is(a, "keyword_argument")) {
+        if (!class_call || is(a, "dictionary_splat") || is(a, "list_splat")) {
+          map.partial = true;
+          continue;
+        }
+        Entry e;
+        e.key = is(a, "identifier") ? std::string(text_of(a)) : std::string();
+        e.key_range = range_of(a);
+        e.key_type = ScalarType::Str;
+        e.key_cols.resize(e.key.size() + 1);
+        for (std::size_t i = 0; i < e.key_cols.size(); ++i)
+          e.key_cols[i] = e.key_range.start.byte_col + static_cast<int>(i);
+        map.entries.push_back(std::move(e));
+        continue;
+      }
       TSNode name = field(a, "name");
       TSNode v = field(a, "value");
       if (ts_node_is_null(name))
@@ -533,6 +602,7 @@ private:
       Entry e;
       e.key = std::string(text_of(name));
       e.key_range = range_of(name);
+      e.key_type = ScalarType::Str;
       e.key_cols.resize(e.key.size() + 1);
       for (std::size_t i = 0; i < e.key_cols.size(); ++i)
         e.key_cols[i] = e.key_range.start.byte_col + static_cast<int>(i);
@@ -594,14 +664,84 @@ private:
     return std::nullopt;
   }
 
-  // An argument's value as a node: dicts and config calls as mappings, None as null,
-  // anything else as an opaque (non-null) scalar.
+  // A number literal as decimal text (underscores dropped, 0x / 0o / 0b converted); nullopt for
+  // what strtod would not read as Python does (a complex `1j`).
+  std::optional<std::string> number_text(std::string_view written, bool integer) const {
+    std::string digits;
+    for (char c : written)
+      if (c != '_')
+        digits += c;
+    if (digits.empty() || digits.back() == 'j' || digits.back() == 'J')
+      return std::nullopt;
+    if (!integer)
+      return digits;
+    int base = 10;
+    if (digits.size() > 2 && digits[0] == '0') {
+      char p = static_cast<char>(digits[1] | 0x20);
+      base = p == 'x' ? 16 : p == 'o' ? 8 : p == 'b' ? 2 : 10;
+    }
+    if (base == 10)
+      return digits;
+    double v = 0;
+    for (std::size_t i = 2; i < digits.size(); ++i) {
+      int d = hex_value(digits[i]);
+      if (d < 0 || d >= base)
+        return std::nullopt;
+      v = v * base + d;
+    }
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.0f", v);
+    return std::string(buf);
+  }
+
+  // A literal scalar: a string, a number (signed), True / False. Sets `node`; false when `n`
+  // is none of these.
+  bool literal(TSNode n, Node& node) const {
+    node.kind = Node::Kind::Scalar;
+    node.quoted = true; // not YAML: never read as null
+    if (is(n, "string")) {
+      std::optional<StringLiteral> s = read_string(text_, n);
+      if (!s || s->formatted ||
+          text_of(n).find_first_of("bB") < s->quote_begin - ts_node_start_byte(n))
+        return false; // an f-string or bytes: an expression
+      node.scalar = std::move(s->value);
+      node.type = ScalarType::Str;
+      return true;
+    }
+    if (is(n, "true") || is(n, "false")) {
+      node.scalar = is(n, "true") ? "true" : "false";
+      node.type = ScalarType::Bool;
+      return true;
+    }
+    std::string sign;
+    TSNode number = n;
+    if (is(n, "unary_operator") && ts_node_named_child_count(n) == 1) {
+      std::string_view op = text_of(field(n, "operator"));
+      number = ts_node_named_child(n, 0);
+      if (op != "-" && op != "+")
+        return false;
+      sign = op == "-" ? "-" : "";
+    }
+    bool integer = is(number, "integer");
+    if (!integer && !is(number, "float"))
+      return false;
+    std::optional<std::string> digits = number_text(text_of(number), integer);
+    if (!digits)
+      return false;
+    node.scalar = sign + *digits;
+    node.type = integer ? ScalarType::Int : ScalarType::Float;
+    return true;
+  }
+
+  // An argument's value as a node: dicts and class calls as mappings, lists and tuples as
+  // sequences, None as null, literals typed; anything else is an expression (not checked).
   std::unique_ptr<Node> value(TSNode n, std::string_view field_name, int depth) {
     auto node = std::make_unique<Node>();
     node->range = range_of(n);
     if (too_deep(n, depth)) {
       node->kind = Node::Kind::Scalar;
       node->quoted = true;
+      node->type = ScalarType::Expression;
       return node;
     }
     while (is(n, "parenthesized_expression") && ts_node_named_child_count(n) == 1)
@@ -614,10 +754,19 @@ private:
       node->kind = Node::Kind::Map;
       for (TSNode item : named_children(n)) {
         TSNode key = is(item, "pair") ? field(item, "key") : item;
-        if (is(item, "dictionary_splat") || ts_node_is_null(key))
+        if (is(item, "dictionary_splat") || ts_node_is_null(key)) {
+          node->partial = true;
           continue;
+        }
         std::optional<Entry> e;
-        if (patterns) {
+        Node number;
+        if (literal(key, number) && number.type == ScalarType::Int) {
+          e.emplace(); // an input index (`op_input_spec={0: ...}`), or an error coreai-opt sees
+          e->key = number.scalar;
+          e->key_range = range_of(key);
+          e->key_cols.assign(e->key.size() + 1, e->key_range.start.byte_col);
+          e->key_type = ScalarType::Int;
+        } else if (patterns) {
           e = key_entry(key, module_type);
         } else if (is(key, "string")) {
           // A field name (from_dict's document, an op_state_spec, ...): read, never reported.
@@ -630,8 +779,12 @@ private:
             e->key_cols = columns_of(source_, s->offsets);
           }
         }
-        if (!e)
+        if (!e) {
+          node->partial = true;
           continue;
+        }
+        if (e->key_type == ScalarType::Untyped)
+          e->key_type = ScalarType::Str;
         if (is(item, "pair")) {
           e->has_colon = true;
           TSNode v = field(item, "value");
@@ -643,22 +796,43 @@ private:
       }
       return node;
     }
+    if (is(n, "list") || is(n, "tuple")) {
+      node->kind = Node::Kind::Seq;
+      for (TSNode item : named_children(n)) {
+        if (is(item, "list_splat")) { // `[*names]`: its length is unknown
+          node->kind = Node::Kind::Scalar;
+          node->quoted = true;
+          node->type = ScalarType::Expression;
+          node->items.clear();
+          return node;
+        }
+        node->items.push_back(value(item, "", depth + 1));
+      }
+      return node;
+    }
     if (is(n, "call")) {
       TSNode function = field(n, "function");
       const ConfigClass* c = class_of(function);
-      if ((c && c->level != ClassLevel::Top) ||
+      TSNode name = is(function, "attribute") ? field(function, "attribute") : function;
+      bool value_class = !c && (is(function, "identifier") || is(function, "attribute")) &&
+                         is_value_class(text_of(name));
+      if ((c && c->level != ClassLevel::Top) || value_class ||
           (is(function, "identifier") && text_of(function) == "dict")) {
         node->kind = Node::Kind::Map;
-        keyword_fields(field(n, "arguments"), *node, depth + 1);
+        bool class_call = c || value_class;
+        if (class_call) {
+          node->model = std::string(text_of(name));
+          node->range = range_of(field(n, "arguments"));
+        }
+        keyword_fields(field(n, "arguments"), *node, depth + 1, class_call);
         return node;
       }
       walk(n, depth + 1); // `QuantizerConfig.from_dict(...)` or a setter nested in an argument
     }
-    node->kind = Node::Kind::Scalar;
-    node->quoted = true; // not YAML: never read as null
-    if (is(n, "string"))
-      if (std::optional<StringLiteral> s = read_string(text_, n))
-        node->scalar = s->value;
+    if (literal(n, *node))
+      return node;
+    node->scalar = std::string(text_of(n)); // for messages only
+    node->type = ScalarType::Expression;
     return node;
   }
 

@@ -79,6 +79,11 @@ PythonRead scan_python(const SourceText& source);
 inline constexpr const char* kDetachedModuleConfig = "\x1f"
                                                      "detached_module_config";
 
+// A spec, granularity or op config built on its own (`w = QuantizationSpec(...)`): a root
+// entry without a colon, which classification passes over, for core/schema to check the call.
+inline constexpr const char* kDetachedValue = "\x1f"
+                                              "detached_value";
+
 // Reads a flow collection or scalar at `offset` (JSON, or YAML flow style). In
 // YAML, an unterminated collection stops at the first later line indented at
 // most `stop_indent`, so one missing '}' does not swallow the document.

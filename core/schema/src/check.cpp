@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <map>
 #include <set>
 #include <unordered_map>
@@ -152,7 +153,80 @@ public:
     return std::move(out_);
   }
 
+  // Python: each from_dict document as from_dict reads it, then every class call outside them
+  // (each validates its arguments when it runs).
+  std::vector<Problem> run_python(const config::Tree& tree) {
+    const Node* root = tree.root.get();
+    if (!root || root->kind != Node::Kind::Map)
+      return std::move(out_);
+    std::vector<bool> in_document(root->entries.size());
+    for (const config::FromDict& site : tree.from_dict) {
+      for (std::size_t i = site.first; i < site.first + site.count && i < in_document.size(); ++i)
+        in_document[i] = true;
+      from_dict(*root, site);
+    }
+    // Every call runs, wherever it is written (a spec section, a key coreai-opt refuses): the
+    // ones the documents' check did not reach are checked on their own.
+    for (const Entry& e : root->entries)
+      if (e.value)
+        calls(*e.value, 0);
+    return std::move(out_);
+  }
+
 private:
+  void calls(const Node& node, int depth) {
+    if (depth > kMaxDepth || ++visits_ > kMaxVisits)
+      return;
+    if (node.kind == Node::Kind::Map && !node.model.empty() && !instances_.count(&node))
+      check_type(&node, Type{}, node.range, depth); // Type{}: Any
+    // and the calls inside it that its check did not reach (under a key it ignores)
+    for (const Entry& e : node.entries)
+      if (e.value)
+        calls(*e.value, depth + 1);
+    for (const auto& item : node.items)
+      calls(*item, depth + 1);
+  }
+
+  // CompressionConfig.from_dict: its keys, then `cls(**document[config_key])`.
+  void from_dict(const Node& root, const config::FromDict& site) {
+    const Root* r = schema_.root(site.config_key);
+    const Model* model = r ? schema_.model(r->model) : nullptr;
+    if (!model)
+      return;
+    std::string supported = "{'" + r->config_key + "', '" + r->spec_key + "'}";
+    const Entry* config = nullptr;
+    for (std::size_t i = site.first; i < site.first + site.count && i < root.entries.size(); ++i) {
+      const Entry& e = root.entries[i];
+      if (e.key_type == config::ScalarType::Str && e.key == r->config_key) {
+        config = &e; // a repeated key: Python keeps the last value
+      } else if (!(e.key_type == config::ScalarType::Str && e.key == r->spec_key)) {
+        std::vector<std::string> near =
+            nearest(e.key, std::vector<std::string>{r->config_key, r->spec_key});
+        report(Problem::Kind::Root, e.key_range,
+               "Found unexpected key '" + e.key + "' in config dict. Supported keys are " +
+                   supported + "." +
+                   (near.empty() ? "" : " Did you mean " + quoted_list(near) + "?"),
+               near);
+      }
+    }
+    if (!config) {
+      report(Problem::Kind::Root, site.range,
+             "Did not find '" + r->config_key + "' in config dict. Expected keys: " + supported +
+                 ".");
+      return;
+    }
+    const Node* value = resolve(config->value.get());
+    if (is_expression(value))
+      return;
+    if (!value || value->kind != Node::Kind::Map || !value->model.empty()) {
+      report(Problem::Kind::WrongType, value ? value->range : config->key_range,
+             "`" + r->config_key + "` needs a dict (`global_config`, ...): from_dict calls " +
+                 model->name + "(**value) with it, and cannot with " + describe(value));
+      return;
+    }
+    check_model(*value, *model, config->key_range, 1);
+  }
+
   void missing_root(const Node& root, const MapView& top, const Root& expected) {
     std::string supported = "{'" + expected.config_key + "', '" + expected.spec_key + "'}";
     for (const Entry* e : top.entries)
@@ -201,15 +275,39 @@ private:
 
   // --- reading -----------------------------------------------------------------------
   PyValue scalar(const Node& n) const {
+    switch (n.type) {
+    case config::ScalarType::Untyped:
+      break;
+    case config::ScalarType::Str:
+    case config::ScalarType::Expression: // guarded by is_expression() where it matters
+      return PyValue::string(n.scalar);
+    case config::ScalarType::Int:
+      return PyValue::integer(std::strtod(n.scalar.c_str(), nullptr), n.scalar);
+    case config::ScalarType::Float:
+      return PyValue::floating(std::strtod(n.scalar.c_str(), nullptr), n.scalar);
+    case config::ScalarType::Bool:
+      return PyValue::boolean(n.scalar == "true");
+    }
     return json_ ? json_scalar(n.scalar, n.quoted) : yaml_scalar(n.scalar, n.quoted);
   }
   PyValue key_value(const Entry& e) const {
+    if (e.key_type == config::ScalarType::Int)
+      return PyValue::integer(std::strtod(e.key.c_str(), nullptr), e.key);
+    if (e.key_type != config::ScalarType::Untyped)
+      return PyValue::string(e.key);
     return json_ ? json_scalar(e.key, true) : yaml_scalar(e.key, e.quoted);
+  }
+
+  // Python: a value the reader does not evaluate (`torch.int8`, a variable): never checked.
+  static bool is_expression(const Node* n) {
+    return n && n->kind == Node::Kind::Scalar && n->type == config::ScalarType::Expression;
   }
 
   std::string describe(const Node* n) const {
     if (!n)
       return "null";
+    if (n->kind == Node::Kind::Map && !n->model.empty())
+      return "a " + n->model;
     switch (n->kind) {
     case Node::Kind::Null:
       return "null";
@@ -306,6 +404,13 @@ private:
     const Node* node = resolve(written);
     Range range = written ? written->range : at;
     int before = errors_;
+    if (is_expression(node))
+      return 0;
+    if (node && node->kind == Node::Kind::Map && !node->model.empty() &&
+        type.kind != Type::Kind::Union) {
+      check_instance(*node, type, range, at, depth);
+      return errors_ - before;
+    }
     bool is_null = !node || node->kind == Node::Kind::Null ||
                    (node->kind == Node::Kind::Scalar && scalar(*node).kind == PyValue::Kind::Null);
     if (is_null && type.none_ok)
@@ -396,7 +501,40 @@ private:
       check_type(written, type.children[static_cast<std::size_t>(best)], at, depth + 1);
   }
 
+  // Python: a class call where `type` goes. pydantic takes an instance of the class (or of a
+  // subclass) as it is; the call itself validated its arguments.
+  void check_instance(const Node& node, const Type& type, Range range, Range at, int depth) {
+    instances_.insert(&node);
+    const Model* m = schema_.model(node.model);
+    if (!m)
+      return; // a class this schema does not know: not checked
+    if (!accepts_instance(type, *m))
+      report(Problem::Kind::WrongType, range,
+             "expected " + expectation(type) + ", got a " + m->name +
+                 " (pydantic takes a dict or an instance of the class named here)");
+    check_model(node, *m, at, depth + 1);
+  }
+
+  bool accepts_instance(const Type& t, const Model& m) const {
+    switch (t.kind) {
+    case Type::Kind::Any:
+      return true;
+    case Type::Kind::Model:
+      return m.is_a(t.name);
+    case Type::Kind::Registry:
+      return m.is_a(t.name) || std::any_of(t.registry.begin(), t.registry.end(),
+                                           [&](const auto& kv) { return kv.second == m.name; });
+    case Type::Kind::Union:
+      return std::any_of(t.children.begin(), t.children.end(),
+                         [&](const Type& c) { return accepts_instance(c, m); });
+    default:
+      return false;
+    }
+  }
+
   bool shape_fits(const Node* node, const Type& t) const {
+    if (is_expression(node))
+      return true;
     Node::Kind k = node ? node->kind : Node::Kind::Null;
     switch (t.kind) {
     case Type::Kind::Model:
@@ -594,6 +732,8 @@ private:
       return;
     }
     const Node* tv = resolve(type_entry->value.get());
+    if (is_expression(tv))
+      return;
     PyValue v = tv && tv->kind == Node::Kind::Scalar ? scalar(*tv) : PyValue{};
     auto it = std::find_if(t.registry.begin(), t.registry.end(), [&](const auto& kv) {
       return v.kind == PyValue::Kind::Str && kv.first == v.s;
@@ -628,6 +768,12 @@ private:
         continue;
       if (++visits_ > kMaxVisits)
         return;
+      if (!map_node.model.empty() && !e->has_colon) {
+        report(Problem::Kind::WrongType, e->key_range,
+               model.name + "(...) takes keyword arguments only (`name=value`): Python raises a "
+                            "TypeError for this positional argument");
+        continue;
+      }
       const Field* field = key_value(*e).kind == PyValue::Kind::Str ? model.field(e->key) : nullptr;
       if (!field) {
         bool forbid = model.forbid && !model.strip_unknown;
@@ -644,6 +790,8 @@ private:
       return has(model, "apply_defaults") &&
              (name == "op_input_spec" || name == "op_output_spec" || name == "op_state_spec");
     };
+    if (map_node.partial) // `**kwargs` may pass what is missing, and change what is written
+      return;
     for (const Field& f : model.fields)
       if (f.required && !map.find(f.name) && !filled(f.name))
         report(Problem::Kind::Missing, at,
@@ -656,6 +804,8 @@ private:
   void check_float_range(const Entry& e) {
     const Node* n = resolve(e.value.get());
     Range r = e.value ? e.value->range : e.key_range;
+    if (is_expression(n))
+      return;
     if (!n || n->kind != Node::Kind::Seq)
       return report(Problem::Kind::WrongType, r, "Float range must be a list or tuple.");
     if (n->items.size() != 2)
@@ -663,6 +813,8 @@ private:
     std::optional<double> bounds[2];
     for (int i = 0; i < 2; ++i) {
       const Node* item = resolve(n->items[static_cast<std::size_t>(i)].get());
+      if (is_expression(item))
+        return;
       PyValue v = item && item->kind == Node::Kind::Scalar ? scalar(*item) : PyValue{};
       if (item && item->kind != Node::Kind::Scalar && item->kind != Node::Kind::Null)
         v.kind = PyValue::Kind::Str;
@@ -693,7 +845,7 @@ private:
       const Node* n = resolve(e->value.get());
       if (!n || n->kind == Node::Kind::Null)
         return PyValue{};
-      if (n->kind != Node::Kind::Scalar)
+      if (n->kind != Node::Kind::Scalar || is_expression(n))
         return std::nullopt;
       PyValue v = scalar(*n);
       if (v.kind == PyValue::Kind::Null)
@@ -737,6 +889,8 @@ private:
       return false;
     for (const Entry& inner : n->entries) {
       const Node* v = resolve(inner.value.get());
+      if (is_expression(v))
+        continue; // unknown: no error is claimed on it
       if (v && !(v->kind == Node::Kind::Null ||
                  (v->kind == Node::Kind::Scalar && scalar(*v).kind == PyValue::Kind::Null)))
         return true;
@@ -850,7 +1004,7 @@ private:
     if (gn && gn->kind == Node::Kind::Map) {
       const Entry* type = view(*gn, 0).find("type");
       const Node* tn = type ? resolve(type->value.get()) : nullptr;
-      if (tn && tn->kind == Node::Kind::Scalar && tn->scalar != "per_tensor")
+      if (tn && tn->kind == Node::Kind::Scalar && !is_expression(tn) && tn->scalar != "per_tensor")
         return combination(g, {},
                            "lut_qspec.granularity must be PerTensorGranularity, got " + tn->scalar);
     }
@@ -966,6 +1120,7 @@ private:
   int errors_ = 0;
   std::size_t visits_ = 0;
   std::unordered_map<const Node*, MapView> views_;
+  std::set<const Node*> instances_; // Python: the class calls checked so far
 };
 
 } // namespace
@@ -996,6 +1151,8 @@ std::vector<Problem> check(const config::ConfigDocument& document, const Schema&
                            std::string_view expected_root) {
   if (!document.tree || !document.tree->root)
     return {};
+  if (document.format == config::Format::Python)
+    return Checker(schema, document).run_python(*document.tree);
   return Checker(schema, document).run(*document.tree->root, expected_root);
 }
 

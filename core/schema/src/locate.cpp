@@ -12,7 +12,9 @@ using config::Node;
 using config::Position;
 using config::Range;
 
-constexpr char kMarker = '\x1f'; // as core/config's context_at: never in a real config
+constexpr std::string_view kMarker = "\x1f"; // as core/config's context_at: never in a config
+// Python: the marker may stand where a keyword argument's name is typed, so it is a name.
+constexpr std::string_view kPythonMarker = "__opscope_cursor__";
 constexpr int kMaxDepth = 300;
 
 const Node* resolve(const Node* node) {
@@ -47,8 +49,37 @@ const Type* for_node(const Type* t, const Node* node) {
 
 class Finder {
 public:
-  Finder(const Schema& schema, Position cursor, bool marker)
-      : schema_(schema), cursor_(cursor), marker_(marker) {}
+  // `marker`: the text written at the cursor, empty when the tree is the document's own.
+  // `line_end`: the byte length of the cursor's line, which no range may pass.
+  Finder(const Schema& schema, Position cursor, std::string_view marker, int line_end = -1)
+      : schema_(schema), cursor_(cursor), marker_(marker), line_end_(line_end) {}
+
+  // Python: the documents given to from_dict, then every class call outside them.
+  std::optional<Location> in_python(const config::Tree& tree) {
+    const Node* root = tree.root.get();
+    if (!root || root->kind != Node::Kind::Map)
+      return std::nullopt;
+    std::vector<bool> in_document(root->entries.size());
+    for (const config::FromDict& site : tree.from_dict)
+      for (std::size_t i = site.first; i < site.first + site.count && i < root->entries.size();
+           ++i) {
+        in_document[i] = true;
+        const Entry& e = root->entries[i];
+        const Root* r = schema_.root(e.key);
+        if (!r || e.key != site.config_key)
+          continue;
+        Type model;
+        model.kind = Type::Kind::Model;
+        model.name = r->model;
+        if (auto hit = in_value(e.value.get(), &model, 0))
+          return hit;
+      }
+    for (std::size_t i = 0; i < root->entries.size(); ++i)
+      if (!in_document[i] && root->entries[i].value)
+        if (auto hit = in_calls(*root->entries[i].value, 0))
+          return hit;
+    return std::nullopt;
+  }
 
   std::optional<Location> in_document(const Node& root, std::string_view expected_root) {
     const Node* top = resolve(&root);
@@ -75,21 +106,42 @@ public:
   }
 
 private:
-  bool hit(const Range& r, const std::string& text) const {
-    return marker_ ? text.find(kMarker) != std::string::npos : contains(r, cursor_);
+  // The outermost class calls under a root entry: the entry's own value (a config class call)
+  // or those inside the mappings the reader made of setters' arguments.
+  std::optional<Location> in_calls(const Node& node, int depth) {
+    if (depth > kMaxDepth)
+      return std::nullopt;
+    if (node.kind == Node::Kind::Map && !node.model.empty())
+      return in_value(&node, nullptr, depth);
+    for (const Entry& e : node.entries)
+      if (e.value)
+        if (auto hit = in_calls(*e.value, depth + 1))
+          return hit;
+    for (const auto& item : node.items)
+      if (auto hit = in_calls(*item, depth + 1))
+        return hit;
+    return std::nullopt;
   }
 
-  std::string before_marker(const std::string& s) const { return s.substr(0, s.find(kMarker)); }
+  bool hit(const Range& r, const std::string& text) const {
+    return !marker_.empty() ? text.find(marker_) != std::string::npos : contains(r, cursor_);
+  }
+
+  std::string before_marker(const std::string& s) const { return s.substr(0, s.find(marker_)); }
 
   Range unmarked(Range r) const {
-    if (marker_ && r.end.line == cursor_.line && r.end.byte_col > cursor_.byte_col)
-      --r.end.byte_col;
+    if (!marker_.empty() && r.end.line == cursor_.line && r.end.byte_col > cursor_.byte_col) {
+      r.end.byte_col -= static_cast<int>(marker_.size());
+      if (line_end_ >= 0) // a closing quote the re-read added
+        r.end.byte_col = std::min(r.end.byte_col, line_end_);
+    }
     return r;
   }
 
   std::optional<Location> in_value(const Node* written, const Type* type, int depth) {
     const Node* node = resolve(written);
-    if (!node || depth > kMaxDepth || !type)
+    if (!node || depth > kMaxDepth ||
+        (!type && (node->kind != Node::Kind::Map || node->model.empty())))
       return std::nullopt;
     type = for_node(type, node);
     if (node->kind == Node::Kind::Seq) {
@@ -104,18 +156,27 @@ private:
       return std::nullopt;
     const Model* model = nullptr;
     const Type* dict_value = nullptr;
-    if (type->kind == Type::Kind::Model) {
+    bool registry = false;
+    bool keyword = !node->model.empty(); // Python: a class call's keyword arguments
+    if (keyword) {
+      model = schema_.model(node->model);
+      if (!model)
+        return std::nullopt; // a class this schema does not know: not checked, not completed
+    } else if (!type) {
+      return std::nullopt;
+    } else if (type->kind == Type::Kind::Model) {
       model = schema_.model(type->name);
     } else if (type->kind == Type::Kind::Dict && type->children.size() == 2) {
       dict_value = &type->children[1];
     } else if (type->kind == Type::Kind::Registry) {
       model = registry_model(*node, *type);
+      registry = true;
     } else {
       return std::nullopt;
     }
     std::vector<std::string> present;
     for (const Entry& e : node->entries)
-      if (e.key.find(kMarker) == std::string::npos)
+      if (marker_.empty() || e.key.find(marker_) == std::string::npos)
         present.push_back(e.key);
     for (const Entry& e : node->entries) {
       const Field* field = model ? model->field(e.key) : nullptr;
@@ -127,13 +188,14 @@ private:
         loc.present = present;
         loc.range = unmarked(e.key_range);
         loc.typed = before_marker(e.key);
-        if (type->kind == Type::Kind::Registry) // `type` picks the registered model
+        loc.keyword = keyword;
+        if (registry) // `type` picks the registered model
           loc.extra_keys.push_back("type");
         return loc;
       }
       const Type* value_type = field ? &field->type : dict_value;
       const Node* v = e.value.get();
-      if (type->kind == Type::Kind::Registry && e.key == "type") {
+      if (registry && e.key == "type") {
         if (v && v->kind == Node::Kind::Scalar && hit(v->range, v->scalar)) {
           Location loc = value_location(model, nullptr, *v);
           for (const auto& [key, m] : type->registry)
@@ -173,54 +235,38 @@ private:
 
   const Schema& schema_;
   Position cursor_;
-  bool marker_;
+  std::string_view marker_;
+  int line_end_;
 };
-
-// The byte offset of `cursor` in `text`; a cursor past its line's end (or past the last line)
-// moves to that end, and `cursor` is updated to where it is.
-std::size_t clamped_offset(std::string_view text, Position& cursor) {
-  if (cursor.line < 0) {
-    cursor = {0, 0};
-    return 0;
-  }
-  std::size_t start = 0;
-  int line = 0;
-  for (; line < cursor.line; ++line) {
-    std::size_t newline = text.find('\n', start);
-    if (newline == std::string_view::npos)
-      break;
-    start = newline + 1;
-  }
-  std::size_t end = text.find('\n', start);
-  if (end == std::string_view::npos)
-    end = text.size();
-  std::size_t offset =
-      line < cursor.line ? end : std::min(start + std::size_t(std::max(cursor.byte_col, 0)), end);
-  cursor = {line, static_cast<int>(offset - start)};
-  return offset;
-}
 
 } // namespace
 
 std::optional<Location> locate_for_completion(const config::ConfigDocument& document,
                                               config::Position cursor, const Schema& schema,
                                               std::string_view expected_root) {
-  if (document.format == config::Format::Python)
-    return std::nullopt; // read as Python by core/config; the YAML scanner would misread it
-  std::size_t offset = clamped_offset(document.text, cursor);
-  std::string marked = document.text;
-  marked.insert(offset, 1, kMarker);
-  config::Tree tree = config::scan_tree(marked, document.format);
+  bool python = document.format == config::Format::Python;
+  std::string_view marker = python ? kPythonMarker : kMarker;
+  config::Tree tree = config::scan_marked(document, cursor, marker);
   if (!tree.root)
     return std::nullopt;
-  return Finder(schema, cursor, true).in_document(*tree.root, expected_root);
+  std::size_t line_start = 0;
+  for (int line = 0; line < cursor.line; ++line)
+    line_start = document.text.find('\n', line_start) + 1;
+  std::size_t line_end = document.text.find('\n', line_start);
+  if (line_end == std::string::npos)
+    line_end = document.text.size();
+  Finder finder(schema, cursor, marker, static_cast<int>(line_end - line_start));
+  return python ? finder.in_python(tree) : finder.in_document(*tree.root, expected_root);
 }
 
 std::optional<Location> locate_written(const config::ConfigDocument& document,
                                        config::Position cursor, const Schema& schema) {
   if (!document.tree || !document.tree->root)
     return std::nullopt;
-  return Finder(schema, cursor, false).in_document(*document.tree->root, {});
+  Finder finder(schema, cursor, {});
+  if (document.format == config::Format::Python)
+    return finder.in_python(*document.tree);
+  return finder.in_document(*document.tree->root, {});
 }
 
 std::vector<std::string> value_choices(const Type& type) {

@@ -89,6 +89,33 @@ CompletionItem item(CompletionItem::Kind kind, const std::string& label, std::st
   return out;
 }
 
+// A key as it is written where the cursor is: a Python keyword argument as `name=`; a Python
+// dict key's range is inside its quotes already.
+std::string key_text(const std::string& name, const schema::Location& loc, config::Format format) {
+  if (format != config::Format::Python)
+    return detail::render_key(name, format, 0);
+  return loc.keyword ? name + "=" : name;
+}
+
+bool is_number(const std::string& v) {
+  return !v.empty() && (std::isdigit(static_cast<unsigned char>(v[0])) || v[0] == '-');
+}
+
+// A value as the document's format spells it.
+std::string value_text(const std::string& v, config::Format format) {
+  if (format == config::Format::Python) {
+    if (v == "true" || v == "false")
+      return v == "true" ? "True" : "False";
+    if (v == "null")
+      return "None";
+    return is_number(v) ? v : detail::render_key(v, format, '"');
+  }
+  if (format == config::Format::Json &&
+      !(v == "true" || v == "false" || v == "null" || is_number(v)))
+    return "\"" + v + "\"";
+  return v;
+}
+
 } // namespace
 
 CompletionList schema_complete(const config::ConfigDocument& document, config::Position cursor,
@@ -104,15 +131,14 @@ CompletionList schema_complete(const config::ConfigDocument& document, config::P
     for (const std::string& extra : loc->extra_keys)
       if (!written(extra))
         out.items.push_back(item(CompletionItem::Kind::Field, extra, "registered type", "",
-                                 loc->range, detail::render_key(extra, document.format, 0),
+                                 loc->range, key_text(extra, *loc, document.format),
                                  out.items.size()));
     if (loc->model)
       for (const schema::Field& f : loc->model->fields)
         if (!written(f.name))
           out.items.push_back(item(CompletionItem::Kind::Field, f.name, type_text(f.type),
                                    field_markdown(f, loc->model, schema), loc->range,
-                                   detail::render_key(f.name, document.format, 0),
-                                   out.items.size()));
+                                   key_text(f.name, *loc, document.format), out.items.size()));
     return out;
   }
   std::vector<std::string> values =
@@ -120,14 +146,11 @@ CompletionList schema_complete(const config::ConfigDocument& document, config::P
   std::string detail = loc->field ? type_text(loc->field->type) : loc->registry_base;
   std::string doc = loc->field ? field_markdown(*loc->field, loc->model, schema) : "";
   for (const std::string& v : values) {
-    std::string text =
-        document.format == config::Format::Json &&
-                !(v == "true" || v == "false" || v == "null" ||
-                  (!v.empty() && (std::isdigit(static_cast<unsigned char>(v[0])) || v[0] == '-')))
-            ? "\"" + v + "\""
-            : v;
+    std::string text = value_text(v, document.format);
     out.items.push_back(
         item(CompletionItem::Kind::Value, v, detail, doc, loc->range, text, out.items.size()));
+    if (document.format == config::Format::Python) // the client filters what the range holds
+      out.items.back().filter_text = text;
   }
   return out;
 }

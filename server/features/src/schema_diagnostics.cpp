@@ -17,9 +17,12 @@ std::vector<Diagnostic> schema_diagnostics(const config::ConfigDocument& documen
     d.message = std::move(p.message);
     bool key = p.kind == schema::Problem::Kind::UnknownKey ||
                p.kind == schema::Problem::Kind::IgnoredKey || p.kind == schema::Problem::Kind::Root;
-    for (const std::string& s : p.suggestions)
+    bool python = document.format == config::Format::Python;
+    for (const std::string& s : p.suggestions) // a Python value was a string literal
       d.fixes.push_back({"Replace with `" + s + "`",
-                         {p.range, key ? detail::render_key(s, document.format, 0) : s}});
+                         {p.range, key      ? detail::render_key(s, document.format, 0)
+                                   : python ? detail::render_key(s, document.format, '"')
+                                            : s}});
     out.push_back(std::move(d));
   }
   return out;

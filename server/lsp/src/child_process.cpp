@@ -110,7 +110,8 @@ std::shared_ptr<ChildProcess> ChildProcess::start(asio::io_context& io,
       dprintf(STDERR_FILENO, "cannot enter %s: %s\n", work_dir.c_str(), std::strerror(errno));
       ::_exit(127);
     }
-    ::execv(args[0], args.data());
+    // A command name (the project's `python: python3`) is found on PATH, as a shell finds it.
+    ::execvp(args[0], args.data());
     dprintf(STDERR_FILENO, "cannot run %s: %s\n", args[0], std::strerror(errno));
     ::_exit(127);
   }

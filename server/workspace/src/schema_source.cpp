@@ -3,6 +3,10 @@
 #include "opscope/support/cache_dir.h"
 #include "opscope/support/regular_file.h"
 
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <map>
 #include <mutex>
@@ -42,23 +46,86 @@ std::optional<std::string> version_in(const fs::path& site) {
   return version;
 }
 
+// `name` on PATH, as a shell finds a command (empty when it is nowhere).
+fs::path on_path(const std::string& name) {
+  const char* path = std::getenv("PATH");
+  std::string dirs = path ? path : "";
+  std::error_code ec;
+  for (std::size_t start = 0; start <= dirs.size();) {
+    std::size_t end = dirs.find(':', start);
+    if (end == std::string::npos)
+      end = dirs.size();
+    fs::path candidate = fs::path(dirs.substr(start, end - start)) / name;
+    if (end > start && fs::is_regular_file(candidate, ec) && ::access(candidate.c_str(), X_OK) == 0)
+      return candidate;
+    start = end + 1;
+  }
+  return {};
+}
+
+// The `pythonX.Y` folders under `lib`, or only `wanted` when the interpreter's name says it.
+std::vector<std::string> python_versions(const fs::path& lib, const std::string& wanted) {
+  std::vector<std::string> out;
+  std::error_code ec;
+  for (const fs::directory_entry& e : fs::directory_iterator(lib, ec)) {
+    std::string name = e.path().filename().string();
+    if (name.rfind("python", 0) == 0 && name.size() > 6 && (wanted.empty() || name == wanted))
+      out.push_back(name);
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
 } // namespace
 
-std::optional<std::string> installed_coreai_opt(const std::string& python) {
+std::vector<fs::path> site_folders(const std::string& python) {
+  std::vector<fs::path> out;
   if (python.empty())
-    return std::nullopt;
+    return out;
+  fs::path given = python.find('/') == std::string::npos ? on_path(python) : fs::path(python);
+  if (given.empty())
+    return out;
   std::error_code ec;
-  fs::path venv = fs::path(python).parent_path().parent_path(); // …/bin/python -> …
-  fs::path lib = venv / "lib";
-  if (!fs::is_directory(lib, ec))
-    return std::nullopt;
-  for (const fs::directory_entry& py : fs::directory_iterator(lib, ec)) {
-    fs::path site = py.path() / "site-packages";
-    if (py.path().filename().string().rfind("python", 0) != 0 || !fs::is_directory(site, ec))
-      continue;
+  std::vector<fs::path> interpreters{given};
+  fs::path real = fs::canonical(given, ec);
+  if (!ec && real != given)
+    interpreters.push_back(real);
+  const char* home = std::getenv("HOME");
+  auto add = [&](const fs::path& folder) {
+    if (fs::is_directory(folder, ec) && std::find(out.begin(), out.end(), folder) == out.end())
+      out.push_back(folder);
+  };
+  for (const fs::path& interpreter : interpreters) {
+    fs::path prefix = interpreter.parent_path().parent_path(); // …/bin/python -> …
+    // python3.11 names its version; python3 / python may be any under the prefix.
+    std::string name = interpreter.filename().string();
+    std::string wanted = name.find('.') != std::string::npos ? name : "";
+    if (fs::exists(prefix / "pyvenv.cfg", ec)) { // a venv sees its own packages only
+      for (const char* lib : {"lib", "lib64"})
+        for (const std::string& v : python_versions(prefix / lib, wanted))
+          add(prefix / lib / v / "site-packages");
+      return out;
+    }
+    // Python's own order: the user's site-packages, then the prefix's (Debian's pip installs
+    // into /usr/local/lib/pythonX.Y/dist-packages, its packages into /usr/lib/python3/...).
+    for (const std::string& v : python_versions(prefix / "lib", wanted)) {
+      if (home && *home)
+        add(fs::path(home) / ".local" / "lib" / v / "site-packages");
+      for (const char* kind : {"site-packages", "dist-packages"}) {
+        add(prefix / "lib" / v / kind);
+        add(prefix / "lib64" / v / kind);
+        add(prefix / "local" / "lib" / v / kind);
+      }
+    }
+    add(prefix / "lib" / "python3" / "dist-packages");
+  }
+  return out;
+}
+
+std::optional<std::string> installed_coreai_opt(const std::string& python) {
+  for (const fs::path& site : site_folders(python))
     if (std::optional<std::string> version = version_in(site))
       return version;
-  }
   return std::nullopt;
 }
 

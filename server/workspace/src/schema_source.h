@@ -1,18 +1,27 @@
 // Which coreai-opt schema checks a config: the dump for the coreai-opt version installed
 // next to the project's interpreter (from the cache, keyed by version), else the built-in
-// copy. Finding the version reads the venv's dist-info folder; nothing is executed.
+// copy. Finding the version reads the dist-info folders where the interpreter finds packages;
+// nothing is executed.
 #pragma once
 
 #include "opscope/project/project.h"
 #include "opscope/schema/schema.h"
 
+#include <filesystem>
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace opscope::workspace {
 
-// The version of coreai-opt installed for `python` (…/bin/python of a venv), if found.
+// Where `python` finds installed packages, from its path alone (nothing runs): a venv's own
+// site-packages; else the user's and its prefix's site- and dist-packages, in Python's order.
+// A command name (`python3`) is found on PATH; a symlink is followed when its own folder says
+// nothing.
+std::vector<std::filesystem::path> site_folders(const std::string& python);
+
+// The version of coreai-opt installed for `python`, if found in site_folders.
 std::optional<std::string> installed_coreai_opt(const std::string& python);
 
 // Where the dump for `version` is cached: <cache>/schema/coreai-opt-<version>.json.

@@ -14,6 +14,11 @@ namespace opscope::config::detail {
 
 struct Node;
 
+// A Python scalar's type, known from the literal written (Python configs only). YAML and JSON
+// scalars are Untyped: core/schema types them as PyYAML and json do. Expression: a value the
+// reader does not evaluate (`torch.int8`, a variable, an f-string): never checked.
+enum class ScalarType { Untyped, Str, Int, Float, Bool, Expression };
+
 struct Entry {
   std::string key; // unquoted, unescaped
   Range key_range; // as written, quotes included
@@ -22,19 +27,36 @@ struct Entry {
   std::vector<int> key_cols; // see PatternKey::byte_cols
   bool raw = false;          // see PatternKey::raw
   bool has_colon = false;
-  std::unique_ptr<Node> value; // null when nothing follows the key
+  ScalarType key_type = ScalarType::Untyped; // Python: Str, or Int for `{0: ...}`
+  std::unique_ptr<Node> value;               // null when nothing follows the key
 };
 
 struct Node {
   enum class Kind { Null, Scalar, Map, Seq, Alias };
   Kind kind = Kind::Null;
   Range range;
-  std::string scalar; // Scalar: the value, unquoted
+  std::string scalar; // Scalar: the value, unquoted (Python Int / Float: decimal digits)
   bool quoted = false;
+  ScalarType type = ScalarType::Untyped;
   std::string alias_name;       // Alias: the name after '*'
   const Node* target = nullptr; // Alias: the anchored node, null if the anchor is unknown
   std::vector<Entry> entries;   // Map
   std::vector<std::unique_ptr<Node>> items; // Seq
+  // Python: a Map made of a class call's keyword arguments names the class
+  // (`ModuleQuantizerConfig`, `QuantizationSpec`); empty for a dict.
+  std::string model;
+  // Python: entries were passed that the reader cannot read (`**kwargs`, a computed key), so
+  // what is missing from the Map is unknown.
+  bool partial = false;
+};
+
+// Python: `X.from_dict(document)` checks its document as from_yaml does; its entries are
+// the root's [first, first + count), and X's config key is the one it requires.
+struct FromDict {
+  std::size_t first = 0;
+  std::size_t count = 0;
+  std::string config_key;
+  Range range; // the call, for a missing config key
 };
 
 struct Tree {
@@ -43,6 +65,7 @@ struct Tree {
   // Nodes read but not part of the tree (a collection used as a key) that an anchor may
   // name: kept alive while aliases can point at them.
   std::vector<std::unique_ptr<Node>> detached;
+  std::vector<FromDict> from_dict; // Python only
 };
 
 } // namespace opscope::config::detail
@@ -50,11 +73,20 @@ struct Tree {
 namespace opscope::config {
 
 using detail::Entry;
+using detail::FromDict;
 using detail::Node;
+using detail::ScalarType;
 using detail::Tree;
 
-// `text` read as a YAML or JSON tree alone (no classification): for re-reading a document
-// with a marker at the cursor. Python is read as YAML is not: it has no such tree.
+// `text` read as a tree alone (no classification): for re-reading a document with a marker at
+// the cursor.
 Tree scan_tree(std::string_view text, Format format);
+
+// The document re-read with `marker` written at `cursor`, so that a key or value being typed is
+// in the tree with the marker in its text. Python: the marker must be a valid identifier (it
+// may be a keyword argument's name being typed); the string the cursor is in is closed, and when
+// that leaves the marker outside any config, the statement is cut after the cursor's line and
+// its brackets closed. `cursor` past its line's end moves to that end and is updated.
+Tree scan_marked(const ConfigDocument& document, Position& cursor, std::string_view marker);
 
 } // namespace opscope::config

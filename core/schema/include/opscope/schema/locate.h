@@ -25,8 +25,9 @@ struct Location {
   // Value of a registry's `type` (field is null): the registered names, and the base class.
   std::vector<std::string> registry_keys;
   std::string registry_base;
-  config::Range range; // the key or value written (the marker removed)
-  std::string typed;   // what is typed before the cursor
+  bool keyword = false; // Key, Python: a class call's keyword argument (`name=`), not a dict key
+  config::Range range;  // the key or value written (the marker removed)
+  std::string typed;    // what is typed before the cursor
 };
 
 // For completion: re-reads the document with a marker at the cursor, so a key or value
