@@ -48,6 +48,12 @@ quantization_config:
 <-- {"id": 40, "result": null}
 
 # On the root key: what the config does, entry by entry (coreai-opt's resolution).
+# The check computes the resolution off the request thread and hover only reads it, so wait
+# for the check's diagnostics with the model loaded (layer9.* matches nothing): without this
+# wait the hover raced the check under load.
+<-- {"method": "textDocument/publishDiagnostics", "params": {
+      "uri": "${ROOT_URI}/configs/quant.yaml",
+      "diagnostics": {"$contains": [{"code": "no-match"}]}}}
 --> {"id": 5, "method": "textDocument/hover", "params": {
      "textDocument": {"uri": "${ROOT_URI}/configs/quant.yaml"},
      "position": {"line": 0, "character": 3}}}
