@@ -22,6 +22,7 @@ import io
 import json
 import subprocess
 import time
+from dataclasses import dataclass
 
 import pytest
 
@@ -250,10 +251,18 @@ def shared_state_dtypes(model, tied: set[str]) -> dict[str, str | None]:
     return out
 
 
-def prepared_node_dtypes(name: str, config: dict, shared: dict | None = None) -> dict[str, str | None]:
+class _Annotated(Exception):
+    """Raised right after the annotation to end prepare() there (annotation_only)."""
+
+
+def prepared_node_dtypes(name: str, config: dict, shared: dict | None = None,
+                         built=None, annotation_only: bool = False) -> dict[str, str | None]:
     """coreai-opt's answer: node name -> weight dtype of the config prepare() annotates it
     with (None: a null entry), for every node the annotation covers. `shared` receives
-    shared_state_dtypes() of the annotated graph."""
+    shared_state_dtypes() of the annotated graph. `built`: the (model, args) to prepare
+    instead of a fresh build of fixture `name` (prepare() leaves the model as it was).
+    annotation_only: stop prepare() once the graph is annotated (what is compared here); the
+    rest (conv-bn fusion, observers, the calibration forward) is most of its time."""
     import coreai_opt.quantization._graph.quantizer as graph_quantizer
     from coreai_opt.quantization import Quantizer, QuantizerConfig
 
@@ -265,9 +274,11 @@ def prepared_node_dtypes(name: str, config: dict, shared: dict | None = None) ->
         result = reconcile(model, ctx)
         if shared is not None:
             shared.update(shared_state_dtypes(model, tied))
+        if annotation_only:
+            raise _Annotated
         return result
 
-    model, args = build_fixture_model(name)
+    model, args = built or build_fixture_model(name)
     names_of: dict[int, list[str]] = {}
     for tensor_name, tensor in model.named_parameters(remove_duplicate=False):
         names_of.setdefault(id(tensor), []).append(tensor_name)
@@ -276,6 +287,8 @@ def prepared_node_dtypes(name: str, config: dict, shared: dict | None = None) ->
     try:
         # from_dict turns the dtype names of `config` into torch dtypes in place: give it a copy.
         Quantizer(model, QuantizerConfig.from_dict(copy.deepcopy(config))).prepare(args)
+    except _Annotated:
+        pass
     finally:
         graph_quantizer.annotate_via_reconciliation = reconcile
     out: dict[str, str | None] = {}
@@ -283,6 +296,50 @@ def prepared_node_dtypes(name: str, config: dict, shared: dict | None = None) ->
         spec = (getattr(cfg, "op_state_spec", None) or {}).get("weight")
         out[node] = None if spec is None else str(spec.dtype).removeprefix("torch.")
     return out
+
+
+@dataclass
+class Resolution:
+    """explain --json against prepare(), op by op."""
+    listed: dict[str, tuple]  # op -> path of the entry explain names
+    agree: list[str]  # ops where that entry's dtype is the one prepare() annotated
+    missing: list[str]  # annotated by prepare(), not listed by explain
+    extra: list[str]  # listed by explain, not annotated by prepare()
+    wrong: list[str]  # both, different entries: one readable line each
+    tied_wrong: list[str]  # tied tensors whose deciding entry differs
+
+
+def compare_resolution(config: dict, explained: dict, actual: dict,
+                       shared_actual: dict) -> Resolution:
+    """Compare explain's rows with prepare()'s node dtypes (prepared_node_dtypes()) for a
+    config whose entries all have distinct weight dtypes."""
+    dtype_of = dtype_of_paths(config)
+    listed: dict[str, tuple] = {}
+    for row in explained["ops"]:
+        assert row["entry"] is not None, row  # every test config writes global_config
+        path = tuple(row["entry"]["path"])
+        assert (dtype_of[path] is None) == row["full_precision"], row
+        listed[row["op_name"]] = path
+    agree = sorted(op for op in listed if op in actual and dtype_of[listed[op]] == actual[op])
+    missing = sorted(set(actual) - set(listed))
+    extra = sorted(set(listed) - set(actual))
+    wrong = [f"{op}: opscope says {dtype_of[listed[op]]} via {listed[op][1:]}, prepare() "
+             f"applied {actual[op]}" for op in sorted(set(listed) & set(actual))
+             if dtype_of[listed[op]] != actual[op]]
+    # Tied weights: the entry explain names as deciding the shared tensor gives the dtype
+    # prepare() annotated it with, whichever of its names prepare()'s graph uses.
+    shared_listed: dict[str, tuple] = {}
+    for row in explained["ops"]:
+        for shared in row.get("shared_tensors", []):
+            decided = tuple(shared["decided_by"]["entry"]["path"])
+            for tensor_name in shared["names"]:
+                shared_listed[tensor_name] = decided
+    tied_wrong = [f"{tensor}: prepare() annotated {dtype}, explain names "
+                  f"{shared_listed.get(tensor, ('nothing',))[-1]} "
+                  f"({dtype_of.get(shared_listed.get(tensor), 'no dtype')})"
+                  for tensor, dtype in sorted(shared_actual.items())
+                  if tensor not in shared_listed or dtype_of[shared_listed[tensor]] != dtype]
+    return Resolution(listed, agree, missing, extra, wrong, tied_wrong)
 
 
 @pytest.mark.parametrize("name,label,config", CASES,
@@ -307,35 +364,12 @@ def test_explain_names_the_key_prepare_applies(name, label, config, graph_index,
     actual = prepared_node_dtypes(name, config, shared_actual)
     prepare_seconds = time.monotonic() - started
 
-    dtype_of = dtype_of_paths(config)
-    listed: dict[str, tuple] = {}
-    for row in explained["ops"]:
-        assert row["entry"] is not None, row  # every test config writes global_config
-        path = tuple(row["entry"]["path"])
-        assert (dtype_of[path] is None) == row["full_precision"], row
-        listed[row["op_name"]] = path
-    agree = sorted(op for op in listed if op in actual and dtype_of[listed[op]] == actual[op])
+    result = compare_resolution(config, explained, actual, shared_actual)
+    listed, missing, extra, wrong = result.listed, result.missing, result.extra, result.wrong
+    tied_wrong = result.tied_wrong
     print(f"\n{name}/{label}: explain {explain_seconds:.2f} s, prepare {prepare_seconds:.1f} s; "
           f"prepare() annotates {len(actual)} ops, explain lists {len(listed)}, "
-          f"{len(agree)} agree on the deciding entry")
-    missing = sorted(set(actual) - set(listed))
-    extra = sorted(set(listed) - set(actual))
-    wrong = [f"{op}: opscope says {dtype_of[listed[op]]} via {listed[op][1:]}, prepare() "
-             f"applied {actual[op]}" for op in sorted(set(listed) & set(actual))
-             if dtype_of[listed[op]] != actual[op]]
-    # Tied weights: the entry explain names as deciding the shared tensor gives the dtype
-    # prepare() annotated it with, whichever of its names prepare()'s graph uses.
-    shared_listed: dict[str, tuple] = {}
-    for row in explained["ops"]:
-        for shared in row.get("shared_tensors", []):
-            decided = tuple(shared["decided_by"]["entry"]["path"])
-            for tensor_name in shared["names"]:
-                shared_listed[tensor_name] = decided
-    tied_wrong = [f"{tensor}: prepare() annotated {dtype}, explain names "
-                  f"{shared_listed.get(tensor, ('nothing',))[-1]} "
-                  f"({dtype_of.get(shared_listed.get(tensor), 'no dtype')})"
-                  for tensor, dtype in sorted(shared_actual.items())
-                  if tensor not in shared_listed or dtype_of[shared_listed[tensor]] != dtype]
+          f"{len(result.agree)} agree on the deciding entry")
     if shared_actual:
         print(f"shared tensors (prepare()): {shared_actual}")
     assert not tied_wrong, f"{name}/{label}: tied tensors differ:\n" + "\n".join(tied_wrong)
