@@ -149,3 +149,89 @@ def test_index_lists_the_models_parameters(name, mode, index_file):
     names = {n for p in actual for n in [p["name"], *p["aliases"]]}
     read = {edge["producer"] for op in index["ops"] for edge in op["inputs"] if edge.get("state")}
     assert read and read <= names, sorted(read - names)
+
+
+# Every palettizer entry its own (n_bits, enable_per_channel_scale), so each compressed tensor
+# says which entry decided it (issue 10's Llama cases: the Linear type key every name key
+# shadows, a name key before its parent's, a key taking part of another's modules, and RMSNorm
+# modules the palettizer never compresses). The global config is (8, False).
+PALETTIZER_ENTRIES = {
+    "types": {"torch.nn.modules.linear.Linear": (3, False)},
+    "names": {r"model\.layers\.1\.mlp\.down_proj": (2, False), r"model\.layers\.\d+": (4, False),
+              r"model\.layers\.1\.mlp": (6, False), "lm_head": (6, True),
+              r"model\.norm": (4, True)},
+}
+
+
+def test_check_says_which_palettizer_entries_govern_nothing(index_file, opscope_bin, tmp_path,
+                                                            coreai_opt):
+    """`opscope check --json` on a palettizer config for the tiny Llama: the entries it calls
+    `overridden` or `no-effect` are exactly those whose spec prepare() gives no tensor, and a
+    `partly-overridden` entry's spec is applied."""
+    from torch.nn.utils import parametrize
+
+    from coreai_opt.inspection._bpw_utils import get_weight_compressor
+
+    from size_cases import pal, palettizer
+
+    def spec(signature):
+        bits, scaled = signature
+        return pal(bits, enable_per_channel_scale=True) if scaled else pal(bits)
+
+    config = palettizer(pal(8), types={k: spec(s) for k, s in PALETTIZER_ENTRIES["types"].items()},
+                        names={k: spec(s) for k, s in PALETTIZER_ENTRIES["names"].items()})
+    entry_spec = {**PALETTIZER_ENTRIES["types"], **PALETTIZER_ENTRIES["names"]}
+    text = json.dumps(config, indent=2)
+    config_path = tmp_path / "palettizer-overrides.json"
+    config_path.write_text(text)
+    lines = text.splitlines()
+    line_of = {}  # 1-based line of each entry's key
+    for key in entry_spec:
+        written = json.dumps(key) + ":"
+        line_of[key] = next(i + 1 for i, line in enumerate(lines)
+                            if line.strip().startswith(written))
+
+    started = time.monotonic()
+    proc = subprocess.run([opscope_bin, "check", str(config_path), "--model",
+                           index_file("hf_llama", "eager"), "--json"],
+                          capture_output=True, text=True, timeout=60)
+    check_seconds = time.monotonic() - started
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    codes: dict[str, set[str]] = {key: set() for key in entry_spec}
+    for line in proc.stdout.splitlines():
+        diagnostic = json.loads(line)
+        for key, at in line_of.items():
+            if diagnostic["range"]["start"][0] == at:  # [line, column], 1-based lines
+                codes[key].add(diagnostic["code"])
+
+    from coreai_opt.palettization import KMeansPalettizer, KMeansPalettizerConfig
+
+    model, args = build_fixture_model("hf_llama")
+    started = time.monotonic()
+    logging.disable(logging.WARNING)
+    try:
+        with contextlib.redirect_stderr(io.StringIO()):  # the palettizer's progress bar
+            prepared = KMeansPalettizer(
+                model, KMeansPalettizerConfig.from_dict(copy.deepcopy(config))).prepare(args)
+    finally:
+        logging.disable(logging.NOTSET)
+    prepare_seconds = time.monotonic() - started
+    applied = set()
+    for _, module in prepared.named_modules():
+        if parametrize.is_parametrized(module):
+            for chain in module.parametrizations.values():
+                if (compressor := get_weight_compressor(chain)) is not None:
+                    applied.add((compressor.n_bits,
+                                      bool(compressor.enable_per_channel_scale)))
+
+    governs_nothing = {key for key, signature in entry_spec.items() if signature not in applied}
+    said_nothing = {key for key, found in codes.items() if found & {"overridden", "no-effect"}}
+    print(f"\nhf_llama palettizer: check {check_seconds:.2f} s, prepare {prepare_seconds:.1f} s; "
+          f"diagnostics {codes}; applied (n_bits, per-channel scale) {sorted(applied)}")
+    assert said_nothing == governs_nothing, (codes, sorted(applied))
+    # The issue's cases, so that a config change cannot make the comparison vacuous.
+    assert "overridden" in codes["torch.nn.modules.linear.Linear"]
+    assert "overridden" in codes[r"model\.layers\.1\.mlp\.down_proj"]
+    assert "no-effect" in codes[r"model\.norm"]
+    assert "partly-overridden" in codes[r"model\.layers\.\d+"]
+    assert entry_spec[r"model\.layers\.\d+"] in applied
