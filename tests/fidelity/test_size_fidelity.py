@@ -149,3 +149,122 @@ def test_index_lists_the_models_parameters(name, mode, index_file):
     names = {n for p in actual for n in [p["name"], *p["aliases"]]}
     read = {edge["producer"] for op in index["ops"] for edge in op["inputs"] if edge.get("state")}
     assert read and read <= names, sorted(read - names)
+
+
+# The issue's Llama cases, one entry each: the Linear type key every name key shadows, a name
+# key before its parent's, a key taking part of another's modules, and the RMSNorm `model.norm`.
+# Every entry its own spec signature, so each compressed tensor says which entry decided it:
+# (n_bits, enable_per_channel_scale) for the palettizer, the weight dtype for the eager
+# Quantizer (per-tensor where an entry reaches RMSNorm's 1-D scales).
+GOVERN_CASES = {
+    "palettizer": {
+        "global": (8, False),
+        "types": {"torch.nn.modules.linear.Linear": (3, False)},
+        "names": {r"model\.layers\.1\.mlp\.down_proj": (2, False),
+                  r"model\.layers\.\d+": (4, False), r"model\.layers\.1\.mlp": (6, False),
+                  "lm_head": (6, True), r"model\.norm": (4, True)},
+    },
+    "eager-quantizer": {
+        "global": "int8",
+        "types": {"torch.nn.modules.linear.Linear": "int2"},
+        "names": {r"model\.layers\.1\.mlp\.down_proj": "uint2", r"model\.layers\.\d+": "int4",
+                  r"model\.layers\.1\.mlp": "uint4", "lm_head": "int6", r"model\.norm": "uint8"},
+    },
+}
+
+
+def governing_config(label: str) -> dict:
+    from size_cases import pal, palettizer, q, qmodule, quantizer
+
+    def spec(signature):
+        if label == "palettizer":
+            bits, scaled = signature
+            return pal(bits, enable_per_channel_scale=True) if scaled else pal(bits)
+        return qmodule(q(signature, {"type": "per_tensor"}))
+
+    case = GOVERN_CASES[label]
+    build = palettizer if label == "palettizer" else quantizer
+    return build(spec(case["global"]), types={k: spec(s) for k, s in case["types"].items()},
+                 names={k: spec(s) for k, s in case["names"].items()})
+
+
+def applied_signatures(label: str, config: dict) -> set:
+    """The spec signatures prepare() gives the tiny Llama's tensors under `config`."""
+    from torch.nn.utils import parametrize
+
+    from coreai_opt.inspection._bpw_utils import get_weight_compressor
+    from coreai_opt.palettization import KMeansPalettizer, KMeansPalettizerConfig
+    from coreai_opt.quantization import Quantizer, QuantizerConfig
+
+    model, args = build_fixture_model("hf_llama")
+    logging.disable(logging.WARNING)
+    try:
+        with contextlib.redirect_stderr(io.StringIO()):  # the palettizer's progress bar
+            if label == "palettizer":
+                compressor = KMeansPalettizer(
+                    model, KMeansPalettizerConfig.from_dict(copy.deepcopy(config)))
+            else:
+                compressor = Quantizer(model, QuantizerConfig.from_dict(copy.deepcopy(config)))
+            prepared = compressor.prepare(args)
+    finally:
+        logging.disable(logging.NOTSET)
+    applied = set()
+    for _, module in prepared.named_modules():
+        if parametrize.is_parametrized(module):
+            for chain in module.parametrizations.values():
+                if (found := get_weight_compressor(chain)) is None:
+                    continue
+                applied.add((found.n_bits, bool(found.enable_per_channel_scale))
+                            if label == "palettizer"
+                            else str(found.dtype).removeprefix("torch."))
+    return applied
+
+
+@pytest.mark.parametrize("label", list(GOVERN_CASES))
+def test_check_says_which_entries_govern_nothing(label, index_file, opscope_bin, tmp_path,
+                                                 coreai_opt):
+    """`opscope check --json` on a palettizer / eager Quantizer config for the tiny Llama: the
+    entries it calls `overridden` or `no-effect` are exactly those whose spec prepare() gives
+    no tensor, and a `partly-overridden` entry's spec is applied."""
+    config = governing_config(label)
+    case = GOVERN_CASES[label]
+    entry_spec = {**case["types"], **case["names"]}
+    text = json.dumps(config, indent=2)
+    config_path = tmp_path / f"{label}-overrides.json"
+    config_path.write_text(text)
+    lines = text.splitlines()
+    line_of = {}  # 1-based line of each entry's key
+    for key in entry_spec:
+        written = json.dumps(key) + ":"
+        line_of[key] = next(i + 1 for i, line in enumerate(lines)
+                            if line.strip().startswith(written))
+
+    started = time.monotonic()
+    proc = subprocess.run([opscope_bin, "check", str(config_path), "--model",
+                           index_file("hf_llama", "eager"), "--json"],
+                          capture_output=True, text=True, timeout=60)
+    check_seconds = time.monotonic() - started
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    codes: dict[str, set[str]] = {key: set() for key in entry_spec}
+    for line in proc.stdout.splitlines():
+        diagnostic = json.loads(line)
+        for key, at in line_of.items():
+            if diagnostic["range"]["start"][0] == at:  # [line, column], 1-based lines
+                codes[key].add(diagnostic["code"])
+
+    started = time.monotonic()
+    applied = applied_signatures(label, config)
+    prepare_seconds = time.monotonic() - started
+
+    governs_nothing = {key for key, signature in entry_spec.items() if signature not in applied}
+    said_nothing = {key for key, found in codes.items() if found & {"overridden", "no-effect"}}
+    print(f"\nhf_llama {label}: check {check_seconds:.2f} s, prepare {prepare_seconds:.1f} s; "
+          f"diagnostics {codes}; applied specs {sorted(applied)}")
+    assert said_nothing == governs_nothing, (codes, sorted(applied))
+    # The issue's cases, so that a config change cannot make the comparison vacuous.
+    assert "overridden" in codes["torch.nn.modules.linear.Linear"]
+    assert "overridden" in codes[r"model\.layers\.1\.mlp\.down_proj"]
+    assert "partly-overridden" in codes[r"model\.layers\.\d+"]
+    assert entry_spec[r"model\.layers\.\d+"] in applied
+    # RMSNorm computes with mul: the palettizer leaves it alone, the eager Quantizer does not.
+    assert ("no-effect" in codes[r"model\.norm"]) == (label == "palettizer")

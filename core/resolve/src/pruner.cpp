@@ -136,7 +136,7 @@ Resolution resolve_eager_ops(const ConfigDocument& document, const index::Index&
   std::vector<bool> pruned(index.parameters.size(), false);
   std::vector<bool> by_module_spec(index.parameters.size(), false); // module_state_spec reached
   if (auto values = config::read_values(document.text, document.format)) {
-    EagerWeights weights = resolve_eager_weights(document, *values, index);
+    EagerWeights weights = resolve_eager_weights(document, *values, index, &out);
     for (const WeightDecision& w : weights.parameters) {
       std::string why; // a spec that does not fit the shape: coreai-opt disables it
       pruned[static_cast<std::size_t>(w.parameter)] =

@@ -561,10 +561,18 @@ std::shared_ptr<const Resolution> SharedResolution::get(const ConfigDocument& do
                                                         const index::QueryEngine* engine) const {
   std::lock_guard<std::mutex> lock(mutex_);
   if (!value_)
-    value_ = std::make_shared<const Resolution>(resolves_pruning(document, index)
-                                                    ? resolve_pruner(document, index, engine)
-                                                    : resolve_quantizer(document, index, engine));
+    value_ = std::make_shared<const Resolution>(resolve_config(document, index, engine));
   return value_;
+}
+
+bool resolves(const ConfigDocument& document, const index::Index& index) {
+  return resolves_in_graph_mode(document, index) || resolves_eager_weights(document, index);
+}
+
+Resolution resolve_config(const ConfigDocument& document, const index::Index& index,
+                          const index::QueryEngine* engine) {
+  return resolves_eager_weights(document, index) ? resolve_eager_ops(document, index, engine)
+                                                 : resolve_quantizer(document, index, engine);
 }
 
 std::vector<std::string> decider_path(const ConfigDocument& document, const Decider& decider) {

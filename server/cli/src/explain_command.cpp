@@ -187,9 +187,7 @@ int run_explain(const std::vector<std::string>& args) {
                        "archive, not a graph-mode index");
     // Eager mode (the pruner, the palettizer, execution_mode: eager): the compressor's own
     // registered calls, not the graph Quantizer's annotation.
-    resolve::Resolution resolution = resolve::resolves_eager_weights(doc, index)
-                                         ? resolve::resolve_eager_ops(doc, index)
-                                         : resolve::resolve_quantizer(doc, index);
+    resolve::Resolution resolution = resolve::resolve_config(doc, index);
 
     for (const resolve::Unresolved& u : resolution.unresolved) {
       const config::PatternKey& key = doc.keys[static_cast<std::size_t>(u.key)];

@@ -157,11 +157,10 @@ std::string resolution_text(const config::ConfigDocument& document, const index:
     else
       ++it->second;
   }
-  const bool pruner = resolution.compressor == index::Compressor::MagnitudePruner;
-  std::string out = std::string("**coreai-opt's resolution** (") +
-                    (pruner ? "eager mode" : "graph mode") + "): decides " +
-                    std::to_string(governed) + " of the " + plural(matched, "op") +
-                    (pruner ? " the MagnitudePruner prunes here" : " the Quantizer annotates here");
+  const detail::ResolutionWords words = detail::resolution_words(index, resolution.compressor);
+  std::string out = "**coreai-opt's resolution** (" + words.mode + "): decides " +
+                    std::to_string(governed) + " of the " + plural(matched, "op") + " " +
+                    words.configures + " here";
   if (beyond > 0)
     out += ", and " + std::to_string(beyond) +
            " more outside them that follow its ops in a pattern (conv -> bn -> relu, ...)";
@@ -274,7 +273,7 @@ std::string eager_tied_text(const config::ConfigDocument& document, const index:
   return out;
 }
 
-// On the root key: what the whole config does, entry by entry (graph-mode Quantizer), and
+// On the root key: what the whole config does, entry by entry (resolve::resolves), and
 // the model's projected size.
 std::optional<Hover> root_summary(const config::ConfigDocument& document, config::Position cursor,
                                   const Model* model) {
@@ -302,12 +301,11 @@ std::optional<Hover> root_summary(const config::ConfigDocument& document, config
     else
       ++it->second.first;
   }
-  const bool pruner = resolution->compressor == index::Compressor::MagnitudePruner;
-  h.markdown += "**" + plural(resolution->ops.size(), "op") +
-                (pruner ? " configured by the MagnitudePruner** (coreai-opt's resolution, eager "
-                          "mode): "
-                        : " annotated by the Quantizer** (coreai-opt's resolution, graph mode): ") +
-                std::to_string(resolution->ops.size() - full_precision) + " compressed, " +
+  const detail::ResolutionWords words =
+      detail::resolution_words(*model->index, resolution->compressor);
+  h.markdown += "**" + plural(resolution->ops.size(), "op") + " " + words.configured_by +
+                "** (coreai-opt's resolution, " + words.mode +
+                "): " + std::to_string(resolution->ops.size() - full_precision) + " compressed, " +
                 std::to_string(full_precision) +
                 " left in full precision.\n\n| entry | line | ops |\n|---|---|---|\n";
   for (const auto& [who, count] : per_entry) {

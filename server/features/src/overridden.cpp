@@ -1,6 +1,7 @@
 #include "opscope/features/overridden.h"
 
 #include "move_below.h"
+#include "resolution.h"
 
 #include <algorithm>
 #include <map>
@@ -22,7 +23,7 @@ std::string describe(const config::ConfigDocument& doc, const resolve::Decider& 
 }
 
 // `no-effect`: the entry's modules (and everything inside them) hold ops, but none the
-// Quantizer annotates (GPT-2's Conv1D computes with addmm): its specs change nothing.
+// compressor configures (GPT-2's Conv1D computes with addmm): its specs change nothing.
 std::optional<Diagnostic> no_effect(const index::Index& index, const PatternKey& key,
                                     const resolve::EntryMatch& entry,
                                     const std::vector<bool>& covered,
@@ -43,6 +44,7 @@ std::optional<Diagnostic> no_effect(const index::Index& index, const PatternKey&
   }
   if (ops == 0)
     return std::nullopt;
+  const detail::ResolutionWords words = detail::resolution_words(index, compressor);
   std::string held;
   for (std::size_t i = 0; i < types.size() && i < 6; ++i)
     held += (i ? ", `" : "`") + types[i] + "`";
@@ -55,12 +57,9 @@ std::optional<Diagnostic> no_effect(const index::Index& index, const PatternKey&
   d.code = "no-effect";
   d.message = "`" + key.text + "` matches " + std::to_string(modules) +
               (modules == 1 ? " module" : " modules") + " but none of their " +
-              std::to_string(ops) + (ops == 1 ? " op" : " ops") +
-              (compressor == index::Compressor::MagnitudePruner
-                   ? " is one the MagnitudePruner prunes (linear, conv, multi-head attention): "
-                     "they compute with "
-                   : " is one the Quantizer compresses: they compute with ") +
-              held + ", so this entry changes nothing and their weights stay in full precision";
+              std::to_string(ops) + (ops == 1 ? " op" : " ops") + " is one " + words.compresses +
+              words.registered + ": they compute with " + held +
+              ", so this entry changes nothing and their weights stay in full precision";
   return d;
 }
 

@@ -1,23 +1,36 @@
 #include "resolution.h"
 
 #include "opscope/config/values.h"
-#include "opscope/resolve/pruner.h"
 
 namespace opscope::features::detail {
 namespace {
 
-// The graph Quantizer and the (eager) pruner have a resolution; the other compressors and
-// modes do not yet.
+// The config of the model's compressor, in a mode opscope resolves (resolve::resolves).
 bool resolvable(const config::ConfigDocument& document, const Model* model) {
-  if (!model || !model->index)
-    return false;
-  if (model->compressor == index::Compressor::MagnitudePruner)
-    return resolve::resolves_pruning(document, *model->index);
-  return model->compressor == index::Compressor::Quantizer &&
-         resolve::resolves_in_graph_mode(document, *model->index);
+  return model && model->index && model->compressor == document.root &&
+         resolve::resolves(document, *model->index);
 }
 
 } // namespace
+
+ResolutionWords resolution_words(const index::Index& index, index::Compressor compressor) {
+  // The weight compressors' registries (pruning/, palettization/kmeans/supported_ops_registry.py).
+  const std::string weight_ops = " (linear, conv, multi-head attention)";
+  switch (compressor) {
+  case index::Compressor::MagnitudePruner:
+    return {"eager mode", "the MagnitudePruner prunes", "configured by the MagnitudePruner",
+            "the MagnitudePruner prunes", weight_ops};
+  case index::Compressor::KMeansPalettizer:
+    return {"eager mode", "the KMeansPalettizer palettizes", "configured by the KMeansPalettizer",
+            "the KMeansPalettizer palettizes", weight_ops};
+  default:
+    if (index.mode == index::Mode::Eager)
+      return {"eager mode", "the eager Quantizer quantizes", "configured by the eager Quantizer",
+              "the eager Quantizer quantizes", ""};
+    return {"graph mode", "the Quantizer annotates", "annotated by the Quantizer",
+            "the Quantizer compresses", ""};
+  }
+}
 
 std::shared_ptr<const resolve::Resolution> resolution_of(const config::ConfigDocument& document,
                                                          const Model* model) {
@@ -26,9 +39,7 @@ std::shared_ptr<const resolve::Resolution> resolution_of(const config::ConfigDoc
   if (model->resolution)
     return model->resolution->get(document, *model->index, model->queries);
   return std::make_shared<const resolve::Resolution>(
-      resolve::resolves_pruning(document, *model->index)
-          ? resolve::resolve_pruner(document, *model->index, model->queries)
-          : resolve::resolve_quantizer(document, *model->index, model->queries));
+      resolve::resolve_config(document, *model->index, model->queries));
 }
 
 std::shared_ptr<const resolve::Resolution>

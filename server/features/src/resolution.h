@@ -1,14 +1,26 @@
 // The resolution (core/resolve) the features read: the model's shared one when the host keeps
-// it, else computed for the call; null when coreai-opt resolves this config otherwise (eager
-// mode, another compressor) or there is no model.
+// it, else computed for the call; null when opscope does not resolve this config
+// (resolve::resolves) or there is no model.
 #pragma once
 
 #include "opscope/features/model.h"
 #include "opscope/resolve/eager_weights.h"
 
 #include <memory>
+#include <string>
 
 namespace opscope::features::detail {
+
+// How hover and diagnostics name what the resolution's compressor does to the ops it
+// configures, in the index's mode.
+struct ResolutionWords {
+  std::string mode;          // "graph mode", "eager mode"
+  std::string configures;    // "the Quantizer annotates", "the KMeansPalettizer palettizes"
+  std::string configured_by; // "annotated by the Quantizer", "configured by the ..."
+  std::string compresses;    // "the Quantizer compresses", "the MagnitudePruner prunes"
+  std::string registered;    // " (linear, conv, ...)": the ops it registers, when few; or ""
+};
+ResolutionWords resolution_words(const index::Index& index, index::Compressor compressor);
 
 std::shared_ptr<const resolve::Resolution> resolution_of(const config::ConfigDocument& document,
                                                          const Model* model);

@@ -105,6 +105,16 @@ Resolution resolve_quantizer(const config::ConfigDocument& document, const index
 // differently).
 bool resolves_in_graph_mode(const config::ConfigDocument& document, const index::Index& index);
 
+// Whether opscope resolves this config on this index as coreai-opt does: a graph-mode
+// Quantizer (resolves_in_graph_mode) or a compressor applied in eager mode (the palettizer,
+// the pruner, the Quantizer with `execution_mode: eager`: resolves_eager_weights).
+bool resolves(const config::ConfigDocument& document, const index::Index& index);
+
+// The resolution of a config `resolves` accepts: resolve_eager_ops (pruner.h) in eager mode,
+// resolve_quantizer in graph mode. The one place that picks between them.
+Resolution resolve_config(const config::ConfigDocument& document, const index::Index& index,
+                          const index::QueryEngine* engine = nullptr);
+
 struct ProjectedSize; // size.h
 struct EagerWeights;  // eager_weights.h
 

@@ -19,7 +19,7 @@ struct Model {
   index::Compressor compressor = index::Compressor::None;
   // Lookups over `index`, built once when it was loaded (null: each call builds its own).
   const index::QueryEngine* queries = nullptr;
-  // Which entry decides each op (graph-mode Quantizer), computed once per (config version,
+  // Which entry decides each op (resolve::resolves), computed once per (config version,
   // model) and shared by the check and hovers (null: each call resolves on its own).
   const resolve::SharedResolution* resolution = nullptr;
 };
