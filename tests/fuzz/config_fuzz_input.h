@@ -1,7 +1,7 @@
-// Shared body of the config reader fuzzers (config_yaml, config_json, config_python): the input is read
-// as a config document of one format, then everything the editor does with a document
-// runs over it: cursor contexts at a few fuzzer-chosen offsets, completion, hover,
-// definition and diagnostics against a small in-memory model (and without one).
+// Shared body of the config reader fuzzers (config_yaml, config_json, config_python): the input is
+// read as a config document of one format, then everything the editor does with a document runs
+// over it: cursor contexts at a few fuzzer-chosen offsets, completion, hover, definition and
+// diagnostics against a small in-memory model (and without one).
 #pragma once
 
 #include "opscope/config/context.h"
