@@ -111,15 +111,6 @@ private:
 
 } // namespace
 
-bool resolves_pruning(const ConfigDocument& document, const index::Index& index) {
-  return document.root == config::Compressor::MagnitudePruner && index.mode == index::Mode::Eager;
-}
-
-Resolution resolve_pruner(const ConfigDocument& document, const index::Index& index,
-                          const index::QueryEngine* engine) {
-  return resolve_eager_ops(document, index, engine);
-}
-
 Resolution resolve_eager_ops(const ConfigDocument& document, const index::Index& index,
                              const index::QueryEngine* engine) {
   // The module level is the same build_module_config_dict for every compressor.

@@ -43,8 +43,8 @@ struct Resolved {
 
 Resolved resolve(const std::string& yaml) {
   Resolved r{config::read_config(yaml, config::Format::Yaml), {}, {}};
-  EXPECT_TRUE(resolves_pruning(r.doc, eager_model()));
-  r.resolution = resolve_pruner(r.doc, eager_model());
+  EXPECT_TRUE(resolves(r.doc, eager_model()));
+  r.resolution = resolve_config(r.doc, eager_model());
   r.weights =
       resolve_eager_weights(r.doc, *config::read_values(r.doc.text, r.doc.format), eager_model());
   return r;
@@ -126,13 +126,13 @@ TEST(Pruner, AnOpStateSpecNamingNoWeightLeavesTheOpDense) {
   EXPECT_FALSE(op(r, "conv2d_1").full_precision);
 }
 
-TEST(Pruner, AGraphIndexOrAnotherRootIsNotResolvedAsPruning) {
+TEST(Pruner, APruningConfigOnAGraphIndexOrAGraphModeQuantizerConfigOnAnEagerIndexIsNotResolved) {
   index::Index graph = testing::small_model();
   ConfigDocument prune =
       config::read_config("magnitude_pruning_config: {}\n", config::Format::Yaml);
   ConfigDocument quant = config::read_config("quantization_config: {}\n", config::Format::Yaml);
-  EXPECT_FALSE(resolves_pruning(prune, graph));
-  EXPECT_FALSE(resolves_pruning(quant, eager_model()));
+  EXPECT_FALSE(resolves(prune, graph));
+  EXPECT_FALSE(resolves(quant, eager_model()));
 }
 
 // nn.MultiheadAttention as eager mode records it: one call inside `attn` reading
@@ -169,7 +169,7 @@ TEST(Pruner, AttentionPrunesInProjWeightAndOutProjWeightUnderTheAttentionModules
   const index::Index index = attention_model();
   auto specs = [&](const std::string& yaml) {
     ConfigDocument doc = config::read_config(yaml, config::Format::Yaml);
-    EXPECT_TRUE(resolves_pruning(doc, index));
+    EXPECT_TRUE(resolves(doc, index));
     std::vector<json> out;
     for (const WeightDecision& w :
          resolve_eager_weights(doc, *config::read_values(doc.text, doc.format), index).parameters)

@@ -142,14 +142,14 @@ TEST(TiedWeights, AnOwnersModuleStateSpecBeatsEveryOpSpec) {
 }
 
 TEST(TiedWeights, ThePrunersResolutionCarriesNoGraphModeSharedTensors) {
-  // resolve_pruner starts from the graph resolution: its shared tensors named rows of ops it
+  // The eager resolution starts from the graph one: its shared tensors named rows of ops it
   // then replaced, and a hover read them out of range.
   ConfigDocument doc =
       config::read_config("magnitude_pruning_config:\n  module_name_configs:\n"
                           "    emb: {op_state_spec: {weight: {target_sparsity: 0.2}}}\n"
                           "    head: {op_state_spec: {weight: {target_sparsity: 0.3}}}\n",
                           config::Format::Yaml);
-  Resolution r = resolve_pruner(doc, tied_model());
+  Resolution r = resolve_config(doc, tied_model());
   EXPECT_TRUE(r.shared.empty());
   for (const SharedTensor& s : r.shared)
     EXPECT_LT(static_cast<std::size_t>(s.decided_by), r.ops.size());

@@ -24,19 +24,11 @@
 
 namespace opscope::resolve {
 
-// Whether resolve_pruner describes what coreai-opt does: a magnitude_pruning_config over an
-// eager-mode index (MagnitudePruner has no graph mode).
-bool resolves_pruning(const config::ConfigDocument& document, const index::Index& index);
-
-// Module decisions and the ops the pruner configures (registered calls, graph order), each
-// with the entry deciding it; `full_precision` when that entry is null.
-Resolution resolve_pruner(const config::ConfigDocument& document, const index::Index& index,
-                          const index::QueryEngine* engine = nullptr);
-
-// The same for any compressor coreai-opt applies in eager mode (resolves_eager_weights: the
-// palettizer, the Quantizer with execution_mode: eager, the pruner): the document root's
-// registered calls, each with its deciding entry (the TorchFunctionEagerHandler's rules are
-// the same for all three); `full_precision` when no weight it reads gets a spec.
+// Module decisions and the ops a compressor coreai-opt applies in eager mode configures
+// (resolves_eager_weights: the palettizer, the pruner, the Quantizer with execution_mode:
+// eager): the document root's registered calls, in graph order, each with its deciding entry
+// (the TorchFunctionEagerHandler's rules are the same for all three); `full_precision` when
+// no weight it reads gets a spec. resolve::resolve_config picks it for those configs.
 Resolution resolve_eager_ops(const config::ConfigDocument& document, const index::Index& index,
                              const index::QueryEngine* engine = nullptr);
 
