@@ -119,16 +119,6 @@ private:
   std::map<std::pair<int, int>, std::string> written_;
 };
 
-std::string entry_text(const config::ConfigDocument& doc, const resolve::Decider& decider) {
-  if (decider.kind == resolve::Decider::Kind::DefaultGlobal)
-    return "(default global_config)";
-  std::vector<std::string> path = resolve::decider_path(doc, decider);
-  std::string text;
-  for (std::size_t i = 1; i < path.size(); ++i) // the root key is the same for every row
-    text += (i > 1 ? " > " : "") + path[i];
-  return text + "  :" + std::to_string(resolve::decider_line(doc, decider) + 1);
-}
-
 const std::string& module_name(const index::Index& index, int module) {
   return index.modules[static_cast<std::size_t>(module)].name;
 }

@@ -23,17 +23,6 @@ json entry_of(const config::ConfigDocument& doc, const resolve::Decider& decider
           {"line", resolve::decider_line(doc, decider) + 1}};
 }
 
-// "module_name_configs > lm_head  :7", or "(default global_config)".
-std::string entry_label(const config::ConfigDocument& doc, const resolve::Decider& decider) {
-  if (decider.kind == resolve::Decider::Kind::DefaultGlobal)
-    return "(default global_config)";
-  std::vector<std::string> path = resolve::decider_path(doc, decider);
-  std::string text;
-  for (std::size_t i = 1; i < path.size(); ++i)
-    text += (i > 1 ? " > " : "") + path[i];
-  return text + "  :" + std::to_string(resolve::decider_line(doc, decider) + 1);
-}
-
 std::vector<resolve::WeightDecision> reached(const config::ConfigDocument& document,
                                              const index::Index& index) {
   auto values = config::read_values(document.text, document.format);
@@ -92,6 +81,16 @@ std::string names_of(const index::Parameter& p) {
 
 } // namespace
 
+std::string entry_text(const config::ConfigDocument& doc, const resolve::Decider& decider) {
+  if (decider.kind == resolve::Decider::Kind::DefaultGlobal)
+    return "(default global_config)";
+  std::vector<std::string> path = resolve::decider_path(doc, decider);
+  std::string text;
+  for (std::size_t i = 1; i < path.size(); ++i) // the root key is the same for every row
+    text += (i > 1 ? " > " : "") + path[i];
+  return text + "  :" + std::to_string(resolve::decider_line(doc, decider) + 1);
+}
+
 json eager_parameters_json(const config::ConfigDocument& document, const index::Index& index) {
   json out = json::array();
   for (const resolve::WeightDecision& w : reached(document, index)) {
@@ -136,7 +135,7 @@ void print_eager_parameters(const config::ConfigDocument& document, const index:
     rows.push_back(
         {index.parameters[static_cast<std::size_t>(w.parameter)].name,
          spec_words(document, spec) + (why.empty() ? "" : " (its spec does not fit)"),
-         entry_label(document, w.decider) + "  [" + w.spec_table + " " + w.spec_key + "]"});
+         entry_text(document, w.decider) + "  [" + w.spec_table + " " + w.spec_key + "]"});
   }
   std::size_t w0 = 9, w1 = 8;
   for (const auto& r : rows) {
@@ -159,9 +158,9 @@ void print_eager_parameters(const config::ConfigDocument& document, const index:
     std::cout << "tied: " << names_of(p) << " is one tensor read by ";
     for (std::size_t i = 0; i < w.readers.size(); ++i)
       std::cout << (i ? ", " : "") << index.ops[static_cast<std::size_t>(w.readers[i].op)].name
-                << " (" << entry_label(document, w.readers[i].decider) << ")";
+                << " (" << entry_text(document, w.readers[i].decider) << ")";
     std::cout << "; it gets " << spec_words(document, shown_spec(document, w.spec)) << " from "
-              << entry_label(document, w.decider)
+              << entry_text(document, w.decider)
               << (w.spec_table == "module_state_spec"
                       ? " (a module_state_spec of an owner beats every op_state_spec)"
                       : " (the reader of highest priority: name entries, then type entries, "

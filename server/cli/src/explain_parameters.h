@@ -6,10 +6,15 @@
 
 #include "opscope/config/document.h"
 #include "opscope/index/index.h"
+#include "opscope/resolve/resolve.h"
 
 #include <nlohmann/json.hpp>
 
 namespace opscope::cli {
+
+// How explain's tables name a deciding entry: "module_name_configs > lm_head  :7" (its path
+// below the root key, and its line), or "(default global_config)".
+std::string entry_text(const config::ConfigDocument& doc, const resolve::Decider& decider);
 
 // [{parameter, names, module, entry: {path, line} | null, spec_table, spec_key, spec | null,
 //   read_by?: [{op, module, entry}]}] for every parameter a registered call or a

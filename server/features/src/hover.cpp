@@ -169,11 +169,7 @@ std::string resolution_text(const config::ConfigDocument& document, const index:
   out += "; the others go to:\n\n";
   for (std::size_t i = 0; i < others.size() && i < 8; ++i) {
     const auto& [who, count] = others[i];
-    std::string name = who.kind == resolve::Decider::Kind::DefaultGlobal
-                           ? std::string("coreai-opt's default global_config")
-                           : "`" + resolve::decider_path(document, who).back() + "` (line " +
-                                 std::to_string(resolve::decider_line(document, who) + 1) + ")";
-    out += "- " + name + ": " + plural(count, "op") + "\n";
+    out += "- " + detail::entry_name(document, who) + ": " + plural(count, "op") + "\n";
   }
   if (others.size() > 8)
     out += "- and " + std::to_string(others.size() - 8) + " more entries\n";
@@ -205,11 +201,7 @@ std::string tied_text(const config::ConfigDocument& document, const index::Index
     std::string names = "`" + p.name + "`";
     for (const std::string& alias : p.aliases)
       names += " = `" + alias + "`";
-    std::string who =
-        first.decider.kind == resolve::Decider::Kind::DefaultGlobal
-            ? std::string("coreai-opt's default global_config")
-            : "`" + resolve::decider_path(document, first.decider).back() + "` (line " +
-                  std::to_string(resolve::decider_line(document, first.decider) + 1) + ")";
+    const std::string who = detail::entry_name(document, first.decider);
     out += "**Tied weight:** " + names + " is one tensor. `" +
            index.ops[static_cast<std::size_t>(reader.op)].name +
            "` reads it here, but its spec comes from " + who + " through `" +
@@ -217,14 +209,6 @@ std::string tied_text(const config::ConfigDocument& document, const index::Index
            "`, which prepare() annotates first; this entry's weight spec does not apply to it.\n\n";
   }
   return out;
-}
-
-// "`lm_head` (line 7)", or coreai-opt's default global config.
-std::string entry_name(const config::ConfigDocument& document, const resolve::Decider& who) {
-  if (who.kind == resolve::Decider::Kind::DefaultGlobal)
-    return "coreai-opt's default global_config";
-  return "`" + resolve::decider_path(document, who).back() + "` (line " +
-         std::to_string(resolve::decider_line(document, who) + 1) + ")";
 }
 
 // Eager mode (the eager Quantizer, the palettizer, the pruner): tied tensors this key's calls
@@ -257,15 +241,15 @@ std::string eager_tied_text(const config::ConfigDocument& document, const index:
     out += "**Tied weight:** " + names + " is one tensor, read by ";
     for (std::size_t i = 0; i < w.readers.size(); ++i)
       out += (i ? ", " : "") + ("`" + index.ops[static_cast<std::size_t>(w.readers[i].op)].name +
-                                "` (" + entry_name(document, w.readers[i].decider) + ")");
+                                "` (" + detail::entry_name(document, w.readers[i].decider) + ")");
     out += ". coreai-opt gives it one spec, registered once for all its names: ";
     if (won)
       out += "this entry's, for every reader.\n\n";
     else if (w.op < 0)
-      out += "the module_state_spec of " + entry_name(document, w.decider) +
+      out += "the module_state_spec of " + detail::entry_name(document, w.decider) +
              "; this entry's weight spec does not apply to it.\n\n";
     else
-      out += entry_name(document, w.decider) + "'s, through `" +
+      out += detail::entry_name(document, w.decider) + "'s, through `" +
              index.ops[static_cast<std::size_t>(w.op)].name +
              "`, whose module ranks first (name entries, then type entries, then global); this "
              "entry's weight spec does not apply to it.\n\n";

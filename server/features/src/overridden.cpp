@@ -15,13 +15,6 @@ namespace {
 using config::PatternKey;
 using config::Table;
 
-std::string describe(const config::ConfigDocument& doc, const resolve::Decider& d) {
-  if (d.kind == resolve::Decider::Kind::DefaultGlobal)
-    return "coreai-opt's default global_config";
-  std::vector<std::string> path = resolve::decider_path(doc, d);
-  return "`" + path.back() + "` (line " + std::to_string(resolve::decider_line(doc, d) + 1) + ")";
-}
-
 // `no-effect`: the entry's modules (and everything inside them) hold ops, but none the
 // compressor configures (GPT-2's Conv1D computes with addmm): its specs change nothing.
 std::optional<Diagnostic> no_effect(const index::Index& index, const PatternKey& key,
@@ -144,7 +137,7 @@ std::vector<Diagnostic> overridden_diagnostics(const config::ConfigDocument& doc
       continue;
     std::string who;
     for (std::size_t i = 0; i < winner_order.size() && i < 3; ++i)
-      who += (i ? ", " : "") + describe(document, winner_order[i]);
+      who += (i ? ", " : "") + detail::entry_name(document, winner_order[i]);
     if (winner_order.size() > 3)
       who += " and " + std::to_string(winner_order.size() - 3) + " more";
     Diagnostic d;

@@ -32,6 +32,13 @@ ResolutionWords resolution_words(const index::Index& index, index::Compressor co
   }
 }
 
+std::string entry_name(const config::ConfigDocument& document, const resolve::Decider& who) {
+  if (who.kind == resolve::Decider::Kind::DefaultGlobal)
+    return "coreai-opt's default global_config";
+  return "`" + resolve::decider_path(document, who).back() + "` (line " +
+         std::to_string(resolve::decider_line(document, who) + 1) + ")";
+}
+
 std::shared_ptr<const resolve::Resolution> resolution_of(const config::ConfigDocument& document,
                                                          const Model* model) {
   if (!resolvable(document, model))

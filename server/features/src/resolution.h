@@ -22,6 +22,10 @@ struct ResolutionWords {
 };
 ResolutionWords resolution_words(const index::Index& index, index::Compressor compressor);
 
+// How hover and diagnostics name a deciding entry: "`lm_head` (line 7)", or coreai-opt's
+// default global config.
+std::string entry_name(const config::ConfigDocument& document, const resolve::Decider& who);
+
 std::shared_ptr<const resolve::Resolution> resolution_of(const config::ConfigDocument& document,
                                                          const Model* model);
 // For requests on the typing path (hover): the shared resolution only if it is computed
