@@ -559,11 +559,17 @@ test('opscope in VS Code (code-server)', { timeout: 540_000 }, async (t) => {
       return now.length ? now : undefined;
     }, { timeout: 30_000 });
     assert.ok(after, 'a new opscope lsp process was started');
+    // Told by a toast, or, when the toast came and went while the machine was busy, by the
+    // notification center that keeps it.
     const toast = await eventually(async () => (await wb.notifications()).find((n) => /restarting/i.test(n)), {
-      timeout: 15_000,
+      timeout: 10_000,
     });
+    const kept = toast ? [] : await wb.notificationCenter();
     await wb.screenshot('08-restarted');
-    assert.ok(toast, 'the user is told the server restarted');
+    assert.ok(
+      toast ?? kept.find((n) => /restarting/i.test(n)),
+      `the user is told the server restarted; the notification center holds: ${JSON.stringify(kept)}`,
+    );
     const rows = await eventually(async () => {
       const r = await completionAttempt(example.completion.prefix, '09-completion-after-restart');
       return offers(r, example.completion.expect) ? r : undefined;

@@ -160,6 +160,21 @@ class Workbench {
   }
 
   /**
+   * Texts of every notification still held in the notification center (the bell), which keeps
+   * what a toast showed after the toast is gone: VS Code hides toasts on a timer, and shows
+   * none while the center is open. Opens the center, reads it and closes it again.
+   */
+  async notificationCenter() {
+    await this.runCommand('Notifications: Show Notifications');
+    const center = this.page.locator('.notifications-center');
+    await center.waitFor({ state: 'visible', timeout: 10_000 });
+    const texts = await center.locator('.monaco-list-row').evaluateAll((els) => els.map((e) => e.innerText));
+    await this.runCommand('Notifications: Hide Notifications');
+    await center.waitFor({ state: 'hidden', timeout: 10_000 }).catch(() => {});
+    return texts;
+  }
+
+  /**
    * Answers VS Code's "Do you trust the authors of the files in this folder?" dialog, shown when
    * a folder whose trust is undecided opens: `trust` picks "Yes, I trust the authors", else
    * "No, I don't trust the authors" (Restricted Mode). The parent-folder box stays unticked.
