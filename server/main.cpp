@@ -5,6 +5,7 @@
 // error; cli::guarded() does the exception-to-exit-code part), link the library to
 // `opscope` in server/CMakeLists.txt, and add one line to the table below.
 #include "opscope/check/run_check.h"
+#include "opscope/check/run_explain.h"
 #include "opscope/cli/dispatch.h"
 #include "opscope/lsp/run_lsp.h"
 #include "opscope/trust/run_trust.h"
@@ -15,6 +16,8 @@ int main(int argc, char** argv) {
   commands.push_back({"lsp", "run the language server on stdin/stdout", opscope::lsp::run_lsp});
   commands.push_back(
       {"check", "report config patterns that match nothing", opscope::check::run_check});
+  commands.push_back({"explain", "which config entry decides each op (coreai-opt's resolution)",
+                      opscope::check::run_explain});
   commands.push_back({"trust", "allow opscope to run what a project's opscope.yaml names",
                       opscope::trust::run_trust});
   return opscope::cli::dispatch(argc, argv, commands);

@@ -1,5 +1,6 @@
 #include "opscope/check/run_check.h"
 
+#include "check_host.h"
 #include "report_format.h"
 
 #include "opscope/project/project.h"
@@ -131,100 +132,14 @@ private:
   std::vector<std::size_t> starts_;
 };
 
-// `check`'s side of the workspace: models load in-line, once per run; consent comes from the
-// store or --trust, and the untrusted diagnostic says how to give it on the command line.
-class CheckHost : public workspace::Host {
-public:
-  explicit CheckHost(const cli::ParsedArgs& args) : args_(args) {}
-
-  const workspace::Model* ensure(const project::ModelSpec& spec) override {
-    auto [it, inserted] = loaded_.try_emplace(spec.key());
-    workspace::Model& model = it->second;
-    if (!inserted)
-      return &model;
-    model.spec = spec;
-    model::Settings settings = cli::model_settings(args_);
-    settings.mode = spec.mode;
-    settings.mode_given = true;
-    settings.inputs = spec.inputs;
-    settings.python = spec.python;
-    settings.weightless = spec.weightless;
-    settings.hf_class = spec.hf_class;
-    std::string source = spec.kind == project::ModelKind::PythonTarget ? spec.target : spec.path;
-    try {
-      auto index = std::make_shared<const index::Index>(model::load_index(source, settings));
-      model.queries = std::make_shared<const index::QueryEngine>(*index); // shared by all configs
-      model.index = std::move(index);
-      model.state = workspace::ModelState::Ready;
-    } catch (const std::exception& e) {
-      model.error = e.what();
-      model.state = workspace::ModelState::Failed;
-    }
-    return &model;
-  }
-
-  bool allows(const trust::Need& need) override {
-    return !need.needed() || args_.has("--trust") || trust::is_trusted(need, store_);
-  }
-
-  std::string untrusted_message(const trust::Need& need) const override {
-    std::string text = need.what_would_run() +
-                       "; opscope runs a project's code only with "
-                       "your consent: run `opscope trust " +
-                       need.project_file + "` (or pass --trust for this run) to allow it";
-    if (need.unreadable_project)
-      text = need.what_would_run() + "; " + need.project_file + " cannot be read";
-    if (!store_.problem().empty())
-      text += " (" + store_.problem() + ")";
-    return text;
-  }
-
-  // In-line, once per interpreter and version: the configs after it use the dump too.
-  void make_schema_dump(const workspace::SchemaDump& dump) override {
-    if (!dumped_.insert(dump.key()).second)
-      return;
-    std::error_code ec;
-    fs::create_directories(fs::path(dump.path).parent_path(), ec);
-    model::ProcessResult run = model::run_process(
-        model::schema_dump_command(dump.python, dump.temporary()),
-        std::chrono::duration_cast<std::chrono::milliseconds>(workspace::kSchemaDumpTimeout));
-    std::optional<std::string> why;
-    if (!run.started)
-      why = "it cannot run (" + run.start_error + ")";
-    else if (run.timed_out)
-      why = "it ran longer than " + std::to_string(workspace::kSchemaDumpTimeout.count()) +
-            " s and was stopped";
-    else if (run.signal != 0)
-      why = "Python crashed with " + model::describe_signal(run.signal);
-    else if (run.exit_code != 0)
-      why = model::last_line(run.stderr_text).empty()
-                ? "the export helper failed (exit code " + std::to_string(run.exit_code) + ")"
-                : model::last_line(run.stderr_text);
-    else
-      why = workspace::install_schema_dump(dump);
-    if (!run.ok())
-      fs::remove(dump.temporary(), ec);
-    if (why)
-      std::cerr << "opscope: warning: "
-                << workspace::schema_dump_failure(
-                       dump, *why, model::schema_dump_command(dump.python, dump.path))
-                << "\n";
-  }
-
-private:
-  const cli::ParsedArgs& args_;
-  trust::Store store_{trust::Store::default_file()};
-  std::map<std::string, workspace::Model> loaded_; // by ModelSpec::key()
-  std::set<std::string> dumped_;                   // by SchemaDump::key()
-};
-
 class Checker {
 public:
   Checker(const cli::ParsedArgs& args, Reporter& reporter)
       : args_(args), reporter_(reporter), host_(args),
         // The language server's workspace, with the command line in the editor settings'
         // place, so `opscope check` and the editor give a config the same diagnostics.
-        workspace_(host_, {command_line_settings(), fs::current_path().string(), true, true}) {}
+        workspace_(host_, {command_line_overrides(args), fs::current_path().string(), true, true}) {
+  }
 
   // Checks one config; returns false if it could not be read.
   bool check(const std::string& path) {
@@ -268,29 +183,6 @@ public:
   }
 
 private:
-  // The command line's model flags, as overrides of the project file (editor settings' role).
-  project::ModelSettings command_line_settings() const {
-    project::ModelSettings settings;
-    if (args_.has("--model"))
-      settings.model = args_.value("--model");
-    if (args_.has("--input"))
-      settings.inputs = args_.all("--input");
-    if (args_.has("--python"))
-      settings.python = args_.value("--python");
-    if (args_.has("--mode"))
-      settings.mode = args_.value("--mode");
-    if (args_.has("--weightless"))
-      settings.weightless = true;
-    if (args_.has("--hf-class"))
-      settings.hf_class = args_.value("--hf-class");
-    if (args_.has("--compressor")) {
-      // An unknown name is a usage error here, not a silently ignored setting.
-      cli::compressor_option(args_, index::Mode::Eager);
-      settings.compressor = args_.value("--compressor");
-    }
-    return settings;
-  }
-
   const cli::ParsedArgs& args_;
   Reporter& reporter_;
   CheckHost host_;

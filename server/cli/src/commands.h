@@ -11,6 +11,5 @@ int run_query(const std::vector<std::string>& args);
 int run_inputs(const std::vector<std::string>& args);
 int run_index(const std::vector<std::string>& args);
 int run_export(const std::vector<std::string>& args);
-int run_explain(const std::vector<std::string>& args);
 
 } // namespace opscope::cli

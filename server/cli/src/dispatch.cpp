@@ -34,7 +34,6 @@ std::vector<Command> builtin_commands() {
       {"inputs", "where each input of a module comes from", run_inputs},
       {"index", "inspect a model once and write its index file", run_index},
       {"export", "export a Python model to a .pt2 archive with your Python", run_export},
-      {"explain", "which config entry decides each op (coreai-opt's resolution)", run_explain},
   };
 }
 

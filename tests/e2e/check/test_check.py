@@ -4,6 +4,7 @@ A small ResNet-shaped model is exported with torch.export at test time; configs
 next to an opscope.yaml are checked with the real binary and worker.
 """
 
+import json
 import os
 import subprocess
 import textwrap
@@ -175,3 +176,46 @@ def test_unreadable_config_and_usage(project):
     assert result.returncode == 1
     assert "does-not-exist.yaml: cannot read" in result.stderr
     assert run_check(project).returncode == 2
+
+
+def run_explain(project, *args):
+    env = dict(os.environ, XDG_CACHE_HOME=str(project / "cache"),
+               XDG_CONFIG_HOME=str(project / "config"))
+    return subprocess.run([os.environ["OPSCOPE_BIN"], "explain", *args], cwd=project, env=env,
+                          capture_output=True, text=True, timeout=300)
+
+
+def test_explain_finds_the_model_as_check_does(project, tmp_path):
+    config = write(
+        project,
+        "explained.yaml",
+        """\
+        quantization_config:
+          module_name_configs:
+            'layer1\\.0\\.conv1': null
+            layer1: {}
+        """,
+    )
+    from_project = run_explain(project, config, "--json")
+    assert from_project.returncode == 0, from_project.stderr
+    explicit = run_explain(project, config, "--json", "--model", str(project / "net.pt2"))
+    assert explicit.returncode == 0, explicit.stderr
+    assert from_project.stdout == explicit.stdout
+    ops = {o["op_name"]: o for o in json.loads(from_project.stdout)["ops"]}
+    # The later parent key takes layer1.0.conv1 from the specific key above it.
+    assert ops["conv2d_1"]["module"] == "layer1.0.conv1"
+    assert ops["conv2d_1"]["entry"]["path"][-1] == "layer1"
+
+    alone = tmp_path / "alone.yaml"
+    alone.write_text("quantization_config:\n  module_name_configs:\n    fc: null\n")
+    missing = run_explain(project, str(alone))
+    assert missing.returncode == 1
+    assert "no model to check names against" in missing.stderr
+
+
+def test_explain_follows_the_configs_mode_and_says_so(project):
+    config = write(project, "graph.yaml", "quantization_config:\n  module_name_configs:\n    fc: null\n")
+    result = run_explain(project, config, "--mode", "eager")
+    assert result.returncode == 2
+    assert "runs in graph mode in coreai-opt" in result.stderr
+    assert "drop --mode" in result.stderr

@@ -48,6 +48,17 @@ def test_check_runs_nothing_from_an_untrusted_project(tmp_path, home, venv, inte
     assert hostile_repo.markers(repo) == []
 
 
+
+def test_explain_runs_nothing_from_an_untrusted_project(tmp_path, home):
+    repo = tmp_path / "repo"
+    hostile_repo.make(repo)
+    result = opscope(home, repo, "explain", "configs/quant.yaml")
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert result.stdout == ""
+    assert (f"opscope runs a project's code only with your consent: run `opscope trust "
+            f"{repo / 'opscope.yaml'}` (or pass --trust for this run)") in result.stderr
+    assert hostile_repo.markers(repo) == []
+
 def test_trust_records_consent_for_the_exact_content(tmp_path, home):
     repo = tmp_path / "repo"
     hostile_repo.make(repo)
@@ -109,6 +120,12 @@ def test_trusted_project_runs_and_trust_flag_is_for_one_run(real_repo, home):
     again = opscope(home, repo, "check", "configs/quant.yaml")
     assert "`layer9.*` matches no module" in again.stdout, again.stdout + again.stderr
 
+
+
+def test_explain_with_trust_explains_the_projects_model(real_repo, home):
+    result = opscope(home, real_repo, "explain", "--trust", "configs/quant.yaml")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "ops configured by the Quantizer" in result.stdout
 
 def test_a_target_typed_on_the_command_line_is_the_users_choice(real_repo, home):
     repo = real_repo

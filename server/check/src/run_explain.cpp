@@ -1,6 +1,9 @@
-#include "commands.h"
+#include "opscope/check/run_explain.h"
+
+#include "check_host.h"
 #include "explain_parameters.h"
 #include "explain_size.h"
+
 #include "opscope/cli/dispatch.h"
 #include "opscope/cli/model_options.h"
 #include "opscope/config/document.h"
@@ -11,21 +14,30 @@
 #include "opscope/resolve/pruner.h"
 #include "opscope/resolve/resolve.h"
 #include "opscope/support/regular_file.h"
+#include "opscope/workspace/workspace.h"
 
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <array>
+#include <filesystem>
 #include <iostream>
 #include <map>
 
-namespace opscope::cli {
+namespace fs = std::filesystem;
+
+namespace opscope::check {
 namespace {
+
+using cli::CommandSpec;
+using cli::kExitOk;
+using cli::ParsedArgs;
+using cli::UsageError;
 
 CommandSpec explain_spec() {
   CommandSpec spec{
       "explain",
-      "CONFIG --model MODEL [options]",
+      "CONFIG [--model MODEL] [options]",
       "For every op the Quantizer annotates (pattern members such as the bn and "
       "relu after a conv included), the config entry that decides it, "
       "as coreai-opt 0.4.0's prepare() resolves it (module name > module type > "
@@ -48,18 +60,22 @@ CommandSpec explain_spec() {
       "read_by: [{op, module, entry}] and one spec, its highest-priority reader's.\n"
       "Graph mode: an op reading a tied tensor has shared_tensors: [{parameter, names,\n"
       "decided_by: {op, entry}}]; a module called under an alias has canonical.",
-      model_options(false),
+      cli::model_options(false),
       {"CONFIG"}};
-  spec.options.insert(spec.options.begin(), {"--model", "-m", "M",
-                                             "the model: a .pt2 archive, an index file or a "
-                                             "Python target with --input"});
+  spec.options.insert(spec.options.begin(),
+                      {"--model", "-m", "M",
+                       "the model: a .pt2 archive, an index file or a Python target with "
+                       "--input (default: the model the config's opscope.yaml names, as for "
+                       "`opscope check`)"});
+  spec.options.push_back({"--trust", "", "",
+                          "run the Python model the project names, for this run only "
+                          "(`opscope trust` allows it for good)"});
   spec.options.push_back({"--json", "", "", "print the resolution as JSON"});
   return spec;
 }
 
-config::ConfigDocument read_document(const std::string& path) {
+config::ConfigDocument read_document(const std::string& path, std::string& text) {
   constexpr std::uint64_t kMaxConfigBytes = std::uint64_t{256} << 20;
-  std::string text;
   try {
     text = support::read_regular_file(path, kMaxConfigBytes);
   } catch (const support::FileReadError& e) {
@@ -77,15 +93,14 @@ config::ConfigDocument read_document(const std::string& path) {
   if (doc.root != config::Compressor::Quantizer &&
       doc.root != config::Compressor::KMeansPalettizer &&
       doc.root != config::Compressor::MagnitudePruner)
-    throw std::runtime_error(
-        path + ": explain resolves quantization_config only so far" +
-        (doc.root == config::Compressor::None
-             ? std::string(" and this config has no such root key")
-             : std::string(", not ") + std::string(coreai::find(doc.root)->root_key)));
+    throw std::runtime_error(path +
+                             ": not a coreai-opt config: explain needs a quantization_config, "
+                             "palettization_config or pruning_config root key");
   if (doc.execution_mode && *doc.execution_mode != "graph" && *doc.execution_mode != "eager")
     throw std::runtime_error(path + ":" + std::to_string(doc.execution_mode_range.start.line + 1) +
                              ": execution_mode '" + *doc.execution_mode +
-                             "': explain resolves graph mode only so far");
+                             "': coreai-opt runs graph or eager; fix the value (`opscope check " +
+                             path + "` says more)");
   return doc;
 }
 
@@ -151,27 +166,54 @@ nlohmann::json shared_json(const config::ConfigDocument& doc, const index::Index
 } // namespace
 
 int run_explain(const std::vector<std::string>& args) {
-  return guarded("explain", [&] {
+  return cli::guarded("explain", [&] {
     CommandSpec spec = explain_spec();
-    ParsedArgs parsed = parse_args(spec, args);
+    ParsedArgs parsed = cli::parse_args(spec, args);
     if (parsed.help) {
-      std::cout << help_text(spec);
+      std::cout << cli::help_text(spec);
       return kExitOk;
     }
-    if (!parsed.has("--model"))
-      throw UsageError("say which model the config is for: --model MODEL (a .pt2 archive, an "
-                       "index file or a Python target)");
     const std::string& config_path = parsed.positionals[0];
-    config::ConfigDocument doc = read_document(config_path);
-    model::Settings settings = model_settings(parsed);
+    std::string text;
+    config::ConfigDocument doc = read_document(config_path, text);
+    // What coreai-opt runs is decided by the config alone: the palettizer and the pruner
+    // eager, the Quantizer as its execution_mode says (graph when it says nothing).
     const bool pruner = doc.root == config::Compressor::MagnitudePruner;
-    if (settings.mode_given && settings.mode != index::Mode::Graph && !pruner)
-      throw UsageError("explain resolves graph mode only so far: drop --mode eager");
-    settings.mode = doc.root == config::Compressor::KMeansPalettizer || pruner ||
-                            doc.execution_mode.value_or("graph") == "eager"
-                        ? index::Mode::Eager
-                        : index::Mode::Graph;
-    index::Index index = model::load_index(parsed.value("--model"), settings);
+    const index::Mode mode = doc.root == config::Compressor::KMeansPalettizer || pruner ||
+                                     doc.execution_mode.value_or("graph") == "eager"
+                                 ? index::Mode::Eager
+                                 : index::Mode::Graph;
+    if (const model::Settings asked = cli::model_settings(parsed);
+        asked.mode_given && asked.mode != mode)
+      throw UsageError(config_path + " runs in " + index::to_string(mode) +
+                       " mode in coreai-opt (" +
+                       (doc.execution_mode ? "its execution_mode"
+                        : mode == index::Mode::Eager
+                            ? std::string(coreai::find(doc.root)->name) + " runs eager only"
+                            : std::string("it has no execution_mode: eager")) +
+                       "), and explain follows the config: drop --mode");
+
+    // The model as `opscope check` finds it: --model, else the config's opscope.yaml, with
+    // the same consent rule for a Python model.
+    project::ModelSettings overrides = command_line_overrides(parsed);
+    overrides.mode = index::to_string(mode);
+    CheckHost host(parsed);
+    workspace::Workspace workspace(host, {overrides, fs::current_path().string(), true, true});
+    workspace::Document document;
+    document.path = fs::absolute(config_path).string();
+    document.uri = document.path;
+    document.text = std::move(text);
+    workspace::Analysis analysis = workspace.analyse(document);
+    for (const std::string& problem : analysis.resolution.project_problems)
+      std::cerr << problem << "\n";
+    if (!analysis.model || analysis.model->state != workspace::ModelState::Ready) {
+      std::optional<features::ModelProblem> problem = workspace.model_problem(analysis);
+      throw std::runtime_error(config_path + ": " +
+                               (problem ? problem->message : std::string("no model to explain")));
+    }
+    const index::Index& index = *analysis.model->index;
+    const std::string& model = model_source(analysis.model->spec);
+    const model::Settings settings = load_settings(analysis.model->spec, parsed);
     if (pruner && index.mode != index::Mode::Eager)
       throw UsageError("MagnitudePruner runs eager only: give an eager-mode index or a .pt2 "
                        "archive, not a graph-mode index");
@@ -253,10 +295,9 @@ int run_explain(const std::vector<std::string>& args) {
                                {"severity", features::to_string(d.severity)},
                                {"code", d.code},
                                {"message", d.message}});
-      text += "\"unresolved\": " + unresolved.dump(2) +
-              ",\n\"diagnostics\": " + diagnostics.dump(2) + ",\n\"size\": " +
-              explain_size(doc, index, parsed.value("--model"), settings, &resolution).dump(2) +
-              "}\n";
+      text +=
+          "\"unresolved\": " + unresolved.dump(2) + ",\n\"diagnostics\": " + diagnostics.dump(2) +
+          ",\n\"size\": " + explain_size(doc, index, model, settings, &resolution).dump(2) + "}\n";
       std::cout << text;
       return kExitOk;
     }
@@ -313,11 +354,9 @@ int run_explain(const std::vector<std::string>& args) {
     for (const features::Diagnostic& d : notes)
       std::cout << config_path << ":" << d.range.start.line + 1 << ": "
                 << features::to_string(d.severity) << ": " << d.message << " [" << d.code << "]\n";
-    std::cout << explain_size_line(
-                     explain_size(doc, index, parsed.value("--model"), settings, &resolution))
-              << "\n";
+    std::cout << explain_size_line(explain_size(doc, index, model, settings, &resolution)) << "\n";
     return kExitOk;
   });
 }
 
-} // namespace opscope::cli
+} // namespace opscope::check

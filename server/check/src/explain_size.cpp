@@ -5,7 +5,7 @@
 #include <cstdio>
 #include <exception>
 
-namespace opscope::cli {
+namespace opscope::check {
 
 nlohmann::ordered_json explain_size(const config::ConfigDocument& document,
                                     const index::Index& shown, const std::string& model,
@@ -41,4 +41,4 @@ std::string explain_size_line(const nlohmann::ordered_json& size) {
   return line;
 }
 
-} // namespace opscope::cli
+} // namespace opscope::check

@@ -10,7 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
-namespace opscope::cli {
+namespace opscope::check {
 
 // How explain's tables name a deciding entry: "module_name_configs > lm_head  :7" (its path
 // below the root key, and its line), or "(default global_config)".
@@ -30,4 +30,4 @@ nlohmann::ordered_json eager_parameters_json(const config::ConfigDocument& docum
 // entry), then one `tied:` line per tensor read from several modules.
 void print_eager_parameters(const config::ConfigDocument& document, const index::Index& index);
 
-} // namespace opscope::cli
+} // namespace opscope::check

@@ -11,7 +11,7 @@
 
 #include <string>
 
-namespace opscope::cli {
+namespace opscope::check {
 
 // `shown` is the index explain already loaded; an eager index is loaded when the config is
 // applied in eager mode (the palettizer always, the Quantizer with `execution_mode: eager`).
@@ -25,4 +25,4 @@ nlohmann::ordered_json explain_size(const config::ConfigDocument& document,
 // One line for the table: "projected size: 32.00 -> 7.07 bits per weight (...)".
 std::string explain_size_line(const nlohmann::ordered_json& size);
 
-} // namespace opscope::cli
+} // namespace opscope::check

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-namespace opscope::cli {
+namespace opscope::check {
 namespace {
 
 using json = nlohmann::ordered_json;
@@ -173,4 +173,4 @@ void print_eager_parameters(const config::ConfigDocument& document, const index:
   }
 }
 
-} // namespace opscope::cli
+} // namespace opscope::check
