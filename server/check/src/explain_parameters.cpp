@@ -122,7 +122,8 @@ json eager_parameters_json(const config::ConfigDocument& document, const index::
   return out;
 }
 
-void print_eager_parameters(const config::ConfigDocument& document, const index::Index& index) {
+void print_eager_parameters(const config::ConfigDocument& document, const index::Index& index,
+                            const Paint& paint) {
   const std::vector<resolve::WeightDecision> weights = reached(document, index);
   std::vector<std::array<std::string, 3>> rows;
   std::size_t uncompressed = 0;
@@ -144,10 +145,16 @@ void print_eager_parameters(const config::ConfigDocument& document, const index:
   }
   auto pad = [](const std::string& s, std::size_t w) { return s + std::string(w - s.size(), ' '); };
   std::cout << "\n"
-            << pad("parameter", w0) << "  " << pad(pruning(document) ? "sparsity" : "spec", w1)
-            << "  deciding entry\n";
-  for (const auto& r : rows)
-    std::cout << pad(r[0], w0) << "  " << pad(r[1], w1) << "  " << r[2] << "\n";
+            << paint(kBold, pad("parameter", w0) + "  " +
+                                pad(pruning(document) ? "sparsity" : "spec", w1) +
+                                "  deciding entry")
+            << "\n";
+  for (const auto& r : rows) {
+    const bool kept = r[1].rfind("full precision", 0) == 0 || r[1].rfind("dense", 0) == 0;
+    std::cout << pad(r[0], w0) << "  "
+              << padded(kept ? paint(kYellow, r[1]) : r[1], r[1].size(), w1) << "  "
+              << paint(kGreen, r[2]) << "\n";
+  }
   std::cout << rows.size() << " parameters reached, " << uncompressed
             << (pruning(document) ? " left dense\n" : " left in full precision\n");
 

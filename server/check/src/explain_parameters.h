@@ -4,6 +4,8 @@
 // for a tensor read from several modules (tied weights), every reader and the one that wins.
 #pragma once
 
+#include "paint.h"
+
 #include "opscope/config/document.h"
 #include "opscope/index/index.h"
 #include "opscope/resolve/resolve.h"
@@ -28,6 +30,7 @@ nlohmann::ordered_json eager_parameters_json(const config::ConfigDocument& docum
 
 // The same as a table on stdout (pruner: parameter, target sparsity and scheme, deciding
 // entry), then one `tied:` line per tensor read from several modules.
-void print_eager_parameters(const config::ConfigDocument& document, const index::Index& index);
+void print_eager_parameters(const config::ConfigDocument& document, const index::Index& index,
+                            const Paint& paint);
 
 } // namespace opscope::check

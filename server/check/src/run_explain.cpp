@@ -3,6 +3,7 @@
 #include "check_host.h"
 #include "explain_parameters.h"
 #include "explain_size.h"
+#include "paint.h"
 
 #include "opscope/cli/dispatch.h"
 #include "opscope/cli/model_options.h"
@@ -71,6 +72,8 @@ CommandSpec explain_spec() {
                           "run the Python model the project names, for this run only "
                           "(`opscope trust` allows it for good)"});
   spec.options.push_back({"--json", "", "", "print the resolution as JSON"});
+  spec.options.push_back({"--color", "", "", "colour even when stdout is not a terminal"});
+  spec.options.push_back({"--no-color", "", "", "never colour (also: NO_COLOR=1)"});
   return spec;
 }
 
@@ -303,32 +306,40 @@ int run_explain(const std::vector<std::string>& args) {
     }
 
     // Columns as wide as their widest cell, so the entry column lines up.
-    std::vector<std::array<std::string, 3>> rows;
+    const Paint paint{cli::use_color(parsed)};
+    struct Row {
+      std::string op, type, module, entry, with;
+      bool full_precision;
+    };
+    std::vector<Row> rows;
+    std::size_t w0 = 2, w1 = 6;
     for (const resolve::OpDecision& d : resolution.ops) {
       const index::Op& op = index.ops[static_cast<std::size_t>(d.op)];
       std::string module = module_name(index, d.module);
       if (const std::string& canonical = index.canonical_name(static_cast<std::size_t>(d.module));
           canonical != module)
         module += " (= " + (canonical.empty() ? std::string("(root)") : canonical) + ")";
-      std::string with =
-          d.primary == d.op
-              ? ""
-              : "  (with " + index.ops[static_cast<std::size_t>(d.primary)].name + ")";
-      rows.push_back({op.name + " [" + index.type_for(op, resolution.compressor) + "]",
-                      module.empty() ? "(root)" : module,
-                      entry_text(doc, d.decider) + (d.full_precision ? "  fp" : "") + with});
+      std::string with = d.primary == d.op
+                             ? ""
+                             : "(with " + index.ops[static_cast<std::size_t>(d.primary)].name + ")";
+      Row row{op.name,
+              "[" + index.type_for(op, resolution.compressor) + "]",
+              module.empty() ? "(root)" : module,
+              entry_text(doc, d.decider),
+              with,
+              d.full_precision};
+      w0 = std::max(w0, row.op.size() + 1 + row.type.size());
+      w1 = std::max(w1, row.module.size());
+      rows.push_back(std::move(row));
     }
-    std::size_t w0 = 2, w1 = 6;
-    for (const auto& r : rows) {
-      w0 = std::max(w0, r[0].size());
-      w1 = std::max(w1, r[1].size());
-    }
-    auto pad = [](const std::string& s, std::size_t w) {
-      return s + std::string(w - s.size(), ' ');
-    };
-    std::cout << pad("op", w0) << "  " << pad("module", w1) << "  deciding entry\n";
-    for (const auto& r : rows)
-      std::cout << pad(r[0], w0) << "  " << pad(r[1], w1) << "  " << r[2] << "\n";
+    std::cout << paint(kBold,
+                       padded("op", 2, w0) + "  " + padded("module", 6, w1) + "  deciding entry")
+              << "\n";
+    for (const Row& r : rows)
+      std::cout << padded(r.op + " " + paint(kDim, r.type), r.op.size() + 1 + r.type.size(), w0)
+                << "  " << padded(paint(kCyan, r.module), r.module.size(), w1) << "  "
+                << paint(kGreen, r.entry) << (r.full_precision ? "  " + paint(kYellow, "fp") : "")
+                << (r.with.empty() ? "" : "  " + paint(kDim, r.with)) << "\n";
     std::size_t full_precision = static_cast<std::size_t>(
         std::count_if(resolution.ops.begin(), resolution.ops.end(),
                       [](const resolve::OpDecision& d) { return d.full_precision; }));
@@ -350,10 +361,12 @@ int run_explain(const std::vector<std::string>& args) {
                 << entry_text(doc, first.decider) << " (annotated first), for every reader\n";
     }
     if (index.mode == index::Mode::Eager)
-      print_eager_parameters(doc, index);
+      print_eager_parameters(doc, index, paint);
     for (const features::Diagnostic& d : notes)
       std::cout << config_path << ":" << d.range.start.line + 1 << ": "
-                << features::to_string(d.severity) << ": " << d.message << " [" << d.code << "]\n";
+                << paint(d.severity == features::Severity::Warning ? kYellow : kBlue,
+                         features::to_string(d.severity))
+                << ": " << d.message << " [" << d.code << "]\n";
     std::cout << explain_size_line(explain_size(doc, index, model, settings, &resolution)) << "\n";
     return kExitOk;
   });

@@ -6,6 +6,7 @@ next to an opscope.yaml are checked with the real binary and worker.
 
 import json
 import os
+import re
 import subprocess
 import textwrap
 from pathlib import Path
@@ -219,3 +220,16 @@ def test_explain_follows_the_configs_mode_and_says_so(project):
     assert result.returncode == 2
     assert "runs in graph mode in coreai-opt" in result.stderr
     assert "drop --mode" in result.stderr
+
+
+def test_explain_colours_its_table_only_when_asked_or_on_a_terminal(project):
+    config = write(project, "colour.yaml",
+                   "quantization_config:\n  module_name_configs:\n    fc: null\n    layer1: {}\n")
+    plain = run_explain(project, config)  # a pipe: no colour
+    assert plain.returncode == 0, plain.stderr
+    assert "\x1b[" not in plain.stdout
+    coloured = run_explain(project, config, "--color")
+    assert "\x1b[32m" in coloured.stdout  # the deciding entries
+    assert "\x1b[33mfp\x1b[0m" in coloured.stdout  # fc, left in full precision
+    # The same table once the colour is taken out: the columns line up either way.
+    assert re.sub(r"\x1b\[[0-9;]*m", "", coloured.stdout) == plain.stdout
