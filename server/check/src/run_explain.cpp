@@ -10,6 +10,7 @@
 #include "opscope/config/document.h"
 #include "opscope/coreai/compressors.h"
 #include "opscope/features/overridden.h"
+#include "opscope/features/schema_diagnostics.h"
 #include "opscope/json/json_string.h"
 #include "opscope/resolve/eager_weights.h"
 #include "opscope/resolve/pruner.h"
@@ -214,6 +215,23 @@ int run_explain(const std::vector<std::string>& args) {
       throw std::runtime_error(config_path + ": " +
                                (problem ? problem->message : std::string("no model to explain")));
     }
+    // A config coreai-opt refuses (from_yaml / from_dict raise) does nothing: say why, as
+    // `opscope check` would, instead of explaining what it cannot do.
+    const coreai::CompressorInfo* compressor = coreai::find(doc.root);
+    std::size_t refusals = 0;
+    for (const features::Diagnostic& d :
+         features::schema_diagnostics(*analysis.config, *analysis.schema,
+                                      compressor ? compressor->root_key : std::string_view()))
+      if (d.severity == features::Severity::Error) {
+        std::cerr << config_path << ":" << d.range.start.line + 1 << ":"
+                  << d.range.start.byte_col + 1 << ": error: " << d.message << " [" << d.code
+                  << "]\n";
+        ++refusals;
+      }
+    if (refusals)
+      throw std::runtime_error(config_path + ": coreai-opt refuses this config (its from_yaml " +
+                               "raises), so it configures nothing; fix the " +
+                               (refusals == 1 ? std::string("error") : "errors") + " above");
     const index::Index& index = *analysis.model->index;
     const std::string& model = model_source(analysis.model->spec);
     const model::Settings settings = load_settings(analysis.model->spec, parsed);

@@ -233,3 +233,21 @@ def test_explain_colours_its_table_only_when_asked_or_on_a_terminal(project):
     assert "\x1b[33mfp\x1b[0m" in coloured.stdout  # fc, left in full precision
     # The same table once the colour is taken out: the columns line up either way.
     assert re.sub(r"\x1b\[[0-9;]*m", "", coloured.stdout) == plain.stdout
+
+
+def test_explain_refuses_a_config_coreai_opt_refuses(project):
+    config = write(
+        project,
+        "refused.yaml",
+        """\
+        quantization_config:
+          global_config:
+            op_state_spec:
+              weight: {dtype: int9}
+        """,
+    )
+    result = run_explain(project, config)
+    assert result.returncode == 1
+    assert result.stdout == ""  # no table for a config that configures nothing
+    assert f"{config}:4:" in result.stderr and "int9" in result.stderr
+    assert "coreai-opt refuses this config" in result.stderr
