@@ -9,6 +9,8 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <string>
+#include <vector>
 
 namespace opscope::features {
 namespace {
@@ -208,6 +210,16 @@ private:
     }
     if (matched)
       return;
+    if (key.table == Table::ModuleName) {
+      if (std::optional<std::string> idle = idle_module_matched(key)) {
+        add(key, Severity::Warning, "no-match",
+            (*idle == key.text ? "`" + key.text + "` is"
+                               : "`" + key.text + "` matches `" + *idle + "`,") +
+                " a module of the model that never runs in forward(): its weights are there, but "
+                "no op was recorded under it, so coreai-opt configures nothing through this key");
+        return;
+      }
+    }
     std::vector<std::string> names = candidate_names(key);
     std::vector<std::string> suggestions = detail::suggest_patterns(key.text, names, kSuggestions);
     std::string what = key.table == Table::ModuleName ? "module" : "op";
@@ -227,6 +239,39 @@ private:
         fixes.push_back(replace_with(key, s));
     }
     add(key, Severity::Warning, "no-match", message, std::move(fixes));
+  }
+
+  // A module the model has but no op ran under (it owns parameters, or is recorded among the
+  // module objects, and is no module of the index): the first one `key` fully matches.
+  std::optional<std::string> idle_module_matched(const PatternKey& key) {
+    if (!idle_modules_) {
+      std::set<std::string> running;
+      for (const index::Module& m : index_->modules)
+        running.insert(m.name);
+      std::set<std::string> idle;
+      auto add_owners = [&](const std::string& parameter) {
+        for (std::string owner = index::owner_module_name(parameter); !owner.empty();
+             owner = index::owner_module_name(owner))
+          if (!running.count(owner))
+            idle.insert(owner);
+      };
+      for (const index::Parameter& p : index_->parameters) {
+        add_owners(p.name);
+        for (const std::string& alias : p.aliases)
+          add_owners(alias);
+      }
+      for (const index::ModuleObject& object : index_->module_objects)
+        if (!object.name.empty() && !running.count(object.name))
+          idle.insert(object.name);
+      idle_modules_.emplace(idle.begin(), idle.end());
+    }
+    if (idle_modules_->empty())
+      return std::nullopt;
+    index::Query query(Table::ModuleName, key.text, false);
+    for (const std::string& name : *idle_modules_)
+      if (query.matches(name))
+        return name;
+    return std::nullopt;
   }
 
   std::vector<std::string> candidate_names(const PatternKey& key) {
@@ -355,6 +400,7 @@ private:
   // Module-name keys coreai-opt's resolution found matching a module (not the root alone).
   std::set<std::string> module_keys_matched_;
   std::optional<OpTypes> op_types_;
+  std::optional<std::vector<std::string>> idle_modules_; // idle_module_matched(), gathered once
   std::vector<Diagnostic> out_;
 };
 

@@ -246,3 +246,33 @@ TEST(Diagnostics, UnknownFieldIsAnErrorWithTheNearestFieldAsFix) {
   ASSERT_FALSE(c.diagnostics[0].fixes.empty());
   EXPECT_EQ(c.diagnostics[0].fixes[0].edit.new_text, "module_name_configs");
 }
+
+// A module whose weights exist but whose forward never runs (an unused head, a layer the
+// forward skips) has no ops in the index: the key is real, only idle, and a "did you mean"
+// towards another module would send the user the wrong way.
+TEST(Diagnostics, KeyOnAModuleThatNeverRunsSaysSoInsteadOfSuggestingAnother) {
+  index::Index index = opscope::testing::small_resnet();
+  index.parameters.push_back({"head.proj.weight", {}, {4, 8}, "float32"});
+  index.rebuild_lookups();
+  Model model{&index, index::Compressor::Quantizer};
+  Annotations a(R"(quantization_config:
+  module_name_configs:
+    [[head\.proj]]: null
+    [[head.*]]: null
+    [[layer9]]: null
+)");
+  std::vector<Diagnostic> ds =
+      diagnose(config::read_config(a.code(), config::Format::Yaml), &model);
+  ASSERT_EQ(ds.size(), 3u);
+  EXPECT_EQ(ds[0].code, "no-match");
+  EXPECT_EQ(ds[0].message.rfind("`head\\.proj` matches `head.proj`, a module of the model that "
+                                "never runs in forward()",
+                                0),
+            0u)
+      << ds[0].message;
+  EXPECT_TRUE(ds[0].fixes.empty());
+  EXPECT_NE(ds[1].message.find("matches `head`, a module of the model that never runs"),
+            std::string::npos)
+      << ds[1].message; // the owner's parent is idle too
+  EXPECT_NE(ds[2].message.find("`layer9` matches no module"), std::string::npos) << ds[2].message;
+}
