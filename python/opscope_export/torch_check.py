@@ -43,7 +43,8 @@ def require_torch() -> str:
         raise ExportError(
             f"torch is not installed for {sys.executable} (Python {platform.python_version()}): "
             f"{describe(exc)}; install PyTorch >= {MIN_TORCH_TEXT} there, or point opscope at "
-            "your project's interpreter (opscope export --python PATH)"
+            "your project's interpreter (`python:` in opscope.yaml, the opscope.python setting, "
+            "or --python PATH on the command line)"
         ) from exc
     version = str(torch.__version__)
     if parse_version(version) < MIN_TORCH:

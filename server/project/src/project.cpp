@@ -4,6 +4,7 @@
 
 #include "opscope/index/serialize.h"
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -84,7 +85,16 @@ std::string absolute_in(const std::string& base, const std::string& path) {
   return p.lexically_normal().string();
 }
 
+// The interpreter when neither the editor, the command line nor the project names one: the
+// virtualenv the user activated (as `opscope export` picks it; the user's environment, never
+// the repository's), then the nearest .venv above the project, then python3 on PATH.
 std::string default_python(const std::string& dir) {
+  if (const char* venv = std::getenv("VIRTUAL_ENV"); venv && *venv) {
+    fs::path candidate = fs::path(venv) / "bin" / "python";
+    std::error_code ec;
+    if (fs::exists(candidate, ec))
+      return candidate.lexically_normal().string();
+  }
   for (fs::path d = dir; !d.empty(); d = d.parent_path()) {
     fs::path candidate = d / ".venv" / "bin" / "python";
     std::error_code ec;

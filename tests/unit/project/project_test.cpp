@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 
@@ -272,6 +273,35 @@ TEST(ProjectFile, WeightlessTakesTrueOrFalse) {
   EXPECT_FALSE(p.settings.weightless);
   p = parse_project_file("weightless: false\n", "/w/opscope.yaml");
   EXPECT_EQ(p.settings.weightless, std::optional<bool>(false));
+}
+
+// The interpreter nobody named: the activated virtualenv (the user's shell, as for `opscope
+// export`), then the nearest .venv, then python3; one the project names beats all of them.
+TEST_F(ProjectTest, AnActivatedVirtualenvIsTheDefaultInterpreterBeforeTheNearestVenv) {
+  fs::create_directories(root_ / ".venv" / "bin");
+  write(root_ / ".venv" / "bin" / "python", "");
+  fs::create_directories(root_ / "activated" / "bin");
+  write(root_ / "activated" / "bin" / "python", "");
+  write(root_ / "opscope.yaml", "model: m.py:build\n");
+  const char* saved = std::getenv("VIRTUAL_ENV");
+  const std::string restore = saved ? saved : "";
+  auto python = [&] {
+    Resolution r = resolve_model((root_ / "configs" / "q.yaml").string(), {}, {}, "");
+    return r.model ? r.model->python : std::string("(no model)");
+  };
+  ::unsetenv("VIRTUAL_ENV");
+  EXPECT_EQ(python(), (root_ / ".venv" / "bin" / "python").string());
+  ::setenv("VIRTUAL_ENV", (root_ / "activated").c_str(), 1);
+  EXPECT_EQ(python(), (root_ / "activated" / "bin" / "python").string());
+  ::setenv("VIRTUAL_ENV", (root_ / "gone").c_str(), 1); // a stale variable: not used
+  EXPECT_EQ(python(), (root_ / ".venv" / "bin" / "python").string());
+  ::setenv("VIRTUAL_ENV", (root_ / "activated").c_str(), 1);
+  write(root_ / "opscope.yaml", "model: m.py:build\npython: python3\n");
+  EXPECT_EQ(python(), "python3");
+  if (saved)
+    ::setenv("VIRTUAL_ENV", restore.c_str(), 1);
+  else
+    ::unsetenv("VIRTUAL_ENV");
 }
 
 } // namespace

@@ -6,7 +6,8 @@
 //                                # paths are relative to this file
 //   inputs: ["1x3x224x224"]      # example inputs, for a Python target
 //   python: .venv/bin/python     # interpreter for exporting (default: the
-//                                # nearest .venv, then python3)
+//                                # activated $VIRTUAL_ENV, the nearest .venv,
+//                                # then python3)
 //   mode: graph                  # graph | eager
 //   compressor: quantizer        # quantizer | kmeans_palettizer | magnitude_pruner
 //   weightless: true             # export the Python target without weight data
