@@ -236,6 +236,22 @@ std::optional<std::int64_t> palettized_bits(const index::Parameter& w, const jso
   return bits;
 }
 
+std::optional<std::string> quantizer_axis_missing(const json& spec,
+                                                  const std::string& module_type) {
+  if (!spec.is_object() || module_type.empty())
+    return std::nullopt;
+  const json g = granularity_of(spec);
+  const std::string type = g.value("type", "per_tensor");
+  const bool axis_given = g.contains("axis") && g["axis"].is_number_integer();
+  // _granularity_needs_axis_default: per_block needs one only with a single block size.
+  const bool needs_axis =
+      !axis_given && (type == "per_channel" || (type == "per_block" && g.contains("block_size") &&
+                                                g["block_size"].is_number_integer()));
+  if (!needs_axis || default_axes(module_type))
+    return std::nullopt;
+  return type;
+}
+
 bool spec_fits(const index::Index& index, const WeightDecision& w, index::Compressor compressor,
                std::string& why) {
   if (!w.spec.is_object() || (compressor != index::Compressor::Quantizer &&

@@ -8,8 +8,10 @@
 #include "opscope/cli/dispatch.h"
 #include "opscope/cli/model_options.h"
 #include "opscope/config/document.h"
+#include "opscope/config/values.h"
 #include "opscope/coreai/compressors.h"
 #include "opscope/features/overridden.h"
+#include "opscope/features/prepare_failures.h"
 #include "opscope/features/schema_diagnostics.h"
 #include "opscope/json/json_string.h"
 #include "opscope/resolve/eager_weights.h"
@@ -249,6 +251,22 @@ int run_explain(const std::vector<std::string>& args) {
                 << "); it is counted as matching nothing, so what it governs may be shown "
                    "under another entry\n";
     }
+
+    // Accepted by the loader, but prepare() raises on this model: nothing to explain either.
+    if (resolve::resolves_eager_weights(doc, index))
+      if (std::optional<nlohmann::ordered_json> values =
+              config::read_values(doc.text, doc.format)) {
+        std::vector<features::Diagnostic> failures = features::prepare_failures(
+            doc, index, resolve::resolve_eager_weights(doc, *values, index));
+        for (const features::Diagnostic& d : failures)
+          std::cerr << config_path << ":" << d.range.start.line + 1 << ":"
+                    << d.range.start.byte_col + 1 << ": error: " << d.message << " [" << d.code
+                    << "]\n";
+        if (!failures.empty())
+          throw std::runtime_error(config_path +
+                                   ": coreai-opt's prepare() raises on this model, so the config "
+                                   "configures nothing; fix the error above");
+      }
 
     std::vector<features::Diagnostic> notes =
         features::overridden_diagnostics(doc, index, resolution);

@@ -2,6 +2,7 @@
 
 #include "matching.h"
 #include "opscope/features/overridden.h"
+#include "opscope/features/prepare_failures.h"
 #include "resolution.h"
 #include "text.h"
 
@@ -93,13 +94,14 @@ public:
     // config: coreai-opt would not load it). Computed first: the module keys it matched need
     // no second matching of their pattern against every module name below.
     std::shared_ptr<const resolve::Resolution> resolution;
+    std::shared_ptr<const resolve::EagerWeights> weights;
     if (doc_.problems.empty()) {
       resolution = detail::resolution_of(doc_, model_);
       // Eager mode: each parameter's spec, computed here off the typing path so that hovers
       // (tied weights) and the size find it ready.
       if (model_ && model_->resolution && model_->index &&
           resolve::resolves_eager_weights(doc_, *model_->index))
-        model_->resolution->weights(doc_, *model_->index, model_->queries);
+        weights = model_->resolution->weights(doc_, *model_->index, model_->queries);
     }
     if (resolution)
       for (const resolve::EntryMatch& e : resolution->entries) {
@@ -113,6 +115,9 @@ public:
       check_key(written[id]);
     if (resolution)
       for (Diagnostic& d : overridden_diagnostics(doc_, *index_, *resolution))
+        out_.push_back(std::move(d));
+    if (weights)
+      for (Diagnostic& d : prepare_failures(doc_, *index_, *weights))
         out_.push_back(std::move(d));
     std::stable_sort(out_.begin(), out_.end(), [](const Diagnostic& a, const Diagnostic& b) {
       return a.range.start < b.range.start;

@@ -61,6 +61,14 @@ std::optional<std::int64_t> palettized_bits(const index::Parameter& weight,
                                             const nlohmann::ordered_json& spec,
                                             const std::string& module_type, std::string& why);
 
+// The Quantizer's prepare() raises ValueError when a weight's granularity needs an axis it
+// was not given (per_channel, or per_block with one block size) and coreai-opt has no default
+// axis for the module owning the weight (quantization/_axis_defaults.py: Linear, Conv*,
+// ConvTranspose*, Embedding only). The granularity type when that happens; nothing otherwise
+// (also when the owner's type is unknown).
+std::optional<std::string> quantizer_axis_missing(const nlohmann::ordered_json& spec,
+                                                  const std::string& module_type);
+
 // Whether `w`'s spec can be applied under `compressor` (the Quantizer or the palettizer;
 // the others always): false, with `why`, when its granularity does not fit the weight's
 // shape, so coreai-opt disables that compressor and the weight stays in full precision.
