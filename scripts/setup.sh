@@ -41,4 +41,4 @@ TORCH_PREFIX="$(.venv/bin/python -c 'import torch; print(torch.utils.cmake_prefi
 log "build: $BUILD_DIR"
 cmake -S . -B "$BUILD_DIR" -DCMAKE_PREFIX_PATH="$TORCH_PREFIX" -DOPSCOPE_PYTHON="$ROOT/.venv/bin/python" \
   -DOPSCOPE_WERROR="$([[ "${OPSCOPE_WERROR:-0}" == 1 ]] && echo ON || echo OFF)" >/dev/null
-cmake --build "$BUILD_DIR" -j"$(nproc)"
+cmake --build "$BUILD_DIR" -j"$(nproc)" >&2 # progress is not output: `scripts/demo.sh > tree.txt` holds the tree
