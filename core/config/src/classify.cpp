@@ -1,6 +1,7 @@
 #include "classify.h"
 
 #include <algorithm>
+#include <cctype>
 #include <map>
 #include <optional>
 #include <string>
@@ -14,6 +15,32 @@ constexpr int kMaxAliasDepth = 32; // alias chains deeper than this are cycles
 
 // field_names, built once: every field entry of every read is checked against them.
 // Slot 0 is Compressor::None, slot i + 1 the table's compressor i.
+// The root keys a top-level key means when it names a compressor's config yet is none of
+// coreai-opt's root keys: it ends in `_config` and holds the compressor's stem
+// (`quantisation_config`, `palettization_config`). Empty for any other key: other YAML (CI
+// files, compose files) is still left alone.
+std::vector<std::string> root_keys_meant(const std::string& key) {
+  if (key.size() < 7 || key.compare(key.size() - 7, 7, "_config") != 0)
+    return {};
+  std::string lower;
+  for (char c : key)
+    lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  static const std::pair<const char*, Compressor> kStems[] = {
+      {"quanti", Compressor::Quantizer},
+      {"palett", Compressor::KMeansPalettizer},
+      {"kmeans", Compressor::KMeansPalettizer},
+      {"prun", Compressor::MagnitudePruner},
+      {"sparsi", Compressor::MagnitudePruner}};
+  std::vector<std::string> meant;
+  for (const auto& [stem, compressor] : kStems) {
+    std::string root(coreai::find(compressor)->root_key);
+    if (lower.find(stem) != std::string::npos &&
+        std::find(meant.begin(), meant.end(), root) == meant.end())
+      meant.push_back(root);
+  }
+  return meant;
+}
+
 const std::vector<std::string>& known_fields(FieldLevel level, Compressor root) {
   constexpr int kLevels = static_cast<int>(FieldLevel::OpConfig) + 1;
   static const auto table = [] {
@@ -179,8 +206,14 @@ private:
   void check_field(const Entry& e, FieldLevel level, Compressor root, bool via_alias) {
     if (via_alias || !e.has_colon || e.key.empty() || e.key.find('\x1f') != std::string::npos)
       return; // aliased: reported where written; no colon or the cursor marker: being typed
-    if (level == FieldLevel::Document && doc_.root == Compressor::None)
-      return; // not a coreai-opt config (yet): nothing to hold it to
+    if (level == FieldLevel::Document && doc_.root == Compressor::None) {
+      // Not a coreai-opt config (yet): nothing to hold it to, unless a key is a root key
+      // misremembered (`quantisation_config`, `palettization_config`): from_yaml would raise
+      // "Did not find ..." on it, and nothing else would say so.
+      if (std::vector<std::string> meant = root_keys_meant(e.key); !meant.empty())
+        doc_.unknown_fields.push_back({e.key, e.key_range, "the top level", std::move(meant)});
+      return;
+    }
     auto known = [&](Compressor r) {
       const std::vector<std::string>& names = known_fields(level, r);
       return std::find(names.begin(), names.end(), e.key) != names.end();

@@ -232,6 +232,16 @@ std::string compressor_names(std::string_view last) {
   return out;
 }
 
+std::string root_key_names() {
+  std::string out;
+  for (std::size_t i = 0; i < kCompressors.size(); ++i) {
+    if (i > 0)
+      out += i + 1 == kCompressors.size() ? " or " : ", ";
+    out += kCompressors[i].root_key;
+  }
+  return out;
+}
+
 const char* to_string(Mode mode) {
   return mode == Mode::Graph ? "graph" : "eager";
 }

@@ -9,6 +9,7 @@
 #include "opscope/cli/dispatch.h"
 #include "opscope/cli/model_options.h"
 #include "opscope/config/document.h"
+#include "opscope/coreai/compressors.h"
 #include "opscope/features/diagnostics.h"
 #include "opscope/index/query.h"
 #include "opscope/model/model_source.h"
@@ -163,7 +164,19 @@ public:
       std::cerr << problem << "\n";
 
     CharColumns columns(analysis.config->text); // the reader's text: a lone CR ends a line too
-    for (const features::Diagnostic& d : workspace_.diagnose(analysis)) {
+    std::vector<features::Diagnostic> diagnostics = workspace_.diagnose(analysis);
+    const config::ConfigDocument& config = *analysis.config;
+    if (diagnostics.empty() && config.root == config::Compressor::None && config.keys.empty() &&
+        !config.global_config_range) {
+      // Asked to check it, yet nothing in it is a config: passing would hide a wrong path.
+      std::cerr << path << ": not a coreai-opt config: no root key coreai-opt loads ("
+                << coreai::root_key_names()
+                << ") and no module or op tables; nothing checked (--only-configs skips such "
+                   "files)\n";
+      ++errors_;
+      return true;
+    }
+    for (const features::Diagnostic& d : diagnostics) {
       reporter_.add({path, d.range.start.line + 1, columns(d.range.start), d.range.end.line + 1,
                      columns(d.range.end), features::to_string(d.severity), d.code, d.message});
       if (d.severity == features::Severity::Error)

@@ -100,8 +100,9 @@ config::ConfigDocument read_document(const std::string& path, std::string& text)
       doc.root != config::Compressor::KMeansPalettizer &&
       doc.root != config::Compressor::MagnitudePruner)
     throw std::runtime_error(path +
-                             ": not a coreai-opt config: explain needs a quantization_config, "
-                             "palettization_config or pruning_config root key");
+                             ": not a coreai-opt config: explain needs one of the root keys "
+                             "coreai-opt loads (" +
+                             coreai::root_key_names() + ")");
   if (doc.execution_mode && *doc.execution_mode != "graph" && *doc.execution_mode != "eager")
     throw std::runtime_error(path + ":" + std::to_string(doc.execution_mode_range.start.line + 1) +
                              ": execution_mode '" + *doc.execution_mode +

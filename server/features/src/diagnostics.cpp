@@ -62,6 +62,8 @@ public:
           "unknown field `" + u.name + "` in " + u.where + ": coreai-opt rejects the config";
       std::vector<Fix> fixes;
       std::vector<std::string> near = detail::nearest(u.name, u.valid, kSuggestions);
+      if (near.empty() && u.valid.size() == 1) // the one field it can be (a root key)
+        near = u.valid;
       if (!near.empty())
         message += "; did you mean " + join_quoted(near) + "?";
       else

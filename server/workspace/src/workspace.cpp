@@ -207,6 +207,13 @@ Workspace::Diagnosis Workspace::diagnosis(const Analysis& analysis) const {
     const coreai::CompressorInfo* compressor = coreai::find(model.compressor);
     std::vector<features::Diagnostic> more = features::schema_diagnostics(
         *config, *schema, compressor ? compressor->root_key : std::string_view());
+    // A misremembered root key is already named, with the root it means, as unknown-field.
+    std::erase_if(more, [&](const features::Diagnostic& d) {
+      return d.code == "schema-root" &&
+             std::any_of(out.begin(), out.end(), [&](const features::Diagnostic& o) {
+               return o.code == "unknown-field" && o.range == d.range;
+             });
+    });
     out.insert(out.end(), std::make_move_iterator(more.begin()),
                std::make_move_iterator(more.end()));
     return out;

@@ -251,3 +251,29 @@ def test_explain_refuses_a_config_coreai_opt_refuses(project):
     assert result.stdout == ""  # no table for a config that configures nothing
     assert f"{config}:4:" in result.stderr and "int9" in result.stderr
     assert "coreai-opt refuses this config" in result.stderr
+
+
+def test_explain_names_the_root_keys_coreai_opt_loads(project):
+    # A config under a misremembered root key: what to write instead, in coreai-opt's words.
+    config = write(project, "rootless.yaml", "palettization_config:\n  global_config: {}\n")
+    result = run_explain(project, config)
+    assert result.returncode == 1
+    assert "rootless.yaml: not a coreai-opt config" in result.stderr
+    for root in ("quantization_config", "kmeans_palettization_config", "magnitude_pruning_config"):
+        assert root in result.stderr
+
+
+def test_a_file_that_is_no_config_fails_the_check_instead_of_passing(project):
+    # A wrong path in CI (a compose file, a misremembered root key) must not pass as clean.
+    misremembered = write(project, "pal.yaml", "palettization_config:\n  global_config: {}\n")
+    result = run_check(project, misremembered)
+    assert result.returncode == 1
+    assert f"{misremembered}:1:1: error: unknown field `palettization_config`" in result.stdout
+    assert "did you mean `kmeans_palettization_config`?" in result.stdout
+
+    other = write(project, "compose.yaml", "services:\n  web: {image: x}\n")
+    result = run_check(project, other)
+    assert result.returncode == 1
+    assert f"{other}: not a coreai-opt config" in result.stderr
+    assert "quantization_config" in result.stderr
+    assert run_check(project, other, "--only-configs").returncode == 0

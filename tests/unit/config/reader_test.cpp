@@ -391,4 +391,21 @@ quantization_config:
 
   EXPECT_TRUE(read_config("name: x\nother: 1\n", Format::Yaml).unknown_fields.empty())
       << "a file that is not a coreai-opt config is not held to its fields";
+  EXPECT_TRUE(read_config("test_config:\n  steps: 1\n", Format::Yaml).unknown_fields.empty())
+      << "nor is a `_config` key that names no compressor";
+}
+
+TEST(ConfigReader, AMisrememberedRootKeyIsUnknownAndNamesTheRootMeant) {
+  // from_yaml raises "Did not find 'kmeans_palettization_config'" on these; without a word
+  // here the file would read as no config at all and pass every check.
+  ConfigDocument doc = read_config("palettization_config:\n  global_config: {}\n", Format::Yaml);
+  ASSERT_EQ(doc.unknown_fields.size(), 1u);
+  EXPECT_EQ(doc.unknown_fields[0].name, "palettization_config");
+  EXPECT_EQ(doc.unknown_fields[0].where, "the top level");
+  EXPECT_EQ(doc.unknown_fields[0].valid, std::vector<std::string>{"kmeans_palettization_config"});
+  EXPECT_EQ(doc.unknown_fields[0].range.start.line, 0);
+
+  ConfigDocument british = read_config("{\"quantisation_config\": {}}", Format::Json);
+  ASSERT_EQ(british.unknown_fields.size(), 1u);
+  EXPECT_EQ(british.unknown_fields[0].valid, std::vector<std::string>{"quantization_config"});
 }

@@ -74,6 +74,8 @@ const char* to_string(Compressor c);
 std::optional<Compressor> parse_compressor(std::string_view name);
 // "quantizer, kmeans_palettizer or magnitude_pruner" (with `last` instead of " or ").
 std::string compressor_names(std::string_view last = " or ");
+// "quantization_config, kmeans_palettization_config or magnitude_pruning_config".
+std::string root_key_names();
 
 const char* to_string(Mode mode);
 std::optional<Mode> parse_mode(std::string_view text);
