@@ -167,7 +167,8 @@ public:
     std::vector<features::Diagnostic> diagnostics = workspace_.diagnose(analysis);
     const config::ConfigDocument& config = *analysis.config;
     if (diagnostics.empty() && config.root == config::Compressor::None && config.keys.empty() &&
-        !config.global_config_range) {
+        !config.global_config_range &&
+        fs::path(path).filename() != project::kProjectFileName) { // configs/*.yaml holds it
       // Asked to check it, yet nothing in it is a config: passing would hide a wrong path.
       std::cerr << path << ": not a coreai-opt config: no root key coreai-opt loads ("
                 << coreai::root_key_names()

@@ -277,3 +277,6 @@ def test_a_file_that_is_no_config_fails_the_check_instead_of_passing(project):
     assert f"{other}: not a coreai-opt config" in result.stderr
     assert "quantization_config" in result.stderr
     assert run_check(project, other, "--only-configs").returncode == 0
+    # The project file beside the configs (`opscope check configs/*.yaml`) is no config either,
+    # and passes.
+    assert run_check(project, "opscope.yaml").returncode == 0
