@@ -279,8 +279,8 @@ std::optional<std::string> size_unavailable(const config::ConfigDocument& docume
       document.root != index::Compressor::Quantizer)
     return "the config has no quantization_config or kmeans_palettization_config root key";
   if (document.root != index::Compressor::KMeansPalettizer && index.mode != index::Mode::Eager)
-    return "bits_per_weight sizes eager-mode prepared models only (the Quantizer in graph mode "
-           "is not supported)";
+    return "coreai-opt's bits_per_weight() sizes models prepared in eager mode, and this config "
+           "runs the Quantizer in graph mode; with `execution_mode: eager` it would be sized";
   if (index.parameters.empty())
     return "the model index lists no parameters; index the model again with this opscope "
            "(`opscope index MODEL.pt2`)";
