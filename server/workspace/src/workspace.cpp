@@ -166,7 +166,8 @@ std::optional<features::ModelProblem> Workspace::model_problem(const Analysis& a
 
 bool Workspace::is_checked(const config::ConfigDocument& config) const {
   if (config.format == config::Format::Python)
-    return config.root != config::Compressor::None; // any other Python file is not ours
+    // Any other Python file is not ours, unless from_dict's document has a misremembered root.
+    return config.root != config::Compressor::None || !config.unknown_fields.empty();
   return config.root != config::Compressor::None || settings_.every_document_is_a_config;
 }
 

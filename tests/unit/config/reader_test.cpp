@@ -408,4 +408,11 @@ TEST(ConfigReader, AMisrememberedRootKeyIsUnknownAndNamesTheRootMeant) {
   ConfigDocument british = read_config("{\"quantisation_config\": {}}", Format::Json);
   ASSERT_EQ(british.unknown_fields.size(), 1u);
   EXPECT_EQ(british.unknown_fields[0].valid, std::vector<std::string>{"quantization_config"});
+
+  ConfigDocument python =
+      read_config("from coreai_opt.quantization import QuantizerConfig\n"
+                  "c = QuantizerConfig.from_dict({'quantisation_config': {}})\n",
+                  Format::Python);
+  ASSERT_EQ(python.unknown_fields.size(), 1u);
+  EXPECT_EQ(python.unknown_fields[0].name, "quantisation_config");
 }
