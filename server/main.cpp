@@ -14,8 +14,8 @@ int main(int argc, char** argv) {
   std::vector<opscope::cli::Command> commands = opscope::cli::builtin_commands();
   // ---- sub-commands from other libraries: one line each ----
   commands.push_back({"lsp", "run the language server on stdin/stdout", opscope::lsp::run_lsp});
-  commands.push_back(
-      {"check", "report config patterns that match nothing", opscope::check::run_check});
+  commands.push_back({"check", "check configs as the editor does: fields, values, names, overlaps",
+                      opscope::check::run_check});
   commands.push_back({"explain", "which config entry decides each op (coreai-opt's resolution)",
                       opscope::check::run_explain});
   commands.push_back({"trust", "allow opscope to run what a project's opscope.yaml names",

@@ -39,7 +39,7 @@ cli::CommandSpec check_spec(std::size_t config_count) {
   cli::CommandSpec spec;
   spec.name = "check";
   spec.usage = "CONFIG... [options]";
-  spec.summary = "report config patterns that match nothing";
+  spec.summary = "check configs as the editor does: fields, values, names, overlaps";
   spec.details =
       "Prints the language server's diagnostics for each coreai-opt config (YAML, JSON, or\n"
       "the config calls of a .py file) as file:line:col: severity: message [code]. Exit 1\n"
@@ -47,7 +47,8 @@ cli::CommandSpec check_spec(std::size_t config_count) {
       "comes from the opscope.yaml found by walking up from each config's folder. A Python\n"
       "model named there runs only once `opscope trust` allowed that opscope.yaml (or with\n"
       "--trust, for this run); without consent the config gets an `untrusted-project` error\n"
-      "and nothing runs.";
+      "and nothing runs. A file that is no coreai-opt config at all is an error\n"
+      "(opscope.yaml excepted; --only-configs skips such files).";
   spec.options = {{"--model", "-m", "M",
                    "the model: a .pt2 archive, an index file or a Python "
                    "target (default: opscope.yaml's `model`)"}};

@@ -42,8 +42,9 @@ CommandSpec explain_spec() {
   CommandSpec spec{
       "explain",
       "CONFIG [--model MODEL] [options]",
-      "For every op the Quantizer annotates (pattern members such as the bn and "
-      "relu after a conv included), the config entry that decides it, "
+      "For every op the compressor configures (the Quantizer's pattern members such as "
+      "the bn and relu after a conv included; the palettizer's and the pruner's calls in "
+      "eager mode), the config entry that decides it, "
       "as coreai-opt 0.4.0's prepare() resolves it (module name > module type > "
       "global, later entries win, children inherit, op_name_config > "
       "op_type_config).",
