@@ -161,6 +161,7 @@ public:
     doc.path = fs::absolute(path).string();
     doc.uri = doc.path;
     workspace::Analysis analysis = workspace_.analyse(doc);
+    ++checked_;
     for (const std::string& problem : analysis.resolution.project_problems)
       std::cerr << problem << "\n";
 
@@ -194,6 +195,9 @@ public:
     if (errors_ || warnings_)
       std::cerr << errors_ << (errors_ == 1 ? " error, " : " errors, ") << warnings_
                 << (warnings_ == 1 ? " warning\n" : " warnings\n");
+    else if (checked_ && !args_.has("--quiet")) // a CI log says what passed, not just nothing
+      std::cerr << checked_ << (checked_ == 1 ? " config" : " configs")
+                << " checked: no errors or warnings\n";
     return errors_ || (args_.has("--strict") && warnings_) ? cli::kExitUserError : cli::kExitOk;
   }
 
@@ -204,6 +208,7 @@ private:
   workspace::Workspace workspace_;
   int errors_ = 0;
   int warnings_ = 0;
+  int checked_ = 0; // read and analysed (not skipped by --only-configs)
 };
 
 // --format, or its older spelling --json.

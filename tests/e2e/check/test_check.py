@@ -108,6 +108,9 @@ def test_clean_config_passes_and_strict_fails_on_warnings(project):
     result = run_check(project, clean)
     assert result.returncode == 0, result.stdout + result.stderr
     assert result.stdout == ""
+    # A CI log shows what passed; --quiet keeps it silent.
+    assert result.stderr.endswith("1 config checked: no errors or warnings\n"), result.stderr
+    assert run_check(project, clean, "--quiet").stderr == ""
 
     warned = write(
         project,
