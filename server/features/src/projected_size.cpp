@@ -1,5 +1,6 @@
 #include "opscope/features/projected_size.h"
 
+#include "opscope/coreai/compressors.h"
 #include "opscope/resolve/size.h"
 
 #include <cstdio>
@@ -51,14 +52,24 @@ std::string before_after(std::int64_t before, std::int64_t after, std::int64_t w
 
 } // namespace
 
+// Longer reasons are left to the root key's hover: a code lens is one line above the config.
+constexpr std::size_t kLensReasonChars = 64;
+
 std::vector<CodeLens> code_lenses(const config::ConfigDocument& document, const Model* model) {
   auto size = size_of(document, model, /*wait=*/true);
   if (!size)
     return {};
-  std::string title = size->unavailable.empty()
-                          ? "projected size: " + before_after(size->bits_before, size->bits_after,
-                                                              size->total_weights)
-                          : "projected size: not computed (" + size->unavailable + ")";
+  std::string title;
+  if (size->unavailable.empty()) {
+    title =
+        "projected size: " + before_after(size->bits_before, size->bits_after, size->total_weights);
+  } else if (size->unavailable.size() <= kLensReasonChars) {
+    title = "projected size: not computed (" + size->unavailable + ")";
+  } else { // a lens is one short line above the root key; its hover has the whole reason
+    const coreai::CompressorInfo* root = coreai::find(document.root);
+    title = "projected size: not computed; hover `" +
+            std::string(root ? root->root_key : std::string_view("the root key")) + "` for why";
+  }
   return {CodeLens{document.root_range, std::move(title)}};
 }
 

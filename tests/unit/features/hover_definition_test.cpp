@@ -1,6 +1,7 @@
 #include "annotations.h"
 #include "opscope/features/definition.h"
 #include "opscope/features/hover.h"
+#include "opscope/features/projected_size.h"
 #include "small_model.h"
 
 #include <gtest/gtest.h>
@@ -117,4 +118,18 @@ TEST(Definition, SkipsPyTorchsOwnFramesForTheUsersLine) {
   ASSERT_EQ(locations.size(), 1u);
   EXPECT_EQ(locations[0].file, "models/resnet.py");
   EXPECT_EQ(locations[0].line, 12);
+}
+
+TEST(ProjectedSize, AGraphModeLensStaysOneShortLineAndItsHoverSaysWhy) {
+  // bits_per_weight() sizes eager-mode models only: the lens above the root key says so in a
+  // few words and points to the hover, which holds the whole reason and what would size it.
+  Model model{&model_index(), index::Compressor::Quantizer};
+  auto doc = config::read_config("quantization_config:\n  global_config: {}\n",
+                                 config::Format::Yaml);
+  std::vector<CodeLens> lenses = code_lenses(doc, &model);
+  ASSERT_EQ(lenses.size(), 1u);
+  EXPECT_EQ(lenses[0].title, "projected size: not computed; hover `quantization_config` for why");
+  std::optional<std::string> why = root_size_text(doc, &model);
+  ASSERT_TRUE(why.has_value());
+  EXPECT_NE(why->find("execution_mode: eager"), std::string::npos) << *why;
 }
