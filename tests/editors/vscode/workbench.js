@@ -125,7 +125,10 @@ class Workbench {
       return null;
     }, text);
     if (!box) throw new Error(`"${text}" is not visible in the editor`);
-    await this.page.mouse.move(box.x - 40, box.y + 40);
+    // Approach along the needle's own line, from the blank to its right: a path from below
+    // crossed other keys (`op_state_spec` under the pattern), whose hover could open first
+    // and cover the needle, so the mouse then rested on that hover instead.
+    await this.page.mouse.move(box.x + 600, box.y);
     await this.page.mouse.move(box.x, box.y, { steps: 4 });
     const hover = this.page.locator('.monaco-hover:not(.hidden)').first();
     await hover.waitFor({ state: 'visible', timeout });
