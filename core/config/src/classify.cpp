@@ -13,8 +13,6 @@ namespace {
 
 constexpr int kMaxAliasDepth = 32; // alias chains deeper than this are cycles
 
-// field_names, built once: every field entry of every read is checked against them.
-// Slot 0 is Compressor::None, slot i + 1 the table's compressor i.
 // The root keys a top-level key means when it names a compressor's config yet is none of
 // coreai-opt's root keys: it ends in `_config` and holds the compressor's stem
 // (`quantisation_config`, `palettization_config`). Empty for any other key: other YAML (CI
@@ -41,6 +39,8 @@ std::vector<std::string> root_keys_meant(const std::string& key) {
   return meant;
 }
 
+// field_names, built once: every field entry of every read is checked against them.
+// Slot 0 is Compressor::None, slot i + 1 the table's compressor i.
 const std::vector<std::string>& known_fields(FieldLevel level, Compressor root) {
   constexpr int kLevels = static_cast<int>(FieldLevel::OpConfig) + 1;
   static const auto table = [] {

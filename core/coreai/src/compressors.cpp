@@ -222,24 +222,25 @@ std::optional<Compressor> parse_compressor(std::string_view name) {
   return std::nullopt;
 }
 
-std::string compressor_names(std::string_view last) {
+namespace {
+// The table's `field` of every compressor, listed: "a, b or c" (`last` before the last).
+std::string listed(std::string_view CompressorInfo::*field, std::string_view last) {
   std::string out;
   for (std::size_t i = 0; i < kCompressors.size(); ++i) {
     if (i > 0)
       out += i + 1 == kCompressors.size() ? std::string(last) : std::string(", ");
-    out += kCompressors[i].name;
+    out += kCompressors[i].*field;
   }
   return out;
 }
+} // namespace
+
+std::string compressor_names(std::string_view last) {
+  return listed(&CompressorInfo::name, last);
+}
 
 std::string root_key_names() {
-  std::string out;
-  for (std::size_t i = 0; i < kCompressors.size(); ++i) {
-    if (i > 0)
-      out += i + 1 == kCompressors.size() ? " or " : ", ";
-    out += kCompressors[i].root_key;
-  }
-  return out;
+  return listed(&CompressorInfo::root_key, " or ");
 }
 
 const char* to_string(Mode mode) {

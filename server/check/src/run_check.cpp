@@ -96,14 +96,15 @@ std::size_t count_positionals(const std::vector<std::string>& args) {
   return count;
 }
 
-// A file --only-configs checks: a compressor root key or a pattern table, and not a project
-// file (it describes the model, it configures no compressor).
-bool is_compression_config(const std::string& path, const std::string& text) {
-  if (fs::path(path).filename() == project::kProjectFileName)
-    return false;
-  config::ConfigDocument config = config::read_config(text, config::guess_format(path, text));
+// What makes a file a compression config: a compressor root key or a pattern table.
+bool holds_a_config(const config::ConfigDocument& config) {
   return config.root != config::Compressor::None || !config.keys.empty() ||
          config.global_config_range.has_value();
+}
+
+// The project file describes the model; it configures no compressor.
+bool is_project_file(const std::string& path) {
+  return fs::path(path).filename() == project::kProjectFileName;
 }
 
 // 1-based columns in characters (UTF-8 code points) of byte columns, for one text: line
@@ -156,7 +157,9 @@ public:
       ++errors_;
       return false;
     }
-    if (args_.has("--only-configs") && !is_compression_config(path, doc.text))
+    if (args_.has("--only-configs") &&
+        (is_project_file(path) ||
+         !holds_a_config(config::read_config(doc.text, config::guess_format(path, doc.text)))))
       return true;
     doc.path = fs::absolute(path).string();
     doc.uri = doc.path;
@@ -168,9 +171,8 @@ public:
     CharColumns columns(analysis.config->text); // the reader's text: a lone CR ends a line too
     std::vector<features::Diagnostic> diagnostics = workspace_.diagnose(analysis);
     const config::ConfigDocument& config = *analysis.config;
-    if (diagnostics.empty() && config.root == config::Compressor::None && config.keys.empty() &&
-        !config.global_config_range &&
-        fs::path(path).filename() != project::kProjectFileName) { // configs/*.yaml holds it
+    // configs/*.yaml also holds the project file, which is let through.
+    if (diagnostics.empty() && !holds_a_config(config) && !is_project_file(path)) {
       // Asked to check it, yet nothing in it is a config: passing would hide a wrong path.
       std::cerr << path << ": not a coreai-opt config: no root key coreai-opt loads ("
                 << coreai::root_key_names()

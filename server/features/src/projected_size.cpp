@@ -50,10 +50,10 @@ std::string before_after(std::int64_t before, std::int64_t after, std::int64_t w
          " bits per weight, " + storage(before) + " -> " + storage(after);
 }
 
-} // namespace
-
 // Longer reasons are left to the root key's hover: a code lens is one line above the config.
 constexpr std::size_t kLensReasonChars = 64;
+
+} // namespace
 
 std::vector<CodeLens> code_lenses(const config::ConfigDocument& document, const Model* model) {
   auto size = size_of(document, model, /*wait=*/true);

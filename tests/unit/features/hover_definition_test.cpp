@@ -124,8 +124,8 @@ TEST(ProjectedSize, AGraphModeLensStaysOneShortLineAndItsHoverSaysWhy) {
   // bits_per_weight() sizes eager-mode models only: the lens above the root key says so in a
   // few words and points to the hover, which holds the whole reason and what would size it.
   Model model{&model_index(), index::Compressor::Quantizer};
-  auto doc = config::read_config("quantization_config:\n  global_config: {}\n",
-                                 config::Format::Yaml);
+  auto doc =
+      config::read_config("quantization_config:\n  global_config: {}\n", config::Format::Yaml);
   std::vector<CodeLens> lenses = code_lenses(doc, &model);
   ASSERT_EQ(lenses.size(), 1u);
   EXPECT_EQ(lenses[0].title, "projected size: not computed; hover `quantization_config` for why");
