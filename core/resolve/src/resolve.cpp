@@ -482,6 +482,7 @@ private:
           out_.modules[static_cast<std::size_t>(module_of[static_cast<std::size_t>(r.primary)])]
               .decider;
       d.full_precision = decider_null(doc_, d.decider);
+      d.rank = winner[i];
       out_.ops.push_back(d);
     }
     find_shared_tensors(winner);

@@ -55,6 +55,10 @@ struct OpDecision {
   Decider decider;
   Decider module_entry; // the module config `decider` belongs to (the primary's module's)
   bool full_precision = false;
+  // Where the match configuring it stands in prepare()'s annotation order
+  // (_sort_nodes_in_annotation_order; the node priority reconciliation reads): lower first.
+  // Graph mode only.
+  int rank = 0;
 };
 
 // A key whose pattern cannot be evaluated here (invalid, or Python-only regex syntax):
