@@ -1,14 +1,14 @@
-"""The names coreai-opt gives a model's modules when one module object is registered under
-several names (``self.shortcut = self.encoder[0]``, wrappers hoisting a backbone's children).
+"""The model's ``named_modules()``, as coreai-opt matches module-name keys against them.
 
 coreai-opt 0.4.0 (config/compression_config.py, ``_build_module_alias_map`` and
-``build_module_config_dict``) names every module object by its first name in
-``named_modules()`` order (the canonical name), matches a ``module_name_configs`` key against
-every name of the object, and claims an object's children through ``named_children()``
-(alias paths included). The graph (``nn_module_stack``) names a call by the path it went
-through, so the archive carries the object table alongside it:
-``<archive>/extra/opscope_modules.json``. Written only when some module has a second name:
-without aliases the graph's names are already the canonical ones.
+``build_module_config_dict``) walks every module object of ``named_modules()``, called or not
+(a ``ModuleList`` such as ``model.layers`` is never called, yet a key naming it configures
+every block), names each by its first name (the canonical name), matches a
+``module_name_configs`` key against every name of the object (``self.shortcut =
+self.encoder[0]``, wrappers hoisting a backbone's children), and claims an object's children
+through ``named_children()`` (alias paths included). The graph (``nn_module_stack``) holds only
+the calls, under the path each went through, so the archive carries the object table
+alongside it: ``<archive>/extra/opscope_modules.json``.
 """
 
 from __future__ import annotations
@@ -25,28 +25,23 @@ def _fqn(cls: type) -> str:
     return f"{cls.__module__}.{cls.__qualname__}"
 
 
-def module_table(model) -> dict | None:
+def module_table(model) -> dict:
     """Every module object in named_modules() order: its canonical name, type, other names
-    and its named_children() (indices into the table); None when no object has two names."""
+    and its named_children() (indices into the table)."""
     index_of: dict[int, int] = {}
     modules: list[dict] = []
     for name, module in model.named_modules():
         index_of[id(module)] = len(modules)
         modules.append({"name": name, "type": _fqn(type(module))})
-    has_alias = False
     for name, module in model.named_modules(remove_duplicate=False):
         entry = modules[index_of[id(module)]]
         if entry["name"] != name:
             entry.setdefault("aliases", []).append(name)
-            has_alias = True
-    if not has_alias:
-        return None
     for entry, (_, module) in zip(modules, model.named_modules()):
         entry["children"] = [index_of[id(child)] for child in module.children()]
     return {"format": MODULES_FORMAT, "version": MODULES_VERSION, "modules": modules}
 
 
 def module_extra_files(model) -> dict[str, str]:
-    """`extra_files` for torch.export.save carrying the table (empty without aliases)."""
-    table = module_table(model)
-    return {} if table is None else {MODULES_FILE_NAME: json.dumps(table, separators=(",", ":"))}
+    """`extra_files` for torch.export.save carrying the table."""
+    return {MODULES_FILE_NAME: json.dumps(module_table(model), separators=(",", ":"))}

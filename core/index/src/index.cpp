@@ -18,6 +18,67 @@ bool is_framework_file(const std::string& file) {
       return true;
   return false;
 }
+
+// named_modules() as the names show it (Index::named_modules): a trie of every called module
+// and parameter owner and their dotted prefixes, numbered depth first with children in the
+// order the tree lists them, as named_modules() numbers a model whose calls follow its
+// registration order.
+std::vector<ModuleObject> infer_named_modules(const Index& index) {
+  struct Node {
+    std::string name, type;
+    std::vector<int> children;
+  };
+  std::vector<Node> nodes{{"", index.modules.front().type, {}}};
+  std::unordered_map<std::string, int> at{{"", 0}};
+  auto add = [&](const std::string& name, const std::string& type) {
+    if (name.empty())
+      return;
+    int parent = 0;
+    for (std::size_t dot = name.find('.');; dot = name.find('.', dot + 1)) {
+      std::string prefix = name.substr(0, dot);
+      auto [it, inserted] = at.emplace(prefix, static_cast<int>(nodes.size()));
+      if (inserted) {
+        nodes.push_back({prefix, {}, {}});
+        nodes[static_cast<std::size_t>(parent)].children.push_back(it->second);
+      }
+      parent = it->second;
+      if (dot == std::string::npos)
+        break;
+    }
+    std::string& known = nodes[static_cast<std::size_t>(parent)].type;
+    if (known.empty())
+      known = type;
+  };
+  for (const Module& m : index.modules)
+    add(m.name, m.type);
+  for (const Parameter& p : index.parameters) {
+    add(owner_module_name(p.name), "");
+    for (const auto& alias : p.aliases)
+      add(owner_module_name(alias), "");
+  }
+  // Depth-first renumbering (an explicit stack: a hostile index may nest deeply).
+  std::vector<int> position(nodes.size(), -1), order, stack{0};
+  while (!stack.empty()) {
+    int n = stack.back();
+    stack.pop_back();
+    position[static_cast<std::size_t>(n)] = static_cast<int>(order.size());
+    order.push_back(n);
+    const std::vector<int>& children = nodes[static_cast<std::size_t>(n)].children;
+    for (auto c = children.rbegin(); c != children.rend(); ++c)
+      stack.push_back(*c);
+  }
+  std::vector<ModuleObject> objects;
+  objects.reserve(order.size());
+  for (int n : order) {
+    Node& node = nodes[static_cast<std::size_t>(n)];
+    ModuleObject& object = objects.emplace_back();
+    object.name = std::move(node.name);
+    object.type = std::move(node.type);
+    for (int c : node.children)
+      object.children.push_back(position[static_cast<std::size_t>(c)]);
+  }
+  return objects;
+}
 } // namespace
 
 const SourceFrame* user_frame(const Op& op) {
@@ -131,16 +192,46 @@ void Index::rebuild_lookups() {
       if (edge.is_state)
         if (auto it = parameter_by_name_.find(edge.producer); it != parameter_by_name_.end())
           op_parameters_[o].push_back(it->second);
+  inferred_objects_.clear();
+  if (module_objects.empty() && !modules.empty())
+    inferred_objects_ = infer_named_modules(*this);
+  const std::vector<ModuleObject>& objects = named_modules();
   module_object_by_name_.clear();
-  for (int i = 0; i < static_cast<int>(module_objects.size()); ++i) {
-    module_object_by_name_.emplace(module_objects[static_cast<std::size_t>(i)].name, i);
-    for (const auto& alias : module_objects[static_cast<std::size_t>(i)].aliases)
+  names_outside_tree_.clear();
+  for (int i = 0; i < static_cast<int>(objects.size()); ++i) {
+    const ModuleObject& object = objects[static_cast<std::size_t>(i)];
+    module_object_by_name_.emplace(object.name, i);
+    for (const auto& alias : object.aliases)
       module_object_by_name_.emplace(alias, i);
+    if (!module_by_name_.count(object.name))
+      names_outside_tree_.emplace_back(object.name, i);
+    for (const auto& alias : object.aliases)
+      if (!module_by_name_.count(alias))
+        names_outside_tree_.emplace_back(alias, i);
   }
   module_object_of_.assign(modules.size(), -1);
-  if (!module_objects.empty())
-    for (std::size_t m = 0; m < modules.size(); ++m)
-      module_object_of_[m] = find_module_object(modules[m].name);
+  calls_of_object_.assign(objects.size(), {});
+  for (std::size_t m = 0; m < modules.size(); ++m) {
+    module_object_of_[m] = find_module_object(modules[m].name);
+    if (module_object_of_[m] >= 0)
+      calls_of_object_[static_cast<std::size_t>(module_object_of_[m])].push_back(
+          static_cast<int>(m));
+  }
+}
+
+const std::vector<int>& Index::calls_of(int object) const {
+  static const std::vector<int> kNone;
+  return object >= 0 && static_cast<std::size_t>(object) < calls_of_object_.size()
+             ? calls_of_object_[static_cast<std::size_t>(object)]
+             : kNone;
+}
+
+const std::vector<ModuleObject>& Index::named_modules() const {
+  return module_objects.empty() ? inferred_objects_ : module_objects;
+}
+
+const std::vector<std::pair<std::string, int>>& Index::names_outside_tree() const {
+  return names_outside_tree_;
 }
 
 } // namespace opscope::index

@@ -4,6 +4,7 @@
 #include "opscope/coreai/compressors.h"
 #include "opscope/coreai/tables.h"
 
+#include "opscope/index/named_modules.h"
 #include "opscope/index/query.h"
 #include "patterns.h"
 
@@ -106,10 +107,13 @@ private:
   }
 
   // build_module_config_dict: the rank of an entry is when it is applied (module name keys
-  // last-written first, then module type keys last-written first, then global). A module
-  // goes to the first-applied entry matching it or one of its ancestors, because
-  // _set_config_for_module claims a matched module's whole unclaimed subtree and never
-  // revisits a module.
+  // last-written first, then module type keys last-written first, then global). It runs over
+  // named_modules() objects, containers that forward() never calls included (`model.layers`),
+  // and matches a name key against every name of an object (_build_module_alias_map). An
+  // object goes to the first-applied entry matching it or one of its ancestors along any path,
+  // because _set_config_for_module claims a matched object's whole unclaimed subtree through
+  // named_children() and never revisits an object; a call takes its object's decision
+  // (_alias_to_canonical in the graph quantizer).
   void resolve_modules() {
     std::vector<Decider> by_rank;
     for (auto it = name_entries_.rbegin(); it != name_entries_.rend(); ++it)
@@ -120,14 +124,16 @@ private:
         {doc_.global_config_range ? Decider::Kind::Global : Decider::Kind::DefaultGlobal, -1});
     const int global_rank = static_cast<int>(by_rank.size()) - 1;
 
-    const std::size_t n = index_.modules.size();
-    std::vector<int> own(n, global_rank);
-    if (!index_.module_objects.empty()) {
-      resolve_module_objects(by_rank, global_rank);
-      return;
-    }
-    int rank = 0;
-    // Every name key's matches in one pass over the module names.
+    const std::vector<index::ModuleObject>& objects = index_.named_modules();
+    const std::size_t count = objects.size();
+    std::vector<int> own(count, global_rank);
+    auto add_entry = [&](int key, int rank, std::vector<int> matched_objects) {
+      for (int o : matched_objects)
+        own[static_cast<std::size_t>(o)] = std::min(own[static_cast<std::size_t>(o)], rank);
+      entries_by_rank_.push_back({key, index::modules_reached(index_, matched_objects)});
+      objects_by_rank_.push_back(std::move(matched_objects));
+    };
+    // Every name key's matches in one pass over the names.
     std::vector<std::shared_ptr<const index::Query>> queries;
     std::vector<const index::Query*> usable;
     for (auto it = name_entries_.rbegin(); it != name_entries_.rend(); ++it) {
@@ -135,102 +141,21 @@ private:
           engine_->query(index::Table::ModuleName, doc_.keys[static_cast<std::size_t>(*it)].text));
       usable.push_back(queries.back()->usable() ? queries.back().get() : nullptr);
     }
-    std::vector<std::vector<int>> matches = engine_->match_modules_each(usable);
+    std::vector<std::vector<int>> matches = index::objects_matching_each(*engine_, usable);
+    int rank = 0;
     for (auto it = name_entries_.rbegin(); it != name_entries_.rend(); ++it, ++rank) {
       const std::size_t i = static_cast<std::size_t>(it - name_entries_.rbegin());
       if (!usable[i]) {
         out_.unresolved.push_back({*it, queries[i]->status().reason});
         continue;
       }
-      std::vector<int> matched = std::move(matches[i]);
-      for (int m : matched)
-        own[static_cast<std::size_t>(m)] = std::min(own[static_cast<std::size_t>(m)], rank);
-      entries_by_rank_.push_back({*it, std::move(matched)});
-    }
-    for (auto it = type_entries_.rbegin(); it != type_entries_.rend(); ++it, ++rank) {
-      std::vector<int> matched = engine_->match_modules(
-          *engine_->query(index::Table::ModuleType, doc_.keys[static_cast<std::size_t>(*it)].text));
-      for (int m : matched)
-        own[static_cast<std::size_t>(m)] = std::min(own[static_cast<std::size_t>(m)], rank);
-      entries_by_rank_.push_back({*it, std::move(matched)});
-    }
-    claim_order(by_rank.size() - 1);
-    // Reported in dict order, name keys first.
-    std::reverse(entries_by_rank_.begin(), entries_by_rank_.end());
-    std::stable_partition(
-        entries_by_rank_.begin(), entries_by_rank_.end(), [&](const EntryMatch& e) {
-          return doc_.keys[static_cast<std::size_t>(e.key)].table == Table::ModuleName;
-        });
-    out_.entries = std::move(entries_by_rank_);
-
-    // Parents precede children in Index::modules, so one pass sees each parent decided.
-    std::vector<int> decided(n, global_rank);
-    out_.modules.resize(n);
-    for (std::size_t m = 0; m < n; ++m) {
-      int parent = index_.modules[m].parent;
-      int inherited = parent >= 0 ? decided[static_cast<std::size_t>(parent)] : global_rank;
-      decided[m] = std::min(own[m], inherited);
-      ModuleDecision& d = out_.modules[m];
-      d.module = static_cast<int>(m);
-      d.decider = by_rank[static_cast<std::size_t>(decided[m])];
-      d.direct = own[m] == decided[m];
-      d.full_precision = decider_null(doc_, d.decider);
-    }
-    assign_priorities([](std::size_t m) { return static_cast<int>(m); });
-  }
-
-  // The same over module objects (a model with a module registered under several names):
-  // build_module_config_dict matches a name key against every name of an object
-  // (_build_module_alias_map) and claims an object's children through named_children(),
-  // alias paths included, once per object. So an object goes to the first-applied entry
-  // matching it or any of its ancestors along any path; a call made under an alias path
-  // takes its object's decision (_alias_to_canonical in the graph quantizer).
-  void resolve_module_objects(const std::vector<Decider>& by_rank, int global_rank) {
-    const std::vector<index::ModuleObject>& objects = index_.module_objects;
-    const std::size_t count = objects.size();
-    std::vector<int> own(count, global_rank);
-    // Index modules of each object (a module called under two paths is two tree nodes).
-    std::vector<std::vector<int>> calls(count);
-    for (std::size_t m = 0; m < index_.modules.size(); ++m)
-      if (int o = index_.module_object(m); o >= 0)
-        calls[static_cast<std::size_t>(o)].push_back(static_cast<int>(m));
-    auto add_entry = [&](int key, int rank, const index::Query& query, bool by_type) {
-      std::vector<int> matched_objects;
-      for (std::size_t o = 0; o < count; ++o) {
-        const index::ModuleObject& object = objects[o];
-        bool hit = by_type
-                       ? query.matches(object.type)
-                       : query.matches(object.name) ||
-                             std::any_of(object.aliases.begin(), object.aliases.end(),
-                                         [&](const std::string& a) { return query.matches(a); });
-        if (!hit)
-          continue;
-        own[o] = std::min(own[o], rank);
-        matched_objects.push_back(static_cast<int>(o));
-      }
-      std::vector<int> matched;
-      for (int o : matched_objects)
-        for (int m : calls[static_cast<std::size_t>(o)])
-          matched.push_back(m);
-      std::sort(matched.begin(), matched.end());
-      entries_by_rank_.push_back({key, std::move(matched)});
-      objects_by_rank_.push_back(std::move(matched_objects));
-    };
-    int rank = 0;
-    for (auto it = name_entries_.rbegin(); it != name_entries_.rend(); ++it, ++rank) {
-      std::shared_ptr<const index::Query> query =
-          engine_->query(index::Table::ModuleName, doc_.keys[static_cast<std::size_t>(*it)].text);
-      if (!query->usable()) {
-        out_.unresolved.push_back({*it, query->status().reason});
-        continue;
-      }
-      add_entry(*it, rank, *query, false);
+      add_entry(*it, rank, std::move(matches[i]));
     }
     for (auto it = type_entries_.rbegin(); it != type_entries_.rend(); ++it, ++rank)
-      add_entry(
-          *it, rank,
-          *engine_->query(index::Table::ModuleType, doc_.keys[static_cast<std::size_t>(*it)].text),
-          true);
+      add_entry(*it, rank,
+                index::objects_matching(
+                    *engine_, *engine_->query(index::Table::ModuleType,
+                                              doc_.keys[static_cast<std::size_t>(*it)].text)));
 
     // Every ancestor along every path: relax down the children until nothing changes (ranks
     // only fall, so this ends even on a malformed table with a cycle).
@@ -254,6 +179,7 @@ private:
       if (int o = index_.module_object(m); o >= 0)
         insertion_[m] = object_insertion_[static_cast<std::size_t>(o)];
 
+    // Reported in dict order, name keys first.
     std::reverse(entries_by_rank_.begin(), entries_by_rank_.end());
     std::stable_partition(
         entries_by_rank_.begin(), entries_by_rank_.end(), [&](const EntryMatch& e) {
@@ -286,11 +212,11 @@ private:
     });
   }
 
-  // ModuleDecision::priority. Name and type levels: the claim order (claim_order /
-  // claim_objects). Global: _apply_configs walks reversed(named_modules()) and each module
-  // it reaches is still unclaimed (its children come after it in named_modules(), so they
-  // were reached before it): the last module takes the first place. `order(m)` is module m's
-  // place in named_modules() (equal for calls of one object).
+  // ModuleDecision::priority. Name and type levels: the claim order (claim_objects). Global:
+  // _apply_configs walks reversed(named_modules()) and each module it reaches is still unclaimed
+  // (its children come after it in named_modules(), so they were reached before it): the last
+  // module takes the first place. `order(m)` is module m's place in named_modules() (equal for
+  // calls of one object).
   template <typename Order> void assign_priorities(Order order) {
     const std::size_t n = out_.modules.size();
     std::vector<std::pair<int, std::size_t>> global; // (named_modules place, module)
@@ -312,10 +238,13 @@ private:
     }
   }
 
-  // claim_order over module objects: each object takes one place, in the order
-  // _set_config_for_module first reaches it (visited is by object).
+  // _set_config_for_module's order of insertion into module_config_dict[level]: entries in
+  // rank order, each over its matched objects last-listed first (reversed named_modules), a
+  // claim taking the object's unclaimed subtree depth first; each object takes one place
+  // (visited is by object). An op's "priority" in the annotation sort is its module's position
+  // at its level.
   void claim_objects(std::size_t ranked_entries) {
-    const std::vector<index::ModuleObject>& objects = index_.module_objects;
+    const std::vector<index::ModuleObject>& objects = index_.named_modules();
     const std::size_t count = objects.size();
     insertion_.assign(index_.modules.size(), 0);
     object_insertion_.assign(count, 0);
@@ -336,40 +265,6 @@ private:
           visited[o] = true;
           object_insertion_[o] = counters[level]++;
           for (auto c = objects[o].children.rbegin(); c != objects[o].children.rend(); ++c)
-            stack.push_back(*c);
-        }
-      }
-    }
-    level_sizes_[0] = counters[0];
-    level_sizes_[1] = counters[1];
-  }
-
-  // _set_config_for_module's order of insertion into module_config_dict[level]: entries in
-  // rank order, each over its matched modules last-listed first (reversed named_modules), a
-  // claim taking the module's unclaimed subtree depth first. An op's "priority" in the
-  // annotation sort is its module's position at its level.
-  void claim_order(std::size_t ranked_entries) {
-    const std::size_t n = index_.modules.size();
-    insertion_.assign(n, 0);
-    std::vector<bool> visited(n, false);
-    int counters[2] = {0, 0};
-    std::vector<int> stack;
-    for (std::size_t r = 0; r < ranked_entries && r < entries_by_rank_.size(); ++r) {
-      const EntryMatch& entry = entries_by_rank_[r];
-      int level = doc_.keys[static_cast<std::size_t>(entry.key)].table == Table::ModuleName ? 0 : 1;
-      for (auto it = entry.modules.rbegin(); it != entry.modules.rend(); ++it) {
-        if (visited[static_cast<std::size_t>(*it)])
-          continue;
-        stack.assign(1, *it);
-        while (!stack.empty()) {
-          int m = stack.back();
-          stack.pop_back();
-          if (visited[static_cast<std::size_t>(m)])
-            continue;
-          visited[static_cast<std::size_t>(m)] = true;
-          insertion_[static_cast<std::size_t>(m)] = counters[level]++;
-          const std::vector<int>& children = index_.modules[static_cast<std::size_t>(m)].children;
-          for (auto c = children.rbegin(); c != children.rend(); ++c)
             stack.push_back(*c);
         }
       }

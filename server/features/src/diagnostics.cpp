@@ -3,6 +3,7 @@
 #include "matching.h"
 #include "opscope/features/overridden.h"
 #include "opscope/features/prepare_failures.h"
+#include "opscope/index/named_modules.h"
 #include "resolution.h"
 #include "text.h"
 
@@ -248,28 +249,15 @@ private:
     add(key, Severity::Warning, "no-match", message, std::move(fixes));
   }
 
-  // A module the model has but no op ran under (it owns parameters, or is recorded among the
-  // module objects, and is no module of the index): the first one `key` fully matches.
+  // A module the model has but no op ran under, in itself or below it (it owns parameters,
+  // or is recorded among named_modules(), and reaches no module of the tree; a container such
+  // as `model.layers` reaches its blocks): the first one `key` fully matches.
   std::optional<std::string> idle_module_matched(const PatternKey& key) {
     if (!idle_modules_) {
-      std::set<std::string> running;
-      for (const index::Module& m : index_->modules)
-        running.insert(m.name);
       std::set<std::string> idle;
-      auto add_owners = [&](const std::string& parameter) {
-        for (std::string owner = index::owner_module_name(parameter); !owner.empty();
-             owner = index::owner_module_name(owner))
-          if (!running.count(owner))
-            idle.insert(owner);
-      };
-      for (const index::Parameter& p : index_->parameters) {
-        add_owners(p.name);
-        for (const std::string& alias : p.aliases)
-          add_owners(alias);
-      }
-      for (const index::ModuleObject& object : index_->module_objects)
-        if (!object.name.empty() && !running.count(object.name))
-          idle.insert(object.name);
+      for (const auto& [name, object] : index_->names_outside_tree())
+        if (!name.empty() && index::modules_reached(*index_, {object}).empty())
+          idle.insert(name);
       idle_modules_.emplace(idle.begin(), idle.end());
     }
     if (idle_modules_->empty())
@@ -287,6 +275,9 @@ private:
       for (const index::Module& m : index_->modules)
         if (!m.name.empty())
           names.push_back(m.name);
+      for (const auto& [name, object] : index_->names_outside_tree()) // `model.layers`
+        if (!name.empty() && !index::modules_reached(*index_, {object}).empty())
+          names.push_back(name);
     } else {
       for (int i : queries_->scope_ops(key.scope))
         names.push_back(index_->ops[static_cast<std::size_t>(i)].name);

@@ -1,5 +1,7 @@
 #include "matching.h"
 
+#include "opscope/index/named_modules.h"
+
 #include <algorithm>
 #include <iterator>
 
@@ -60,36 +62,21 @@ std::vector<int> intersect(const std::vector<int>& a, const std::vector<int>& b)
   return out;
 }
 
-// A name key against a model with module objects (a module registered under several
-// names): coreai-opt tests every name of an object (_build_module_alias_map) and applies the
-// key to the object, so to every call of it, whichever path the call went through. The
-// index modules that are calls of an object `query` matches under any of its names.
-std::vector<int> calls_of_matched_objects(const index::Index& index, const index::Query& query) {
-  std::vector<bool> hit(index.module_objects.size(), false);
-  bool any = false;
-  for (std::size_t o = 0; o < index.module_objects.size(); ++o) {
-    const index::ModuleObject& object = index.module_objects[o];
-    hit[o] = query.matches(object.name) ||
-             std::any_of(object.aliases.begin(), object.aliases.end(),
-                         [&](const std::string& alias) { return query.matches(alias); });
-    any = any || hit[o];
-  }
-  std::vector<int> calls;
-  if (!any)
-    return calls;
-  for (std::size_t m = 0; m < index.modules.size(); ++m)
-    if (int o = index.module_object(m); o >= 0 && hit[static_cast<std::size_t>(o)])
-      calls.push_back(static_cast<int>(m));
-  return calls;
-}
-
-// Adds the calls the names of the index do not show (calls_of_matched_objects) to `m`:
-// those modules and every call op inside them.
-void add_alias_matches(const index::QueryEngine& engine, const index::Query& query, Matches& m) {
+// A name key matches what build_module_config_dict matches: every name of every object in
+// named_modules() (aliases, containers such as `model.layers` that forward() never calls), and
+// applies to the object's subtree. Adds to `m` the tree modules that reach shows and the
+// tree's names alone do not: calls made under another name of a matched object, and the
+// nearest calls below a matched container; with every call op inside them.
+void add_named_module_matches(const index::QueryEngine& engine, const index::Query& query,
+                              Matches& m) {
   const index::Index& index = engine.index();
+  const auto& outside = index.names_outside_tree();
+  if (std::none_of(outside.begin(), outside.end(),
+                   [&](const auto& name) { return query.matches(name.first); }))
+    return; // every name it matches is in the tree: engine.match saw them all
   std::vector<int> ops = m.ops;
   bool added = false;
-  for (int module : calls_of_matched_objects(index, query)) {
+  for (int module : index::modules_reached(index, index::objects_matching(engine, query))) {
     const std::string& name = index.modules[static_cast<std::size_t>(module)].name;
     if (query.matches(name) || name.empty())
       continue; // matched by its own name already (the root holds everything anyway)
@@ -170,8 +157,8 @@ Matches match_key(const ModelQueries& queries, const config::PatternKey& key,
     }
     // Every call op, whatever the compressor: callers filter with `compressible`.
     m.ops = in_graph_order(engine.match(query));
-    if (key.table == Table::ModuleName && !index.module_objects.empty())
-      add_alias_matches(engine, query, m);
+    if (key.table == Table::ModuleName)
+      add_named_module_matches(engine, query, m);
     if (list_modules == ModuleList::IfNoOps && !m.ops.empty())
       return m;
     std::vector<int> by_alias = std::move(m.modules);

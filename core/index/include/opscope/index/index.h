@@ -137,8 +137,8 @@ public:
   // order, including those of modules no op ran in. Empty for indexes of models exported
   // before parameters were recorded.
   std::vector<Parameter> parameters;
-  // Every module object with its names, when some object has more than one name; empty
-  // otherwise (then every Module's name is canonical and the tree is the object tree).
+  // Every module object with its names, as the export helper recorded named_modules()
+  // (containers forward() never calls included); empty in an archive made without it.
   std::vector<ModuleObject> module_objects;
 
   const Module& root() const { return modules.front(); }
@@ -153,9 +153,20 @@ public:
   // those module `module` owns directly (recurse=False) under any of their names.
   const std::vector<int>& op_parameters(std::size_t op) const;
   const std::vector<int>& module_parameters(std::size_t module) const;
-  // The module object (index into module_objects) module `module` is a call of; -1 when
-  // module_objects is empty or does not name it.
+  // The model's named_modules(): module_objects, or where the archive did not record them,
+  // what the names show: every called module, every module owning a parameter, and every
+  // dotted prefix of those (a prefix of a module path is a module: `model.layers` of
+  // `model.layers.0`). Types are known only for called modules. Never empty once looked up.
+  const std::vector<ModuleObject>& named_modules() const;
+  // Names of named_modules() objects (canonical or alias) that no module of the tree bears,
+  // with the object's position: containers such as `model.layers`, modules that never run,
+  // names only an alias path reaches. Name keys are tested against these besides the tree.
+  const std::vector<std::pair<std::string, int>>& names_outside_tree() const;
+  // The module object (index into named_modules()) module `module` is a call of; -1 when
+  // none names it.
   int module_object(std::size_t module) const;
+  // The modules of the tree that are calls of object `object` (none for a container).
+  const std::vector<int>& calls_of(int object) const;
   // The object named `name` under any of its names; -1 if none.
   int find_module_object(const std::string& name) const;
   // The name coreai-opt gives module `module`: its object's canonical name, else its own.
@@ -168,8 +179,11 @@ private:
   std::unordered_map<std::string, int> op_by_name_;
   std::unordered_map<std::string, int> module_by_name_;
   std::unordered_map<std::string, int> parameter_by_name_;
+  std::vector<ModuleObject> inferred_objects_; // named_modules() when module_objects is empty
+  std::vector<std::pair<std::string, int>> names_outside_tree_;
   std::unordered_map<std::string, int> module_object_by_name_; // every name of every object
   std::vector<int> module_object_of_;                          // per module
+  std::vector<std::vector<int>> calls_of_object_;              // per named_modules() object
   std::vector<std::vector<int>> op_parameters_;                // derived from Op::inputs
   std::vector<std::vector<int>> module_parameters_;            // derived from the parameters' names
 };
