@@ -68,7 +68,8 @@ def build_model_and_inputs(request: ExportRequest):
 
     torch.manual_seed(request.seed)
     if is_hf_target(request.target):
-        from opscope_export.hf_target import build_model, example_inputs
+        from opscope_export.hf_inputs import example_inputs
+        from opscope_export.hf_target import build_model
 
         model = build_model(request.target, request.hf_class)
         example_args, example_kwargs = None, None
@@ -78,12 +79,13 @@ def build_model_and_inputs(request: ExportRequest):
     if request.eval_mode:
         model.eval()
     torch.manual_seed(request.seed)
-    if request.inputs:
+    if is_hf_target(request.target) and all(spec.keyword for spec in request.inputs):
+        # NAME=SPEC inputs add to (or replace) those made from the config.
+        args, kwargs = (), example_inputs(model, make_inputs(request.inputs)[1], request.target)
+    elif request.inputs:
         args, kwargs = make_inputs(request.inputs)
     elif example_args is not None:
         args, kwargs = example_args, {}
-    elif is_hf_target(request.target):
-        args, kwargs = (), example_inputs(model)
     else:
         raise ExportError(
             f"{request.target}: no example inputs; pass one --input SHAPE[:DTYPE[:LO..HI]] per "
@@ -128,52 +130,55 @@ def export_archive(request: ExportRequest) -> ExportResult:
         return _export_archive(request, torch_version)
 
 
+class _ExportFailed(ExportError):
+    """torch.export failed on the model that was built."""
+
+
 class _NeedsData(Exception):
     """The model cannot be built, exported or run on tensors without data."""
 
-
-@contextlib.contextmanager
-def _without_data():
-    """Tensors made inside have shapes, dtypes, devices and strides but no data: torch's
-    fake tensors. Not the meta device: kernels choose their output strides by device, and
-    on meta a CPU model's graph differs (transformers' SDPA attention gains a `contiguous`);
-    fake CPU tensors run the CPU kernels' shape logic, so the graph is the one a real
-    export gives. Real tensors the model makes while running (constants) are allowed."""
-    import torch.nn.init as init
-    from torch._subclasses.fake_tensor import FakeTensorMode
-
-    # torch's truncated-normal init re-draws until its values fit (`if not mask.any()`),
-    # which fake tensors cannot answer; without data there is nothing to initialise.
-    truncated_normal = getattr(init, "_no_grad_trunc_normal_", None)
-    if truncated_normal is not None:
-        init._no_grad_trunc_normal_ = lambda tensor, *args, **kwargs: tensor
-    try:
-        with FakeTensorMode(allow_non_fake_inputs=True):
-            yield
-    finally:
-        if truncated_normal is not None:
-            init._no_grad_trunc_normal_ = truncated_normal
+    def __init__(self, message: str, weight_bytes: int | None = None):
+        super().__init__(message)
+        self.weight_bytes = weight_bytes  # its weights' size with data, when it was built
 
 
-def _export_program(request: ExportRequest, weightless: bool):
-    """(model, args, kwargs, program, extra_files), built with or without weight data."""
+# The most weight data a weightless export builds when the model needs data after all; past
+# it the export stops and says which module read values, instead of running out of memory.
+FALLBACK_LIMIT = 2 * 10**9  # bytes
+
+
+def _export_program(request: ExportRequest, weightless: bool, fallback: str | None = None):
+    """(model, args, kwargs, program, extra_files), built with or without weight data; a
+    fallback (a real build because the weightless one failed, and why) stops at FALLBACK_LIMIT."""
     import torch
 
-    with _without_data() if weightless else contextlib.nullcontext():
-        model, args, kwargs = build_model_and_inputs(request)
+    from opscope_export.data_free import data_free, state_bytes
+
+    if weightless:
+        with data_free() as mode:
+            model, args, kwargs = build_model_and_inputs(request)
+            mode.end_build(model, args, kwargs)
+    else:
+        bound = _weights_bound(request, fallback)
+        try:
+            with bound:
+                model, args, kwargs = build_model_and_inputs(request)
+        except Exception as exc:
+            if getattr(bound, "refusal", None) is not None:
+                raise bound.refusal from exc  # the factory may have wrapped it
+            raise
     program = None
     try:
         if request.export_graph:
             with torch.no_grad():
                 program = torch.export.export(model, args, kwargs=kwargs or None)
     except Exception as exc:
-        if weightless:
-            raise _NeedsData(f"torch.export without weight data failed: "
-                             f"{type(exc).__name__}: {_first_line(exc)}") from exc
-        raise ExportError(
+        # Never a reason to fall back: torch.export traces on fake tensors (weights and
+        # inputs alike) either way, and fails the same way with real weights.
+        raise _ExportFailed(
             f"{request.target}: torch.export failed: {type(exc).__name__}: "
-            f"{shorten(str(exc), max_lines=3, max_chars=500)}; {EXPORT_HINT}"
-        ) from exc
+            f"{shorten(str(exc), max_lines=3, max_chars=500)}{_module_note(exc)}; "
+            f"{EXPORT_HINT}") from exc
 
     # Eager-mode names come from running the model once (docs/EAGER_MODE.md); never fails
     # the export: a model that cannot run records why, and only eager mode reports it.
@@ -188,7 +193,8 @@ def _export_program(request: ExportRequest, weightless: bool):
         extra_files.update(eager_files)
         failure = eager_failure(eager_files)
         if weightless and failure:
-            raise _NeedsData(f"the eager recording without weight data failed: {failure}")
+            raise _NeedsData(f"the eager recording without weight data failed: {failure}",
+                             state_bytes(model))
     return model, args, kwargs, program, extra_files
 
 
@@ -196,21 +202,73 @@ def _first_line(exc: BaseException) -> str:
     return (str(exc).strip().splitlines() or [""])[0][:300]
 
 
+def _module_note(exc: BaseException) -> str:
+    """` (in Module.method)`: the module whose code raised `exc`, if any."""
+    from opscope_export.data_free import reading_module
+
+    module = reading_module(exc)
+    return f" (in {module})" if module else ""
+
+
+def _described_at(exc: BaseException) -> str:
+    """`Type: first line`, and the module whose code raised it."""
+    return f"{type(exc).__name__}: {_first_line(exc)}{_module_note(exc)}"
+
+
+def _fallback_advice(request: ExportRequest) -> str:
+    if is_hf_target(request.target):
+        return ("a config has no weights to read: if the model needs them, try a smaller "
+                "config (fewer layers) or another class (--hf-class)")
+    return "export it with --with-weights on a machine with the memory"
+
+
+def _weights_bound(request: ExportRequest, fallback: str | None):
+    """A real build of a weightless request (the fallback) allocates at most FALLBACK_LIMIT."""
+    if fallback is None:
+        return contextlib.nullcontext()
+    from opscope_export.data_free import WeightsAtMost, gigabytes
+
+    return WeightsAtMost(FALLBACK_LIMIT, (
+        f"{request.target}: cannot export without weight data ({fallback}), and "
+        f"its real weights pass the {gigabytes(FALLBACK_LIMIT)} a weightless export may "
+        f"allocate; {_fallback_advice(request)}"))
+
+
 def _weightless_program(request: ExportRequest):
-    """The weightless export, or None and why not (the caller then exports with weights)."""
+    """The weightless export, or None and why not (the caller then exports with weights,
+    within FALLBACK_LIMIT). Only building or the eager recording can need data: a failed
+    torch.export is reported as it is, and so is, for an hf: target, a build failure that
+    does not come from missing data (a config's model would fail the same way)."""
+    from opscope_export.data_free import gigabytes, needs_data
+
+    hf = is_hf_target(request.target)
     try:
         return _export_program(request, True), None
+    except _ExportFailed:
+        raise
     except _NeedsData as exc:
+        if exc.weight_bytes is not None and exc.weight_bytes > FALLBACK_LIMIT:
+            raise ExportError(
+                f"{request.target}: cannot export without weight data ({exc}), and its weights "
+                f"would take {gigabytes(exc.weight_bytes)}, more than the "
+                f"{gigabytes(FALLBACK_LIMIT)} a weightless export may allocate; "
+                f"{_fallback_advice(request)}") from exc
         return None, str(exc)
     except ExportError as exc:
+        if hf and not needs_data(exc):
+            raise
         # Building failed without data; a real build may still work (a checkpoint loaded by
         # the factory, code reading tensor values). Errors that do not depend on data (a
         # wrong TARGET, a bad config) fail the same way again and are reported then.
         why = str(exc).removeprefix(f"{request.target}: ")
-        return None, f"building it without weight data failed: {why}"
+        note = _module_note(exc)
+        return None, f"building it without weight data failed: {why}" + (
+            note if note.strip() not in why else "")
     except Exception as exc:  # fake tensors' own errors (DataDependentOutputException, ...)
-        return None, f"building it without weight data failed: {type(exc).__name__}: " \
-                     f"{_first_line(exc)}"
+        if hf and not needs_data(exc):
+            raise ExportError(f"{request.target}: building it failed: "
+                              f"{_described_at(exc)}") from exc
+        return None, f"building it without weight data failed: {_described_at(exc)}"
 
 
 def _export_archive(request: ExportRequest, torch_version: str) -> ExportResult:
@@ -219,7 +277,7 @@ def _export_archive(request: ExportRequest, torch_version: str) -> ExportResult:
     if request.weightless:
         built, fallback = _weightless_program(request)
     if built is None:
-        built = _export_program(request, False)
+        built = _export_program(request, False, fallback)
     model, args, kwargs, program, extra_files = built
 
     output = os.path.abspath(request.output)

@@ -4,15 +4,12 @@ CONFIG is a `config.json`, a folder holding one, or a model id (`org/name`) whos
 already in the local Hugging Face cache. Nothing is downloaded: the hub is set offline before
 transformers loads, and a model id missing from the cache is an error saying how to get it.
 
-The model is built with transformers' `AutoModel*.from_config` (no checkpoint), put in eval
-mode as `from_pretrained` would, and given example inputs chosen from its main input
-(token ids, pixel values, audio features) plus decoder token ids for encoder-decoders, with
-`use_cache=False` where forward() takes it (a cache would add outputs, not ops to compress).
+The model is built with transformers' `AutoModel*.from_config` (no checkpoint) and put in
+eval mode as `from_pretrained` would; its example inputs come from hf_inputs.py.
 """
 
 from __future__ import annotations
 
-import inspect
 import json
 import os
 
@@ -22,8 +19,6 @@ HF_PREFIX = "hf:"
 HF_SYNTAX = ("hf:PATH/config.json, hf:FOLDER (holding config.json) or hf:ORG/NAME (a model "
              "whose config is in the local Hugging Face cache)")
 _MAX_CONFIG_BYTES = 16 << 20  # a config is a few KB; anything larger is not one
-_SEQUENCE_LENGTH = 8
-
 
 
 def is_hf_target(target: str) -> bool:
@@ -117,7 +112,9 @@ def load_config(target: str):
 
 def _model_class_name(config, hf_class: str | None) -> str:
     """--hf-class, else the config's first `architectures` entry (what from_pretrained
-    builds), else AutoModel (the bare model, e.g. BertModel)."""
+    builds), else AutoModel (the bare model, e.g. BertModel), else the auto class of another
+    task that takes this model type, else the model class transformers declares for exactly
+    this config class (the vision or text tower of a multimodal model)."""
     import transformers
 
     if hf_class:
@@ -129,66 +126,107 @@ def _model_class_name(config, hf_class: str | None) -> str:
     for name in getattr(config, "architectures", None) or []:
         if isinstance(name, str) and hasattr(transformers, name):
             return name
-    return "AutoModel"
+    from transformers.models.auto import modeling_auto
+
+    if config.model_type in modeling_auto.MODEL_MAPPING_NAMES:
+        return "AutoModel"
+    for mapping in dir(modeling_auto):
+        names = getattr(modeling_auto, mapping)
+        if mapping.startswith("MODEL_FOR_") and mapping.endswith("_MAPPING_NAMES") \
+                and isinstance(names, dict) and isinstance(names.get(config.model_type), str) \
+                and hasattr(transformers, names[config.model_type]):
+            return names[config.model_type]
+    declared = _classes_declared_for(type(config))
+    if declared:
+        return declared[0]
+    raise ExportError(
+        f"transformers {transformers.__version__} builds no model from a {config.model_type} "
+        f"config alone ({type(config).__name__} configures a part of another model); give the "
+        "whole model's config.json, or choose the class with --hf-class")
+
+
+def _classes_declared_for(config_class) -> list[str]:
+    """Public model classes of the config's own package whose `config_class` is exactly
+    `config_class`, in the order their modules define them."""
+    import importlib
+    import pkgutil
+
+    import transformers
+
+    package_name = config_class.__module__.rpartition(".")[0]
+    try:
+        package = importlib.import_module(package_name)
+    except ImportError:
+        return []
+    found = []
+    for info in pkgutil.iter_modules(getattr(package, "__path__", [])):
+        if not info.name.startswith("modeling_"):
+            continue
+        try:
+            module = importlib.import_module(f"{package_name}.{info.name}")
+        except Exception:  # a module needing a package this Python lacks
+            continue
+        for name in getattr(module, "__all__", []):
+            cls = getattr(module, name, None)
+            if (isinstance(cls, type) and getattr(cls, "config_class", None) is config_class
+                    and not name.endswith("PreTrainedModel") and hasattr(transformers, name)):
+                found.append(name)
+    return found
+
+
+def _config_for(cls, config):
+    """The config `cls` is built from: `config`, or the sub-config of the type `cls` takes
+    (--hf-class Llama4ForCausalLM on a Llama 4 config builds from its text_config)."""
+    wanted = getattr(cls, "config_class", None)
+    if not isinstance(wanted, type) or isinstance(config, wanted):
+        return config
+    for value in vars(config).values():
+        if isinstance(value, wanted):
+            return value
+    return config
+
+
+def _missing_package(exc: BaseException) -> str | None:
+    """transformers' own sentence for a class whose package this Python lacks ("X requires
+    the natten library but it was not found in your environment.")."""
+    seen = exc
+    for _ in range(5):
+        if seen is None:
+            return None
+        if isinstance(seen, ImportError):
+            text = " ".join(str(seen).split())
+            return text.split(". ")[0].rstrip(".") if text else None
+        seen = seen.__cause__ or seen.__context__
+    return None
 
 
 def build_model(target: str, hf_class: str | None = None):
     """The nn.Module (eval mode) an `hf:` target describes. Call under the device wanted."""
     import transformers
 
+    from opscope_export.data_free import reading_module
+
     config, path = load_config(target)
-    name = _model_class_name(config, hf_class)
-    cls = getattr(transformers, name)
     try:
+        name = _model_class_name(config, hf_class)
+    except ExportError as exc:
+        raise ExportError(f"{path}: {exc}") from exc
+    try:
+        cls = getattr(transformers, name)
+        if not name.startswith("Auto"):
+            config = _config_for(cls, config)
         model = cls.from_config(config) if name.startswith("Auto") else cls._from_config(config)
     except Exception as exc:
+        missing = _missing_package(exc)
+        if missing:
+            raise ExportError(f"{path}: {name} cannot be built here: {missing}; install it, or "
+                              "choose another class with --hf-class") from exc
+        module = reading_module(exc)
+        where = f" (in {module})" if module else ""
         raise ExportError(f"{path}: building {name} from this {config.model_type} config "
-                          f"failed: {describe(exc)}; check the config's fields, or choose the "
-                          "class with --hf-class") from exc
+                          f"failed: {describe(exc)}{where}; check the config's fields, or "
+                          "choose the class with --hf-class") from exc
     if not hasattr(model, "eval"):
         raise ExportError(f"--hf-class {name}: not a model class (it built a "
                           f"{type(model).__name__})")
     return model.eval()
-
-
-def _named(model, name: str) -> bool:
-    try:
-        return name in inspect.signature(model.forward).parameters
-    except (TypeError, ValueError):
-        return False
-
-
-def _token_ids(config, length: int = _SEQUENCE_LENGTH):
-    import torch
-
-    vocab = getattr(config, "vocab_size", None)
-    high = vocab if isinstance(vocab, int) and vocab > 1 else 2
-    return torch.randint(0, high, (1, length), dtype=torch.int64)
-
-
-def example_inputs(model) -> dict:
-    """Keyword inputs for forward(), from the config's sizes (on the current device)."""
-    import torch
-
-    config = model.config
-    main = getattr(model, "main_input_name", "input_ids")
-    kwargs = {}
-    if main == "pixel_values":
-        vision = getattr(config, "vision_config", None) or config
-        size = getattr(vision, "image_size", 224)
-        size = size if isinstance(size, int) else int(size[0])
-        channels = getattr(vision, "num_channels", 3)
-        kwargs[main] = torch.randn(1, channels, size, size)
-    elif main == "input_features":  # Whisper and other speech encoders: log-mel frames
-        bins = getattr(config, "num_mel_bins", 80)
-        frames = 2 * getattr(config, "max_source_positions", 1500)
-        kwargs[main] = torch.randn(1, bins, frames)
-    elif main == "input_values":  # raw audio (wav2vec2 and similar)
-        kwargs[main] = torch.randn(1, 16000)
-    else:
-        kwargs[main] = _token_ids(config)
-    if getattr(config, "is_encoder_decoder", False) and _named(model, "decoder_input_ids"):
-        kwargs["decoder_input_ids"] = _token_ids(config, 4)
-    if _named(model, "use_cache"):
-        kwargs["use_cache"] = False
-    return kwargs

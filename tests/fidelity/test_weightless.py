@@ -191,17 +191,16 @@ def test_missing_config_and_uncached_model_id(tmp_path, monkeypatch):
 
 
 def test_fallback_to_real_weights_says_so_once(tmp_path):
-    """A model that reads tensor values while it is built (timm's drop-path schedule) cannot
-    be built without data: the export uses real weights and says why, once."""
+    """A model that reads its weights' values while it is built cannot be built without data:
+    the export uses real weights and says why, once, naming the module that read them."""
     source = tmp_path / "reads_values.py"
     source.write_text(
         "import torch\n"
         "class ReadsValues(torch.nn.Module):\n"
         "    def __init__(self):\n"
         "        super().__init__()\n"
-        "        rates = [x.item() for x in torch.linspace(0, 0.1, 3)]\n"
         "        self.linear = torch.nn.Linear(4, 4)\n"
-        "        self.rate = rates[-1]\n"
+        "        self.rate = self.linear.weight.abs().max().item()  # its weights' values\n"
         "    def forward(self, x):\n"
         "        return self.linear(x) * self.rate\n",
         encoding="utf-8")
@@ -212,4 +211,28 @@ def test_fallback_to_real_weights_says_so_once(tmp_path):
     assert described["weightless"] is False and "without weight data" in described["fallback"]
     warnings = [line for line in stderr.splitlines() if "warning" in line]
     assert len(warnings) == 1 and "exported with real weights instead" in warnings[0], stderr
+    assert "(in ReadsValues.__init__)" in warnings[0], warnings[0]
     assert _weight_bytes(str(out)) > 0
+
+
+def test_values_of_small_constants_read_while_building(tmp_path):
+    """A drop-path schedule (timm, ConvNeXt, Swin: `x.item()` over a small linspace made while
+    building) reads values the export can compute without any weight data: still weightless."""
+    source = tmp_path / "drop_path.py"
+    source.write_text(
+        "import torch\n"
+        "class DropPath(torch.nn.Module):\n"
+        "    def __init__(self):\n"
+        "        super().__init__()\n"
+        "        rates = [x.item() for x in torch.linspace(0, 0.1, 3)]\n"
+        "        self.linear = torch.nn.Linear(4, 4)\n"
+        "        self.rate = rates[-1]\n"
+        "    def forward(self, x):\n"
+        "        return self.linear(x) * self.rate\n",
+        encoding="utf-8")
+    out = tmp_path / "d.pt2"
+    code, described, stderr = _export([f"{source}:DropPath", "--input", "2x4", "--weightless",
+                                       "-o", str(out)])
+    assert code == 0, stderr
+    assert described["weightless"] is True and described["fallback"] is None, described
+    assert "warning" not in stderr and _weight_bytes(str(out)) == 0

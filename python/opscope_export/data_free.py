@@ -1,0 +1,246 @@
+"""Building a model without weight data, and bounding the data a fallback may allocate.
+
+A weightless export builds the model under `DataFreeMode`: torch's fake tensors (shapes,
+dtypes, devices and strides, no data). Fake CPU tensors, not the meta device: kernels choose
+their output strides by device, and on meta a CPU model's graph differs (transformers' SDPA
+attention gains a `contiguous`); fake CPU tensors run the CPU kernels' shape logic, so the
+graph is the one a real export gives. One difference from plain fake tensors: while the model
+is built, a small tensor made from nothing also holds its values, so code that reads the
+values of a small constant it just made still runs (timm's and transformers' drop-path
+schedules: `[x.item() for x in torch.linspace(0, rate, depth)]`). Weights never hold data.
+
+A model that reads the values of anything else cannot be built or run without data; the
+message names the module that did (`reading_module`). The export may then fall back to real
+weights, but only under `weights_at_most`: the build stops as soon as its allocations pass
+the bound, naming the module being built, instead of the machine running out of memory.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import sys
+
+from opscope_export.errors import ExportError
+
+# While building: an op computed for real too when its outputs have at most this many
+# elements, until this many bytes were made that way (a bound, whatever the model does).
+SMALL_CONSTANT_ELEMENTS = 4096
+CONSTANT_BYTES_BUDGET = 256 << 20
+
+# Exceptions (by class name, anywhere in the chain) raised when code needs the data that fake
+# tensors do not have: a value read (`.item()`, `if tensor:`), an output whose shape depends on
+# values (`nonzero`), a guard on a value during torch.export.
+DATA_ERRORS = frozenset({
+    "DataDependentOutputException", "DynamicOutputShapeException",
+    "GuardOnDataDependentSymNode", "UnsupportedFakeTensorException",
+    "DataDependentSymNodeException",
+})
+
+
+def needs_data(exc: BaseException) -> bool:
+    """Whether `exc` (or an exception it wraps) was raised because tensors had no data."""
+    seen = exc
+    for _ in range(8):
+        if seen is None:
+            return False
+        if type(seen).__name__ in DATA_ERRORS:
+            return True
+        text = str(seen)
+        if "data-dependent" in text or "doesn't have storage" in text:
+            return True
+        seen = seen.__cause__ or seen.__context__
+    return False
+
+
+def _tensors(tree) -> list:
+    import torch
+    import torch.utils._pytree as pytree
+
+    return [leaf for leaf in pytree.tree_leaves(tree) if isinstance(leaf, torch.Tensor)]
+
+
+@functools.cache
+def _mode_class():
+    """Defined on first use: importing this module does not import torch (the helper reports
+    a missing torch itself)."""
+    import torch
+    from torch._subclasses.fake_tensor import FakeTensor, FakeTensorMode
+    from torch.utils._mode_utils import no_dispatch
+
+    class DataFreeMode(FakeTensorMode):
+        """Fake tensors. While `computing_constants`, a small tensor made from nothing (a
+        factory: linspace, arange, tensor([...])) is a fake tensor that also holds its values
+        (torch's fake-tensor constants), and so is what torch computes from such tensors
+        alone: reading a value works. Everything stays a fake tensor, so nothing else changes."""
+
+        def __init__(self):
+            super().__init__(allow_non_fake_inputs=True)
+            self.computing_constants = True
+            self.constant_bytes = 0
+
+        def may_turn_const(self, t) -> bool:  # torch's own bound is one element
+            if not self.computing_constants:
+                return super().may_turn_const(t)
+            return (t.numel() <= SMALL_CONSTANT_ELEMENTS and t.layout == torch.strided
+                    and not self.is_our_fake(t) and t.device.type == "cpu")
+
+        def dispatch(self, func, types, args=(), kwargs=None):
+            kwargs = kwargs or {}
+            out = super().dispatch(func, types, args, kwargs)
+            if not self.computing_constants or _tensors((args, kwargs)):
+                return out
+            # A factory: the fake result says how large the real one is.
+            made = _tensors(out)
+            size = sum(t.numel() * t.element_size() for t in made)
+            if (not made or not all(isinstance(t, FakeTensor) and t.constant is None
+                                    and t.numel() <= SMALL_CONSTANT_ELEMENTS
+                                    and t.device.type == "cpu" for t in made)
+                    or self.constant_bytes + size > CONSTANT_BYTES_BUDGET):
+                return out
+            self.constant_bytes += size
+            with no_dispatch():
+                real = func(*args, **kwargs)
+            converter = self.fake_tensor_converter
+            return torch.utils._pytree.tree_map_only(
+                torch.Tensor, lambda t: converter.from_real_tensor(self, t, make_constant=True),
+                real)
+
+        def end_build(self, model, args, kwargs) -> None:
+            """The build is over: weights and inputs forget the values they held (the
+            export must not fold them), and new tensors hold none."""
+            self.computing_constants = False
+            states = [*model.parameters(), *model.buffers()] \
+                if isinstance(model, torch.nn.Module) else []
+            for tensor in [*states, *_tensors((args, kwargs))]:
+                if isinstance(tensor, FakeTensor):
+                    tensor.constant = None
+
+    return DataFreeMode
+
+
+@contextlib.contextmanager
+def data_free():
+    """Tensors made inside have no data (see the module docstring); yields the mode, whose
+    `end_build` ends the build."""
+    import torch.nn.init as init
+
+    # torch's truncated-normal init re-draws until its values fit (`if not mask.any()`),
+    # which fake tensors cannot answer; without data there is nothing to initialise.
+    truncated_normal = getattr(init, "_no_grad_trunc_normal_", None)
+    if truncated_normal is not None:
+        init._no_grad_trunc_normal_ = lambda tensor, *args, **kwargs: tensor
+    try:
+        with _mode_class()() as mode:
+            yield mode
+    finally:
+        if truncated_normal is not None:
+            init._no_grad_trunc_normal_ = truncated_normal
+
+
+def _innermost_module(frames) -> str | None:
+    """`Class` (and its method) of the innermost nn.Module method among `frames`, outermost
+    first: the module that was being built or run."""
+    import torch
+
+    found = None
+    for frame in frames:
+        owner = frame.f_locals.get("self")
+        if isinstance(owner, torch.nn.Module):
+            found = f"{type(owner).__name__}.{frame.f_code.co_name}"
+    return found
+
+
+def _traceback_frames(exc: BaseException) -> list:
+    frames = []
+    tb = exc.__traceback__
+    while tb is not None:
+        frames.append(tb.tb_frame)
+        tb = tb.tb_next
+    return frames
+
+
+def reading_module(exc: BaseException) -> str | None:
+    """The module whose code raised `exc` (or the exception it wraps), e.g.
+    `ConvNextV2Stage.__init__`."""
+    seen = exc
+    for _ in range(8):
+        if seen is None:
+            return None
+        found = _innermost_module(_traceback_frames(seen))
+        if found:
+            return found
+        seen = seen.__cause__ or seen.__context__
+    return None
+
+
+def _current_frames() -> list:
+    frames = []
+    frame = sys._getframe(1)
+    while frame is not None:
+        frames.append(frame)
+        frame = frame.f_back
+    return frames[::-1]
+
+
+def gigabytes(size: int) -> str:
+    return f"{size / 1e9:.1f} GB"
+
+
+def state_bytes(model) -> int:
+    """Bytes the model's parameters and buffers take with data (a tied tensor once)."""
+    import torch
+
+    if not isinstance(model, torch.nn.Module):
+        return 0
+    seen = {}
+    for tensor in [*model.parameters(), *model.buffers()]:
+        seen[id(tensor)] = tensor.numel() * tensor.element_size()
+    return sum(seen.values())
+
+
+def _factory_bytes(func, args, kwargs) -> int:
+    """Bytes a factory op would make, from a run on the meta device (no data, no memory)."""
+    try:
+        out = func(*args, **dict(kwargs, device="meta"))
+    except Exception:  # an op without a device argument: sized by a real run, once
+        out = func(*args, **kwargs)
+    return sum(t.numel() * t.element_size() for t in _tensors(out))
+
+
+class WeightsAtMost:
+    """While entered: tensors made from nothing (parameters, buffers, inputs: factories such
+    as empty, zeros, randn) stop at `limit` bytes in all, before the one that passes it is
+    made. `refusal` is then the ExportError raised: `message` and the module being built.
+    The model's code may wrap it into its own exception; the caller checks `refusal`."""
+
+    def __init__(self, limit: int, message: str):
+        self.limit, self.message = limit, message
+        self.refusal: ExportError | None = None
+        self._mode = None
+
+    def __enter__(self):
+        from torch.utils._python_dispatch import TorchDispatchMode
+
+        bound = self
+
+        class _Bounded(TorchDispatchMode):
+            total = 0
+
+            def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+                kwargs = kwargs or {}
+                if not _tensors((args, kwargs)):
+                    self.total += _factory_bytes(func, args, kwargs)
+                    if self.total > bound.limit:
+                        module = _innermost_module(_current_frames())
+                        where = f" (passed while building {module})" if module else ""
+                        bound.refusal = ExportError(f"{bound.message}{where}")
+                        raise bound.refusal
+                return func(*args, **kwargs)
+
+        self._mode = _Bounded()
+        self._mode.__enter__()
+        return self
+
+    def __exit__(self, *exc_info):
+        return self._mode.__exit__(*exc_info)

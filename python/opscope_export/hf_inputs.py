@@ -1,0 +1,216 @@
+"""Example inputs for a transformers model built from its config (`hf:` targets).
+
+The inputs forward() needs are its main input (`main_input_name`), the arguments it has no
+default for, and the ones a task cannot run without although they default to None: the
+decoder's tokens of an encoder-decoder, both towers' inputs of a dual encoder (CLIP,
+SigLIP), a layout model's boxes, X-MOD's language. Each is made from the config's sizes
+(vocabulary, channels, image size, frames, mel bins, feature size); the shape transformers
+documents for the argument (`(batch_size, channels, sequence_length)`) chooses among
+layouts where the config does not. An argument nothing here can make is named in the error, with the --input that
+passes it. `use_cache=False` where forward() takes it (a cache adds outputs, not ops).
+"""
+
+from __future__ import annotations
+
+import inspect
+import re
+
+from opscope_export.errors import ExportError
+
+SEQUENCE_LENGTH = 8
+DECODER_LENGTH = 4
+AUDIO_SAMPLES = 16000  # one second at 16 kHz
+# Arguments that default to None but that a model's task needs (it raises without them).
+_NEEDED_WHEN_PRESENT = ("bbox", "lang_ids", "qformer_input_ids", "grid_thw")
+
+
+def _sizes(config) -> list:
+    """The config and its sub-configs, the model's own first: where a size is looked up."""
+    found = [config]
+    for key in ("vision_config", "text_config", "audio_config", "encoder_config",
+                "qformer_config", "backbone_config"):
+        sub = getattr(config, key, None)
+        if sub is not None and not isinstance(sub, (dict, str)):
+            found.append(sub)
+    return found
+
+
+def _size(config, *names, default=None, sub: str | None = None):
+    """The first integer field among `names`, in `sub`-config first, then the config's."""
+    places = _sizes(config)
+    if sub:
+        first = getattr(config, sub, None)
+        places = ([first] if first is not None else []) + places
+    for place in places:
+        for name in names:
+            value = getattr(place, name, None)
+            if isinstance(value, (list, tuple)) and value and isinstance(value[0], int):
+                value = value[0]
+            if isinstance(value, int) and not isinstance(value, bool) and value > 0:
+                return value
+    return default
+
+
+def _documented_shape(model, name: str) -> str | None:
+    """The shape transformers documents for `name` in forward()'s docstring, if any."""
+    doc = getattr(model.forward, "__doc__", None) or ""
+    match = re.search(rf"^\s*{re.escape(name)} \(`[^`]*` of shape `\(([^`]*)\)`", doc, re.M)
+    return match.group(1) if match else None
+
+
+def _parameters(model) -> dict:
+    try:
+        return dict(inspect.signature(model.forward).parameters)
+    except (TypeError, ValueError):
+        return {}
+
+
+def _required(parameters: dict) -> list[str]:
+    return [name for name, p in parameters.items()
+            if p.default is inspect.Parameter.empty
+            and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
+
+
+def _token_ids(config, length: int, sub: str | None = None):
+    import torch
+
+    high = _size(config, "vocab_size", default=2, sub=sub)
+    return torch.randint(0, max(high, 2), (1, length), dtype=torch.int64)
+
+
+def _image(config, frames: int | None = None):
+    import torch
+
+    size = _size(config, "image_size", "img_size", "input_size", default=224,
+                 sub="vision_config")
+    channels = _size(config, "num_channels", "in_channels", "in_chans", default=3,
+                     sub="vision_config")
+    shape = (1, channels, size, size) if frames is None else (1, frames, channels, size, size)
+    return torch.randn(*shape)
+
+
+def _frames(config) -> int | None:
+    return _size(config, "num_frames", "frames_per_clip", sub="vision_config")
+
+
+def _audio(model, config, name: str):
+    import torch
+
+    layout = _documented_shape(model, name) or ""
+    if "channels" in layout:  # codecs (EnCodec, Mimi, X-Codec): (batch, channels, samples)
+        channels = _size(config, "audio_channels", "channels", "num_channels", default=1)
+        return torch.randn(1, channels, AUDIO_SAMPLES)
+    return torch.randn(1, AUDIO_SAMPLES)
+
+
+def _features(config):
+    """Speech features: (batch, frames, features) for the models whose config sizes their
+    feature projection (wav2vec2-BERT, SeamlessM4T, Speech2Text), else Whisper's log-mel
+    (batch, mel bins, frames). Not from the docstring: Whisper's documents the other layout."""
+    import torch
+
+    features = _size(config, "feature_projection_input_dim", "input_feat_per_channel",
+                     sub="audio_config")
+    if features:
+        channels = _size(config, "input_channels", default=1, sub="audio_config")
+        return torch.randn(1, 2 * SEQUENCE_LENGTH, features * channels)
+    bins = _size(config, "num_mel_bins", "feature_size", default=80, sub="audio_config")
+    frames = 2 * _size(config, "max_source_positions", default=1500, sub="audio_config")
+    return torch.randn(1, bins, frames)
+
+
+def _vision_patches(config):
+    """(hidden_states, grid_thw) for a Qwen-VL-style vision tower: flattened patches of one
+    image of 2x2 merged patches, and its (t, h, w) grid."""
+    import torch
+
+    merge = _size(config, "spatial_merge_size", default=2, sub="vision_config")
+    patch = _size(config, "patch_size", default=14, sub="vision_config")
+    temporal = _size(config, "temporal_patch_size", default=1, sub="vision_config")
+    channels = _size(config, "in_channels", "num_channels", "in_chans", default=3,
+                     sub="vision_config")
+    side = 2 * merge
+    grid = torch.tensor([[1, side, side]], dtype=torch.int64)
+    return torch.randn(side * side, channels * temporal * patch * patch), grid
+
+
+def _derive(name: str, model, config, made: dict):
+    import torch
+
+    if name in ("input_ids", "labels"):
+        return _token_ids(config, SEQUENCE_LENGTH)
+    if name == "decoder_input_ids":
+        return _token_ids(config, DECODER_LENGTH)
+    if name == "qformer_input_ids":
+        return _token_ids(config, SEQUENCE_LENGTH, sub="qformer_config")
+    if name in ("attention_mask", "qformer_attention_mask", "decoder_attention_mask"):
+        length = DECODER_LENGTH if name.startswith("decoder") else SEQUENCE_LENGTH
+        return torch.ones(1, length, dtype=torch.int64)
+    if name == "token_type_ids":
+        return torch.zeros(1, SEQUENCE_LENGTH, dtype=torch.int64)
+    if name == "bbox":  # one box (x0, y0, x1, y1) per token
+        return torch.zeros(1, SEQUENCE_LENGTH, 4, dtype=torch.int64)
+    if name == "lang_ids":  # X-MOD: the language of each sequence, the config's first
+        return torch.zeros(1, dtype=torch.int64)
+    if name == "pixel_values":
+        return _image(config, _frames(config))
+    if name == "pixel_values_videos":
+        return _image(config, _frames(config) or 2)
+    if name == "pixel_mask":
+        image = made.get("pixel_values")
+        side = image.shape[-1] if image is not None else _size(config, "image_size", default=224)
+        return torch.ones(1, side, side, dtype=torch.int64)
+    if name == "input_values":
+        return _audio(model, config, name)
+    if name == "input_features":
+        return _features(config)
+    if name in ("hidden_states", "grid_thw") and "grid_thw" in _parameters(model):
+        patches, grid = _vision_patches(config)
+        return patches if name == "hidden_states" else grid
+    return None
+
+
+def _wanted(model, config, parameters: dict) -> list[str]:
+    main = getattr(model, "main_input_name", None) or "input_ids"
+    names = [main] if main in parameters or not parameters else []
+    names += _required(parameters)
+    if getattr(config, "is_encoder_decoder", False):
+        names.append("decoder_input_ids")
+    # A dual encoder (CLIP, SigLIP) runs both towers; a vision-language model takes its
+    # images through placeholder tokens in the text, and is exported on its text alone.
+    image_tokens = any(hasattr(config, key) for key in (
+        "image_token_id", "image_token_index", "image_token"))
+    if "pixel_values" in parameters and "input_ids" in parameters and not image_tokens \
+            and getattr(config, "vision_config", None) is not None:
+        names += ["input_ids", "pixel_values"]
+    names += [name for name in _NEEDED_WHEN_PRESENT if name in parameters]
+    if "grid_thw" in parameters and "hidden_states" in parameters:
+        names.append("hidden_states")
+    return [name for i, name in enumerate(names)
+            if name in parameters and name not in names[:i]]
+
+
+def example_inputs(model, given: dict | None = None, target: str = "hf:") -> dict:
+    """Keyword inputs for forward(), from the config's sizes (on the current device); `given`
+    (from --input NAME=SPEC) replaces or adds to them."""
+    given = dict(given or {})
+    config = model.config
+    parameters = _parameters(model)
+    kwargs = {}
+    for name in _wanted(model, config, parameters):
+        if name in given:
+            kwargs[name] = given.pop(name)
+            continue
+        value = _derive(name, model, config, kwargs)
+        if value is None:
+            shape = _documented_shape(model, name)
+            documented = f" (documented shape: {shape})" if shape else ""
+            raise ExportError(
+                f"{target}: {type(model).__name__}.forward() needs `{name}`{documented}, which cannot "
+                f"be made from the config; pass it with --input {name}=SHAPE[:DTYPE], e.g. "
+                f"--input {name}=1x8:int64")
+        kwargs[name] = value
+    kwargs.update(given)
+    if "use_cache" in parameters:
+        kwargs["use_cache"] = False
+    return kwargs
