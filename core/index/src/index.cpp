@@ -148,7 +148,8 @@ int Index::find_module_object(const std::string& name) const {
 
 const std::string& Index::canonical_name(std::size_t module) const {
   int object = module_object(module);
-  return object >= 0 ? module_objects[static_cast<std::size_t>(object)].name : modules[module].name;
+  return object >= 0 ? named_modules()[static_cast<std::size_t>(object)].name
+                     : modules[module].name;
 }
 
 const std::string& Index::type_for(const Op& op, Compressor c) const {

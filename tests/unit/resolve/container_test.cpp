@@ -120,6 +120,8 @@ TEST(ResolveContainers, TheInferredTableHoldsEveryPrefixOfAModulePath) {
       index.named_modules()[static_cast<std::size_t>(index.find_module_object("model.layers"))];
   EXPECT_EQ(layers.children.size(), 2u);
   EXPECT_EQ(index.named_modules().front().name, "");
+  for (std::size_t m = 0; m < index.modules.size(); ++m) // each call is its own object
+    EXPECT_EQ(index.canonical_name(m), index.modules[m].name);
 }
 
 TEST(ResolveContainers, TheContainerKeyIsNoNoMatchAndItsHoverListsTheBlocksOps) {
