@@ -120,8 +120,14 @@ public:
         found_entry = e;
       }
     if (!found) {
-      // The project says which compressor this is: coreai-opt's from_dict wants its key.
-      if (const Root* expected = schema_.root(expected_root))
+      // The project says which compressor this is, or a spec section does (a document whose
+      // `quantization_config:` line was deleted): coreai-opt's from_dict wants its key.
+      const Root* expected = schema_.root(expected_root);
+      for (const Entry* e : top.entries)
+        for (const Root& r : schema_.roots)
+          if (!expected && e->key == r.spec_key)
+            expected = &r;
+      if (expected)
         missing_root(*root, top, *expected);
       return std::move(out_); // else not a coreai-opt config (yet): nothing to hold it to
     }

@@ -9,6 +9,7 @@
 #include "opscope/cli/dispatch.h"
 #include "opscope/cli/model_options.h"
 #include "opscope/config/document.h"
+#include "opscope/config/tree.h"
 #include "opscope/coreai/compressors.h"
 #include "opscope/features/diagnostics.h"
 #include "opscope/index/query.h"
@@ -98,8 +99,16 @@ std::size_t count_positionals(const std::vector<std::string>& args) {
 
 // What makes a file a compression config: a compressor root key or a pattern table.
 bool holds_a_config(const config::ConfigDocument& config) {
-  return config.root != config::Compressor::None || !config.keys.empty() ||
-         config.global_config_range.has_value();
+  if (config.root != config::Compressor::None || !config.keys.empty() ||
+      config.global_config_range.has_value())
+    return true;
+  // A spec section alone is a config whose root line went missing (coreai-opt refuses it).
+  const config::detail::Node* top = config.tree ? config.tree->root.get() : nullptr;
+  return top &&
+         std::any_of(top->entries.begin(), top->entries.end(), [](const config::detail::Entry& e) {
+           return std::any_of(coreai::compressors().begin(), coreai::compressors().end(),
+                              [&](const coreai::CompressorInfo& c) { return e.key == c.spec_key; });
+         });
 }
 
 // The project file describes the model; it configures no compressor.

@@ -283,3 +283,26 @@ def test_a_file_that_is_no_config_fails_the_check_instead_of_passing(project):
     # The project file beside the configs (`opscope check configs/*.yaml`) is no config either,
     # and passes.
     assert run_check(project, "opscope.yaml").returncode == 0
+
+
+def test_a_config_whose_root_line_was_deleted_fails_as_coreai_opt_fails(project):
+    # Issue 22, item 3: with `quantization_config:` deleted, its entries fall under the
+    # `quantization_spec:` block of anchors above; coreai-opt's from_dict raises "Did not find
+    # 'quantization_config'", so check must fail there too, not pass the file.
+    text = textwrap.dedent("""\
+        quantization_spec:
+          int8_weight: &int8_weight
+            dtype: int8
+            granularity: { type: per_channel }
+          global_config:
+            op_state_spec:
+              weight: *int8_weight
+          module_name_configs:
+            'layer1\\..*':
+              op_state_spec:
+                weight: *int8_weight
+        """)
+    config = write(project, "rootdeleted.yaml", text)
+    result = run_check(project, config)
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert f"{config}:1:1: error: Did not find 'quantization_config'" in result.stdout, result.stdout
