@@ -306,3 +306,7 @@ def test_a_config_whose_root_line_was_deleted_fails_as_coreai_opt_fails(project)
     result = run_check(project, config)
     assert result.returncode == 1, result.stdout + result.stderr
     assert f"{config}:1:1: error: Did not find 'quantization_config'" in result.stdout, result.stdout
+    # The pre-commit hook runs with --only-configs: the file is a config, not skipped.
+    result = run_check(project, config, "--only-configs")
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "Did not find 'quantization_config'" in result.stdout
