@@ -4,6 +4,7 @@
 #   OPSCOPE_SKIP_APT=1   skip apt (no root, or packages already there)
 #   OPSCOPE_BUILD_DIR    build folder (default: build)
 #   OPSCOPE_WERROR=1     warnings are errors (scripts/test.sh sets it; a user build never fails on one)
+#   OPSCOPE_TARGETS      build only these targets (scripts/demo.sh: the two binaries it runs)
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
@@ -41,4 +42,7 @@ TORCH_PREFIX="$(.venv/bin/python -c 'import torch; print(torch.utils.cmake_prefi
 log "build: $BUILD_DIR"
 cmake -S . -B "$BUILD_DIR" -DCMAKE_PREFIX_PATH="$TORCH_PREFIX" -DOPSCOPE_PYTHON="$ROOT/.venv/bin/python" \
   -DOPSCOPE_WERROR="$([[ "${OPSCOPE_WERROR:-0}" == 1 ]] && echo ON || echo OFF)" >/dev/null
-cmake --build "$BUILD_DIR" -j"$(nproc)" >&2 # progress is not output: `scripts/demo.sh > tree.txt` holds the tree
+targets=()
+for t in ${OPSCOPE_TARGETS:-}; do targets+=(--target "$t"); done
+# progress is not output: `scripts/demo.sh > tree.txt` holds the tree
+cmake --build "$BUILD_DIR" -j"$(nproc)" "${targets[@]}" >&2
