@@ -178,7 +178,7 @@ def _export_program(request: ExportRequest, weightless: bool, fallback: str | No
         raise _ExportFailed(
             f"{request.target}: torch.export failed: {type(exc).__name__}: "
             f"{shorten(str(exc), max_lines=3, max_chars=500)}{_module_note(exc)}; "
-            f"{EXPORT_HINT}") from exc
+            f"{_other_classes_hint(request, model)}{EXPORT_HINT}") from exc
 
     # Eager-mode names come from running the model once (docs/EAGER_MODE.md); never fails
     # the export: a model that cannot run records why, and only eager mode reports it.
@@ -200,6 +200,17 @@ def _export_program(request: ExportRequest, weightless: bool, fallback: str | No
 
 def _first_line(exc: BaseException) -> str:
     return (str(exc).strip().splitlines() or [""])[0][:300]
+
+
+def _other_classes_hint(request: ExportRequest, model) -> str:
+    """For an hf: target, other classes of the model that --hf-class can choose."""
+    if not is_hf_target(request.target):
+        return ""
+    from opscope_export.hf_target import other_classes
+
+    names = other_classes(model)
+    return f"another class of this model may export: --hf-class {' or '.join(names)}; " \
+        if names else ""
 
 
 def _module_note(exc: BaseException) -> str:

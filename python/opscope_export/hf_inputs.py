@@ -78,14 +78,27 @@ def _token_ids(config, length: int, sub: str | None = None):
     return torch.randint(0, max(high, 2), (1, length), dtype=torch.int64)
 
 
+def _image_side(config, axis: int) -> int:
+    """The image's height (axis 0) or width (1): `image_size` is one side or (height, width)."""
+    for place in [getattr(config, "vision_config", None), *_sizes(config)]:
+        for name in ("image_size", "img_size", "input_size"):
+            value = getattr(place, name, None) if place is not None else None
+            if isinstance(value, (list, tuple)) and len(value) >= 2 and \
+                    all(isinstance(v, int) for v in value[:2]):
+                return value[axis]
+            if isinstance(value, int) and not isinstance(value, bool) and value > 0:
+                return value
+    return 224
+
+
 def _image(config, frames: int | None = None):
     import torch
 
-    size = _size(config, "image_size", "img_size", "input_size", default=224,
-                 sub="vision_config")
+    height, width = _image_side(config, 0), _image_side(config, 1)
     channels = _size(config, "num_channels", "in_channels", "in_chans", default=3,
                      sub="vision_config")
-    shape = (1, channels, size, size) if frames is None else (1, frames, channels, size, size)
+    shape = (1, channels, height, width) if frames is None else \
+        (1, frames, channels, height, width)
     return torch.randn(*shape)
 
 
@@ -134,7 +147,7 @@ def _vision_patches(config):
     return torch.randn(side * side, channels * temporal * patch * patch), grid
 
 
-def _derive(name: str, model, config, made: dict):
+def _derive(name: str, model, config):
     import torch
 
     if name in ("input_ids", "labels"):
@@ -157,9 +170,7 @@ def _derive(name: str, model, config, made: dict):
     if name == "pixel_values_videos":
         return _image(config, _frames(config) or 2)
     if name == "pixel_mask":
-        image = made.get("pixel_values")
-        side = image.shape[-1] if image is not None else _size(config, "image_size", default=224)
-        return torch.ones(1, side, side, dtype=torch.int64)
+        return torch.ones(1, _image_side(config, 0), _image_side(config, 1), dtype=torch.int64)
     if name == "input_values":
         return _audio(model, config, name)
     if name == "input_features":
@@ -167,7 +178,40 @@ def _derive(name: str, model, config, made: dict):
     if name in ("hidden_states", "grid_thw") and "grid_thw" in _parameters(model):
         patches, grid = _vision_patches(config)
         return patches if name == "hidden_states" else grid
-    return None
+    return _as_documented(model, config, name)
+
+
+def _as_documented(model, config, name: str):
+    """A tensor of the shape forward()'s docstring gives `name`, when every dimension is one
+    the config sizes (SegGPT's prompt_pixel_values: (batch_size, num_channels, height,
+    width)): integers for ids and masks, floats otherwise. None when a dimension is unknown."""
+    import torch
+
+    shape = _documented_shape(model, name)
+    if not shape:
+        return None
+    dims = []
+    for dim in (d.strip() for d in shape.split(",")):
+        if dim in ("batch_size", "batch", "num_images", "num_images_or_videos"):
+            dims.append(1)
+        elif dim in ("sequence_length", "seq_len", "target_sequence_length"):
+            dims.append(SEQUENCE_LENGTH)
+        elif dim in ("num_channels", "channels"):
+            dims.append(_size(config, "num_channels", default=3, sub="vision_config"))
+        elif dim in ("height", "width", "image_size"):
+            dims.append(_image_side(config, 1 if dim == "width" else 0))
+        elif dim == "num_frames":
+            dims.append(_frames(config) or 2)
+        elif dim.isdigit():
+            dims.append(int(dim))
+        else:
+            sized = _size(config, dim)
+            if sized is None:
+                return None
+            dims.append(sized)
+    if name.endswith(("_ids", "_mask", "_masks", "labels")) and "pixel" not in name:
+        return torch.ones(*dims, dtype=torch.int64)
+    return torch.randn(*dims)
 
 
 def _wanted(model, config, parameters: dict) -> list[str]:
@@ -201,7 +245,7 @@ def example_inputs(model, given: dict | None = None, target: str = "hf:") -> dic
         if name in given:
             kwargs[name] = given.pop(name)
             continue
-        value = _derive(name, model, config, kwargs)
+        value = _derive(name, model, config)
         if value is None:
             shape = _documented_shape(model, name)
             documented = f" (documented shape: {shape})" if shape else ""

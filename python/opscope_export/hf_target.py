@@ -110,11 +110,12 @@ def load_config(target: str):
     return config, path
 
 
-def _model_class_name(config, hf_class: str | None) -> str:
-    """--hf-class, else the config's first `architectures` entry (what from_pretrained
-    builds), else AutoModel (the bare model, e.g. BertModel), else the auto class of another
-    task that takes this model type, else the model class transformers declares for exactly
-    this config class (the vision or text tower of a multimodal model)."""
+def _model_class(config, hf_class: str | None):
+    """The class name to build: --hf-class, else the config's first `architectures` entry
+    (what from_pretrained builds), else AutoModel (the bare model, e.g. BertModel), else the
+    auto class of another task that takes this model type; else the class itself that
+    transformers declares for exactly this config class (the vision or text tower of a
+    multimodal model, which transformers does not always export by name)."""
     import transformers
 
     if hf_class:
@@ -138,20 +139,20 @@ def _model_class_name(config, hf_class: str | None) -> str:
             return names[config.model_type]
     declared = _classes_declared_for(type(config))
     if declared:
-        return declared[0]
+        return declared[0]  # a class object: some towers are not exported by transformers
     raise ExportError(
         f"transformers {transformers.__version__} builds no model from a {config.model_type} "
         f"config alone ({type(config).__name__} configures a part of another model); give the "
         "whole model's config.json, or choose the class with --hf-class")
 
 
-def _classes_declared_for(config_class) -> list[str]:
-    """Public model classes of the config's own package whose `config_class` is exactly
+def _classes_declared_for(config_class) -> list:
+    """Model classes of the config's own package whose `config_class` is exactly
     `config_class`, in the order their modules define them."""
     import importlib
     import pkgutil
 
-    import transformers
+    from transformers import PreTrainedModel
 
     package_name = config_class.__module__.rpartition(".")[0]
     try:
@@ -166,12 +167,37 @@ def _classes_declared_for(config_class) -> list[str]:
             module = importlib.import_module(f"{package_name}.{info.name}")
         except Exception:  # a module needing a package this Python lacks
             continue
-        for name in getattr(module, "__all__", []):
-            cls = getattr(module, name, None)
-            if (isinstance(cls, type) and getattr(cls, "config_class", None) is config_class
-                    and not name.endswith("PreTrainedModel") and hasattr(transformers, name)):
-                found.append(name)
+        for name, cls in vars(module).items():
+            if (isinstance(cls, type) and issubclass(cls, PreTrainedModel)
+                    and cls.__module__ == module.__name__
+                    and getattr(cls, "config_class", None) is config_class
+                    and not name.endswith("PreTrainedModel")):
+                found.append(cls)
     return found
+
+
+def other_classes(model, limit: int = 3) -> list[str]:
+    """Other public classes of the model's own module built from its config or one of its
+    sub-configs (Llama4ForConditionalGeneration: Llama4ForCausalLM, Llama4TextModel, ...)."""
+    import sys
+
+    import transformers
+
+    config = getattr(model, "config", None)
+    module = sys.modules.get(type(model).__module__)
+    if config is None or module is None:
+        return []
+    accepted = {type(config)} | {type(value) for value in vars(config).values()
+                                 if hasattr(value, "model_type")}
+    found = []
+    for name in getattr(module, "__all__", []):
+        cls = getattr(module, name, None)
+        if (isinstance(cls, type) and cls is not type(model) and hasattr(transformers, name)
+                and not name.endswith("PreTrainedModel")
+                and getattr(cls, "config_class", None) in accepted):
+            found.append(name)
+    # Task heads before bare models, as from_pretrained would pick them.
+    return sorted(found, key=lambda name: "For" not in name)[:limit]
 
 
 def _config_for(cls, config):
@@ -208,11 +234,12 @@ def build_model(target: str, hf_class: str | None = None):
 
     config, path = load_config(target)
     try:
-        name = _model_class_name(config, hf_class)
+        cls = _model_class(config, hf_class)
     except ExportError as exc:
         raise ExportError(f"{path}: {exc}") from exc
+    name = cls if isinstance(cls, str) else cls.__name__
     try:
-        cls = getattr(transformers, name)
+        cls = getattr(transformers, cls) if isinstance(cls, str) else cls
         if not name.startswith("Auto"):
             config = _config_for(cls, config)
         model = cls.from_config(config) if name.startswith("Auto") else cls._from_config(config)
@@ -229,4 +256,14 @@ def build_model(target: str, hf_class: str | None = None):
     if not hasattr(model, "eval"):
         raise ExportError(f"--hf-class {name}: not a model class (it built a "
                           f"{type(model).__name__})")
+    _without_cache(model)
     return model.eval()
+
+
+def _without_cache(model) -> None:
+    """use_cache=False in the model's config and sub-configs: a cache adds outputs (some of a
+    type torch.export cannot return), not ops to compress; a wrapper such as ColPali does
+    not take use_cache as an argument to pass it along."""
+    configs = [getattr(module, "config", None) for module in model.modules()]
+    for config in {id(c): c for c in configs if hasattr(c, "use_cache")}.values():
+        config.use_cache = False

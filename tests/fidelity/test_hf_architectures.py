@@ -1,0 +1,238 @@
+"""Any architecture transformers knows, from its config alone, without weight data (issue 25).
+
+A fixed sample of model types across families (decoders, mixtures of experts, state-space,
+encoders, encoder-decoders, speech, audio codecs, vision, dual encoders, vision-language
+models, the towers of multimodal models), each from transformers' default config with at most
+two layers (and four experts), is exported weightless and read back by opscope-inspect. The
+fraction is printed; each model type either exports (no weight data, ops in the index) or
+fails with the one-line error this file expects, naming what is missing: the class, the
+package, the input. Also: an `hf:ORG/NAME` model id read from a private Hugging Face cache,
+Llama 4's classes, and the bound on the fallback to real weights.
+
+bench/hf_registry.py measures the same on default configs drawn at random (not a test).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib.util
+import io
+import json
+import os
+import subprocess
+import sys
+import time
+import zipfile
+
+from conftest import helper_command, helper_env
+
+# Fails, and why (a substring of the one error line). A type missing here must export.
+EXPECTED_FAILURES = {
+    # A part of another model: no class is built from its config alone.
+    "sam2_mask_decoder": "builds no model from a sam2_mask_decoder config alone",
+    # An input no config sizes.
+    "idefics2_perceiver": "needs `context`",
+}
+# Classes that need a package this environment may lack: the error names it.
+NEEDS_PACKAGE = {"dinat": "natten", "detr": "timm"}
+
+SAMPLE = [
+    # decoders, mixtures of experts, state-space
+    "llama", "gpt2", "qwen2", "mistral", "phi3", "gemma", "falcon", "bloom", "opt", "gpt_neox",
+    "mixtral", "qwen3_moe", "mamba",
+    # encoders (X-MOD's language, BROS's and LayoutLM's boxes)
+    "bert", "roberta", "distilbert", "albert", "deberta-v2", "xmod", "bros", "layoutlm",
+    # encoder-decoders, speech
+    "t5", "bart", "whisper", "speech_to_text",
+    # vision (ConvNeXt V2 and Swin read a drop-path schedule while they are built)
+    "vit", "convnextv2", "swin", "resnet",
+    # dual encoders, vision-language models, towers of multimodal models
+    "clip", "siglip", "llava", "qwen2_vl", "clip_vision_model", "siglip_text_model",
+    "blip_2_vision_model",
+    # audio (wav2vec2-BERT's feature layout, X-Codec's channels)
+    "wav2vec2", "wav2vec2-bert", "hubert", "xcodec",
+    *EXPECTED_FAILURES, *NEEDS_PACKAGE,
+]
+
+_LAYERS = ("num_hidden_layers", "num_layers", "n_layer", "n_layers", "encoder_layers",
+           "decoder_layers", "num_decoder_layers", "num_encoder_layers")
+_EXPERTS = ("num_local_experts", "num_experts", "n_routed_experts")
+
+
+def _small(config: dict) -> dict:
+    """The config with at most two layers and four experts, in every sub-config; per-layer
+    lists (layer_types, no_rope_layers) cut to the layers kept; staged models (Swin's
+    `depths`, whose num_layers counts stages) one block a stage."""
+    layers = {key: config[key] for key in _LAYERS if isinstance(config.get(key), int)
+              and not ("depths" in config and key == "num_layers")}
+    for key, value in list(config.items()):
+        if key in layers and value > 2:
+            config[key] = 2
+        elif key in _EXPERTS and isinstance(value, int) and value > 4:
+            config[key] = 4
+        elif key == "num_experts_per_tok" and isinstance(value, int) and value > 2:
+            config[key] = 2
+        elif key == "depths" and isinstance(value, list):
+            config[key] = [1] * len(value)
+        elif isinstance(value, list) and len(value) > 2 and len(value) in layers.values():
+            config[key] = value[:2]
+        elif isinstance(value, dict) and "model_type" in value:
+            _small(value)
+    return config
+
+
+def _write_config(folder, model_type: str, **fields) -> str:
+    from transformers import AutoConfig
+
+    folder.mkdir(parents=True)
+    config = _small(AutoConfig.for_model(model_type, **fields).to_dict())
+    path = folder / "config.json"
+    path.write_text(json.dumps(config), encoding="utf-8")
+    return str(path)
+
+
+def _export(args: list[str]) -> tuple[int, dict | None, str]:
+    """(exit code, the helper's JSON line, its stderr), run in this process."""
+    from opscope_export.cli import main as helper_main
+
+    stdout, stderr = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(stdout), contextlib.redirect_stderr(stderr):
+        code = helper_main(args)
+    lines = stdout.getvalue().strip().splitlines()
+    return code, json.loads(lines[-1]) if code == 0 and lines else None, stderr.getvalue()
+
+
+def _weight_bytes(archive: str) -> int:
+    with zipfile.ZipFile(archive) as archive_zip:
+        return sum(info.file_size for info in archive_zip.infolist()
+                   if "/data/weights/weight_" in info.filename)
+
+
+def _ops(worker: str, archive: str) -> int:
+    out = archive + ".index.json"
+    proc = subprocess.run([worker, archive, "-o", out], capture_output=True, text=True,
+                          timeout=300)
+    assert proc.returncode == 0, f"opscope-inspect {archive}: {proc.stderr}"
+    with open(out, encoding="utf-8") as handle:
+        return len(json.load(handle)["ops"])
+
+
+def _one_line_error(stderr: str) -> str:
+    lines = stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("opscope-export: error: "), stderr
+    return lines[0]
+
+
+def _expected_failure(model_type: str) -> str | None:
+    if model_type in NEEDS_PACKAGE:
+        package = NEEDS_PACKAGE[model_type]
+        return None if importlib.util.find_spec(package) else f"requires the {package} library"
+    return EXPECTED_FAILURES.get(model_type)
+
+
+def test_sample_of_model_types_exports_weightless(inspect_worker, tmp_path):
+    wrong = []
+    exported = 0
+    for model_type in SAMPLE:
+        config = _write_config(tmp_path / model_type, model_type)
+        archive = str(tmp_path / f"{model_type}.pt2")
+        started = time.perf_counter()
+        code, described, stderr = _export([f"hf:{config}", "--weightless", "-o", archive])
+        seconds = time.perf_counter() - started
+        expected = _expected_failure(model_type)
+        if code == 0:
+            ops = _ops(inspect_worker, archive)
+            print(f"{model_type:22s} exported {described['model_type'].rsplit('.', 1)[-1]}, "
+                  f"{ops} ops, {seconds:.1f} s")
+            if not described["weightless"] or _weight_bytes(archive) or not ops:
+                wrong.append(f"{model_type}: weightless={described['weightless']}, "
+                             f"{_weight_bytes(archive)} weight bytes, {ops} ops")
+            elif expected:
+                wrong.append(f"{model_type}: exported, expected to fail with '{expected}'")
+            exported += 1
+            os.remove(archive)
+            continue
+        line = _one_line_error(stderr)
+        print(f"{model_type:22s} failed: {line}")
+        if not expected or expected not in line or config not in line:
+            wrong.append(f"{model_type}: {line} (expected: {expected or 'an export'})")
+    print(f"exported weightless: {exported}/{len(SAMPLE)} "
+          f"({100 * exported / len(SAMPLE):.0f} %) of a fixed sample of model types")
+    assert not wrong, "\n".join(wrong)
+
+
+def _run_helper(args: list[str], cwd, **env) -> tuple[int, str, str, float]:
+    """(exit code, stdout, stderr, peak RSS in MB) of the helper in its own process: its own
+    environment (HF_HOME is read once, when huggingface_hub loads) and its own memory."""
+    out, err = cwd / "helper.out", cwd / "helper.err"
+    with open(out, "w") as stdout, open(err, "w") as stderr:
+        proc = subprocess.Popen(helper_command(*args), stdout=stdout, stderr=stderr,
+                                env=helper_env(**env), cwd=cwd)
+        _, status, usage = os.wait4(proc.pid, 0)
+        proc.returncode = os.waitstatus_to_exitcode(status)
+    return (proc.returncode, out.read_text(encoding="utf-8"), err.read_text(encoding="utf-8"),
+            usage.ru_maxrss / 1024)
+
+
+def test_model_id_from_a_private_hugging_face_cache(inspect_worker, tmp_path):
+    """hf:ORG/NAME reads the config.json of a model in the local cache, never the network."""
+    home = tmp_path / "hf_home"
+    repo = home / "hub" / "models--opscope-test--tiny-mistral"
+    revision = "0" * 40
+    _write_config(repo / "snapshots" / revision, "mistral", hidden_size=64,
+                  intermediate_size=128, num_attention_heads=4, num_key_value_heads=2)
+    (repo / "refs").mkdir()
+    (repo / "refs" / "main").write_text(revision, encoding="utf-8")
+    archive = str(tmp_path / "cached.pt2")
+    code, stdout, stderr, _ = _run_helper(
+        ["hf:opscope-test/tiny-mistral", "--weightless", "-o", archive], tmp_path,
+        HF_HOME=str(home))
+    assert code == 0, stderr
+    described = json.loads(stdout.strip().splitlines()[-1])
+    assert described["weightless"] and described["model_type"].endswith("MistralModel")
+    assert _ops(inspect_worker, archive) > 0
+
+
+def test_llama4_exports_or_names_the_class_to_pick(inspect_worker, tmp_path):
+    """Llama 4's config names Llama4ForConditionalGeneration; where this transformers' own
+    forward of that class fails, the error names the classes --hf-class can pick, and the
+    text model, built from the config's text_config, exports."""
+    config = _write_config(tmp_path / "llama4", "llama4")
+    code, described, stderr = _export([f"hf:{config}", "--weightless",
+                                       "-o", str(tmp_path / "l4.pt2")])
+    if code != 0:
+        assert "--hf-class Llama4ForCausalLM" in _one_line_error(stderr), stderr
+    archive = str(tmp_path / "l4_text.pt2")
+    code, described, stderr = _export([f"hf:{config}", "--weightless", "--hf-class",
+                                       "Llama4ForCausalLM", "-o", archive])
+    assert code == 0, stderr
+    assert described["weightless"] and described["model_type"].endswith("Llama4ForCausalLM")
+    assert _ops(inspect_worker, archive) > 0
+
+
+def test_fallback_to_real_weights_stops_at_the_bound_naming_the_module(tmp_path):
+    """A model that reads its weights' values while it is built needs real weights; past 2 GB
+    the export stops before allocating them, with one line naming the module being built,
+    instead of running out of memory."""
+    source = tmp_path / "reads_big.py"
+    source.write_text(
+        "import torch\n"
+        "class ReadsBig(torch.nn.Module):\n"
+        "    def __init__(self):\n"
+        "        super().__init__()\n"
+        "        self.big = torch.nn.Linear(30000, 30000)  # 3.6 GB of float32\n"
+        "        self.scale = self.big.weight.abs().max().item()\n"
+        "    def forward(self, x):\n"
+        "        return self.big(x) * self.scale\n",
+        encoding="utf-8")
+    code, _, stderr, peak_mb = _run_helper(
+        [f"{source}:ReadsBig", "--input", "1x30000", "--weightless", "-o", "big.pt2"], tmp_path)
+    assert code == 1 and not (tmp_path / "big.pt2").exists()
+    line = _one_line_error(stderr)
+    assert "(in ReadsBig.__init__)" in line and "passed while building Linear.__init__" in line
+    assert "a weightless export may allocate" in line, line
+    assert peak_mb < 1000, f"the refused export peaked at {peak_mb:.0f} MB"
+
+
+if __name__ == "__main__":  # a quick look: python test_hf_architectures.py
+    sys.exit(subprocess.call([sys.executable, "-m", "pytest", "-s", __file__]))
