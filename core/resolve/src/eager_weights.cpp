@@ -2,6 +2,7 @@
 
 #include "opscope/config/values.h"
 #include "opscope/index/query.h"
+#include "state_specs.h"
 
 #include <algorithm>
 #include <memory>
@@ -10,54 +11,15 @@
 namespace opscope::resolve {
 namespace {
 
+using detail::default_state_spec;
+using detail::last_matching;
+using detail::local_names;
+using detail::optimizable;
+using detail::spec_dict;
+
 using config::ConfigDocument;
 using config::Table;
 using json = nlohmann::ordered_json;
-
-// coreai-opt's default op_state_spec of a module or op config whose op_state_spec is not
-// written (ModuleQuantizerConfig / ModuleKMeansPalettizerConfig defaults).
-json default_state_spec(index::Compressor c) {
-  switch (c) {
-  case index::Compressor::KMeansPalettizer:
-    return {{"weight", {{"n_bits", 4}}}, {"in_proj_weight", {{"n_bits", 4}}}};
-  case index::Compressor::Quantizer:
-    return {
-        {"weight", {{"dtype", "int8"}, {"granularity", {{"type", "per_channel"}, {"axis", 0}}}}}};
-  case index::Compressor::MagnitudePruner: // OpMagnitudePrunerConfig.get_default_state_spec
-    return {{"weight", {{"target_sparsity", 0.5}}}, {"in_proj_weight", {{"target_sparsity", 0.5}}}};
-  default:
-    return json::object();
-  }
-}
-
-// _is_optimizable_tensor: floating point and more than one element.
-bool optimizable(const index::Parameter& p) {
-  static const char* const kFloat[] = {"float64", "float32", "float16", "bfloat16"};
-  return p.numel() > 1 && std::any_of(std::begin(kFloat), std::end(kFloat),
-                                      [&](const char* d) { return p.dtype == d; });
-}
-
-// A spec dict as coreai-opt normalises it: a null dict disables every tensor.
-json spec_dict(const json& config, const char* field, const json& fallback) {
-  if (!config.is_object() || !config.contains(field))
-    return fallback;
-  const json& dict = config[field];
-  if (dict.is_null())
-    return json{{"*", nullptr}};
-  return dict.is_object() ? dict : fallback;
-}
-
-// get_last_matching_spec: the last key equal to one of the names, else "*".
-std::optional<std::pair<std::string, json>> last_matching(const json& dict,
-                                                          const std::vector<std::string>& names) {
-  std::optional<std::pair<std::string, json>> found;
-  for (const auto& [key, value] : dict.items())
-    if (std::find(names.begin(), names.end(), key) != names.end())
-      found = {key, value};
-  if (!found && dict.contains("*"))
-    found = {"*", dict["*"]};
-  return found;
-}
 
 // Priority as _get_module_compression_components_and_priority assigns it (lower wins):
 // ModuleDecision::priority; the module_state_spec sentinel is below all.
@@ -68,11 +30,7 @@ class EagerResolver {
 public:
   EagerResolver(const ConfigDocument& doc, const json& values, const index::Index& index,
                 const Resolution* modules)
-      : doc_(doc), index_(index), compressor_(doc.root), modules_(modules) {
-    if (const auto* info = coreai::find(doc.root))
-      if (values.contains(std::string(info->root_key)))
-        root_ = values[std::string(info->root_key)];
-  }
+      : doc_(doc), values_(values), index_(index), compressor_(doc.root), modules_(modules) {}
 
   EagerWeights run() {
     if (modules_) {
@@ -114,33 +72,13 @@ private:
     Priority priority = 0;
   };
 
-  json entry_config(const Decider& d) const {
-    switch (d.kind) {
-    case Decider::Kind::DefaultGlobal:
-      return json{{"op_state_spec", default_state_spec(compressor_)}};
-    case Decider::Kind::Global:
-      return root_.is_object() && root_.contains("global_config") ? root_["global_config"]
-                                                                  : json(nullptr);
-    case Decider::Kind::Key: {
-      const auto& key = doc_.keys[static_cast<std::size_t>(d.key)];
-      const char* table =
-          key.table == Table::ModuleType ? "module_type_configs" : "module_name_configs";
-      if (root_.is_object() && root_.contains(table) && root_[table].is_object() &&
-          root_[table].contains(key.text))
-        return root_[table][key.text];
-      return nullptr;
-    }
-    }
-    return nullptr;
-  }
-
   void prepare_modules() {
     const std::size_t n = index_.modules.size();
     configs_.resize(n);
     for (std::size_t m = 0; m < n; ++m) {
       const ModuleDecision& d = decisions_[m];
       ModuleConfig& c = configs_[m];
-      c.config = entry_config(d.decider);
+      c.config = detail::entry_config(doc_, values_, d.decider);
       const json fallback = c.config.is_null() && d.decider.kind != Decider::Kind::DefaultGlobal
                                 ? json{{"*", nullptr}}
                                 : default_state_spec(compressor_);
@@ -226,20 +164,6 @@ private:
     return {c.state_spec, decider};
   }
 
-  std::vector<std::string> local_names(const index::Parameter& p) const {
-    std::vector<std::string> names;
-    auto add = [&](const std::string& fqn) {
-      auto dot = fqn.rfind('.');
-      std::string local = dot == std::string::npos ? fqn : fqn.substr(dot + 1);
-      if (std::find(names.begin(), names.end(), local) == names.end())
-        names.push_back(local);
-    };
-    add(p.name);
-    for (const auto& alias : p.aliases)
-      add(alias);
-    return names;
-  }
-
   void visit_op(int op_index, const std::vector<int>& parameters, int module) {
     const index::Op& op = index_.ops[static_cast<std::size_t>(op_index)];
     if (op.kind != index::OpKind::Call)
@@ -305,9 +229,9 @@ private:
   }
 
   const ConfigDocument& doc_;
+  const json& values_;
   const index::Index& index_;
   index::Compressor compressor_;
-  json root_;
   const Resolution* modules_ = nullptr;
   std::vector<ModuleDecision> decisions_;
   std::vector<std::vector<int>> owners_; // Index::parameters -> owning modules
