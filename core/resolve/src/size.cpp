@@ -1,6 +1,7 @@
 #include "opscope/resolve/size.h"
 
 #include "opscope/config/values.h"
+#include "opscope/resolve/graph_weights.h"
 
 #include <map>
 #include <memory>
@@ -148,6 +149,22 @@ std::optional<std::int64_t> quant_blocks(const index::Parameter& w, const json& 
   return std::nullopt;
 }
 
+// _granularity_needs_axis_default: the granularity type of a spec whose axis coreai-opt
+// must default (per_channel without an axis; per_block with one block size and no axis).
+std::optional<std::string> granularity_needing_axis(const json& spec) {
+  if (!spec.is_object())
+    return std::nullopt;
+  const json g = granularity_of(spec);
+  const std::string type = g.value("type", "per_tensor");
+  const bool axis_given = g.contains("axis") && g["axis"].is_number_integer();
+  const bool needs_axis =
+      !axis_given && (type == "per_channel" || (type == "per_block" && g.contains("block_size") &&
+                                                g["block_size"].is_number_integer()));
+  if (!needs_axis)
+    return std::nullopt;
+  return type;
+}
+
 } // namespace
 
 std::optional<std::int64_t> quantized_bits(const index::Parameter& w, const json& spec,
@@ -238,18 +255,9 @@ std::optional<std::int64_t> palettized_bits(const index::Parameter& w, const jso
 
 std::optional<std::string> quantizer_axis_missing(const json& spec,
                                                   const std::string& module_type) {
-  if (!spec.is_object() || module_type.empty())
+  if (module_type.empty() || default_axes(module_type))
     return std::nullopt;
-  const json g = granularity_of(spec);
-  const std::string type = g.value("type", "per_tensor");
-  const bool axis_given = g.contains("axis") && g["axis"].is_number_integer();
-  // _granularity_needs_axis_default: per_block needs one only with a single block size.
-  const bool needs_axis =
-      !axis_given && (type == "per_channel" || (type == "per_block" && g.contains("block_size") &&
-                                                g["block_size"].is_number_integer()));
-  if (!needs_axis || default_axes(module_type))
-    return std::nullopt;
-  return type;
+  return granularity_needing_axis(spec);
 }
 
 bool spec_fits(const index::Index& index, const WeightDecision& w, index::Compressor compressor,
@@ -278,35 +286,38 @@ std::optional<std::string> size_unavailable(const config::ConfigDocument& docume
   if (document.root != index::Compressor::KMeansPalettizer &&
       document.root != index::Compressor::Quantizer)
     return "the config has no quantization_config or kmeans_palettization_config root key";
-  if (document.root != index::Compressor::KMeansPalettizer && index.mode != index::Mode::Eager)
-    return "coreai-opt's bits_per_weight() sizes models prepared in eager mode, and this config "
-           "runs the Quantizer in graph mode; with `execution_mode: eager` it would be sized";
+  if (document.root == index::Compressor::Quantizer && index.mode == index::Mode::Graph &&
+      !resolves_in_graph_mode(document, index))
+    return "this config runs the Quantizer in eager mode (execution_mode: eager) and the model "
+           "index is a graph-mode one; its size is projected on the eager-mode index";
   if (index.parameters.empty())
     return "the model index lists no parameters; index the model again with this opscope "
            "(`opscope index MODEL.pt2`)";
   return std::nullopt;
 }
 
-ProjectedSize projected_size(const config::ConfigDocument& document, const index::Index& index,
-                             const Resolution* modules, const EagerWeights* weights_given) {
+namespace {
+
+// The graph reads a weight's default axis from the op consuming its fake-quant; say which
+// when none has one (prepare() raises then, as the eager Quantizer does for its module).
+std::string graph_axis_reason(const index::Index& index, const WeightDecision& d,
+                              const std::string& why) {
+  std::string ops;
+  for (const WeightDecision::Reader& r : d.readers) {
+    const index::Op& op = index.ops[static_cast<std::size_t>(r.op)];
+    ops += (ops.empty() ? "" : ", ") + op.name + " [" +
+           index.type_for(op, index::Compressor::Quantizer) + "]";
+  }
+  return why + " (graph mode takes the default from the op reading the weight: " + ops +
+         "); coreai-opt's prepare() raises, so give the granularity an axis";
+}
+
+// Every tensor once, at full precision unless `weights` gives it a spec that fits its shape.
+ProjectedSize sized(const config::ConfigDocument& document, const index::Index& index,
+                    const std::vector<WeightDecision>& weights, bool graph) {
   ProjectedSize size;
+  size.graph_mode = graph;
   const bool palettizer = document.root == index::Compressor::KMeansPalettizer;
-  if (auto why = size_unavailable(document, index)) {
-    size.unavailable = std::move(*why);
-    return size;
-  }
-  std::optional<EagerWeights> computed;
-  if (!weights_given) {
-    auto values = config::read_values(document.text, document.format);
-    if (values)
-      weights_given = &computed.emplace(resolve_eager_weights(document, *values, index, modules));
-  }
-  if (!weights_given || weights_given->parameters.size() != index.parameters.size()) {
-    size.unavailable = "the config's values cannot be read (no mapping at its root, or more "
-                       "than a million values after aliases)";
-    return size;
-  }
-  const EagerWeights& weights = *weights_given;
   std::map<std::string, std::pair<std::int64_t, std::int64_t>> per_module; // bits, weights
   for (std::size_t i = 0; i < index.parameters.size(); ++i) {
     const index::Parameter& p = index.parameters[i];
@@ -319,16 +330,20 @@ ProjectedSize projected_size(const config::ConfigDocument& document, const index
     ps.elements = p.numel();
     ps.bits_before = ps.elements * p.element_bits();
     ps.bits_after = ps.bits_before;
-    const WeightDecision& d = weights.parameters[i];
+    const WeightDecision& d = weights[i];
     if (d.spec.is_object()) {
       std::string module_type;
-      if (const index::Module* owner = index.find_module(index::owner_module_name(p.name)))
+      if (graph)
+        module_type = graph_axis_module_type(index, d);
+      else if (const index::Module* owner = index.find_module(index::owner_module_name(p.name)))
         module_type = owner->type;
       std::string why;
       auto bits = palettizer ? palettized_bits(p, d.spec, module_type, why)
                              : quantized_bits(p, d.spec, module_type, why);
       if (!bits && why.rfind(kIncompatible, 0) != 0) {
-        size.unavailable = why;
+        size.unavailable = graph && module_type.empty() && granularity_needing_axis(d.spec)
+                               ? graph_axis_reason(index, d, why)
+                               : why;
         return size;
       }
       // A shape the granularity does not fit: coreai-opt disables the fake-quantize or
@@ -358,16 +373,58 @@ ProjectedSize projected_size(const config::ConfigDocument& document, const index
   return size;
 }
 
+ProjectedSize unreadable_values() {
+  ProjectedSize size;
+  size.unavailable = "the config's values cannot be read (no mapping at its root, or more "
+                     "than a million values after aliases)";
+  return size;
+}
+
+} // namespace
+
+ProjectedSize projected_size(const config::ConfigDocument& document, const index::Index& index,
+                             const Resolution* modules, const EagerWeights* weights_given) {
+  if (auto why = size_unavailable(document, index)) {
+    ProjectedSize size;
+    size.unavailable = std::move(*why);
+    return size;
+  }
+  if (resolves_in_graph_mode(document, index)) {
+    auto values = config::read_values(document.text, document.format);
+    if (!values)
+      return unreadable_values();
+    std::optional<Resolution> computed;
+    if (!modules)
+      modules = &computed.emplace(resolve_quantizer(document, index));
+    return sized(document, index, resolve_graph_weights(document, *values, index, *modules),
+                 /*graph=*/true);
+  }
+  std::optional<EagerWeights> computed;
+  if (!weights_given) {
+    auto values = config::read_values(document.text, document.format);
+    if (values)
+      weights_given = &computed.emplace(resolve_eager_weights(document, *values, index, modules));
+  }
+  if (!weights_given || weights_given->parameters.size() != index.parameters.size())
+    return unreadable_values();
+  return sized(document, index, weights_given->parameters, /*graph=*/false);
+}
+
 std::shared_ptr<const ProjectedSize>
 SharedResolution::size(const config::ConfigDocument& document, const index::Index& index,
                        const index::QueryEngine* engine) const {
   std::lock_guard<std::mutex> lock(size_mutex_);
   if (!size_) {
-    std::shared_ptr<const EagerWeights> eager;
-    if (!size_unavailable(document, index))
-      eager = weights(document, index, engine);
-    size_ = std::make_shared<const ProjectedSize>(
-        projected_size(document, index, nullptr, eager.get()));
+    if (resolves_in_graph_mode(document, index)) { // the fake-quants of the ops' resolution
+      std::shared_ptr<const Resolution> ops = get(document, index, engine);
+      size_ = std::make_shared<const ProjectedSize>(projected_size(document, index, ops.get()));
+    } else {
+      std::shared_ptr<const EagerWeights> eager;
+      if (!size_unavailable(document, index))
+        eager = weights(document, index, engine);
+      size_ = std::make_shared<const ProjectedSize>(
+          projected_size(document, index, nullptr, eager.get()));
+    }
   }
   return size_;
 }

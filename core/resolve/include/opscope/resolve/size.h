@@ -7,8 +7,12 @@
 //  - a palettized weight costs one n_bits index per cluster_dim elements, the LUT
 //    (blocks * 2^n_bits * cluster_dim entries at the weight's dtype) and a per-channel scale
 //    when enabled.
-// Where coreai-opt's function cannot answer (graph mode, the pruner, a LUT quantized with
-// lut_qspec, a spec this port does not know) the result says so instead of guessing.
+// The graph-mode Quantizer (the default mode), which bits_per_weight() refuses, is sized the
+// same way from the weight fake-quants its prepare() inserts (graph_weights.h): each weight
+// one of them quantizes at its spec, every other tensor at full precision.
+// Where coreai-opt's function cannot answer (the pruner, a LUT quantized with lut_qspec, a
+// spec this port does not know, a weight axis prepare() cannot default) the result says so
+// instead of guessing.
 #pragma once
 
 #include "opscope/config/document.h"
@@ -41,6 +45,8 @@ struct ProjectedSize {
   std::int64_t bits_after = 0;
   double bpw_before = 0;
   double bpw_after = 0;
+  // Sized from the graph Quantizer's weight fake-quants rather than an eager prepare().
+  bool graph_mode = false;
   std::vector<ParameterSize> parameters; // Index::parameters order
   // Module name -> its own bits per weight after (tensors it owns directly), as
   // BitsPerWeightResult.per_module_map; modules owning nothing are left out.
@@ -75,15 +81,17 @@ std::optional<std::string> quantizer_axis_missing(const nlohmann::ordered_json& 
 bool spec_fits(const index::Index& index, const WeightDecision& w, index::Compressor compressor,
                std::string& why);
 
-// From the document (and its text, for the spec values) and the index. `modules`:
-// resolve_quantizer() of the same document and index if the caller has it already.
-// `weights`: resolve_eager_weights() of the same document and index if the caller has it.
+// From the document (and its text, for the spec values) and the index. `modules`: the
+// resolution of the same document and index (resolve_config) if the caller has it already.
+// `weights`: resolve_eager_weights() of the same document and index if the caller has it
+// (eager mode only).
 ProjectedSize projected_size(const config::ConfigDocument& document, const index::Index& index,
                              const Resolution* modules = nullptr,
                              const EagerWeights* weights = nullptr);
 
 // Why projected_size() cannot answer for this config and index before resolving anything
-// (graph-mode Quantizer, the pruner, an index without parameters); nothing when it can try.
+// (the pruner, an index without parameters, an eager Quantizer config on a graph index);
+// nothing when it can try.
 std::optional<std::string> size_unavailable(const config::ConfigDocument& document,
                                             const index::Index& index);
 
