@@ -1,6 +1,5 @@
 #include "opscope/features/projected_size.h"
 
-#include "opscope/coreai/compressors.h"
 #include "opscope/resolve/size.h"
 
 #include <cstdio>
@@ -50,27 +49,17 @@ std::string before_after(std::int64_t before, std::int64_t after, std::int64_t w
          " bits per weight, " + storage(before) + " -> " + storage(after);
 }
 
-// Longer reasons are left to the root key's hover: a code lens is one line above the config.
-constexpr std::size_t kLensReasonChars = 64;
-
 } // namespace
 
 std::vector<CodeLens> code_lenses(const config::ConfigDocument& document, const Model* model) {
   auto size = size_of(document, model, /*wait=*/true);
-  if (!size)
+  // No number, no lens: a line saying "not computed" above every config is noise; the root
+  // key's hover says why.
+  if (!size || !size->unavailable.empty())
     return {};
-  std::string title;
-  if (size->unavailable.empty()) {
-    title =
-        "projected size: " + before_after(size->bits_before, size->bits_after, size->total_weights);
-  } else if (size->unavailable.size() <= kLensReasonChars) {
-    title = "projected size: not computed (" + size->unavailable + ")";
-  } else { // a lens is one short line above the root key; its hover has the whole reason
-    const coreai::CompressorInfo* root = coreai::find(document.root);
-    title = "projected size: not computed; hover `" +
-            std::string(root ? root->root_key : std::string_view("the root key")) + "` for why";
-  }
-  return {CodeLens{document.root_range, std::move(title)}};
+  return {CodeLens{document.root_range,
+                   "projected size: " +
+                       before_after(size->bits_before, size->bits_after, size->total_weights)}};
 }
 
 std::optional<std::string> root_size_text(const config::ConfigDocument& document,
@@ -83,8 +72,12 @@ std::optional<std::string> root_size_text(const config::ConfigDocument& document
   std::size_t compressed = 0;
   for (const resolve::ParameterSize& p : size->parameters)
     compressed += p.compressed ? 1 : 0;
-  return "**Projected size** (coreai-opt's bits_per_weight after prepare()): " +
-         before_after(size->bits_before, size->bits_after, size->total_weights) + "; " +
+  const std::string how = size->graph_mode
+                              ? "the weight fake-quants coreai-opt's graph-mode prepare() inserts, "
+                                "counted as its bits_per_weight() counts them"
+                              : "coreai-opt's bits_per_weight after prepare()";
+  return "**Projected size** (" + how +
+         "): " + before_after(size->bits_before, size->bits_after, size->total_weights) + "; " +
          std::to_string(compressed) + " of " + std::to_string(size->parameters.size()) +
          " tensors compressed.\n\n";
 }

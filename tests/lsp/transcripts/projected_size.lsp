@@ -1,7 +1,8 @@
 # The model's projected size (issue 10 item 4, coreai-opt's bits_per_weight) where the user sees
 # it: a code lens on the root key, the root key's hover, a module key's hover; it follows each
 # edit. Against a committed eager index of a two-Linear model (fixtures/tiny_mlp.eager.index.json:
-# fc1 32x16 + bias 32, fc2 8x32 + bias 8, float32; 808 weights, 3,232 bytes).
+# fc1 32x16 + bias 32, fc2 8x32 + bias 8, float32; 808 weights, 3,232 bytes), and the same model
+# in graph mode (fixtures/tiny_mlp.graph.index.json: the same index with graph op names).
 # 4-bit palettization of every weight, 2-bit on fc2: fc1.weight 512 x 4 bits + a 16-entry LUT
 # of 32 bits = 2,560 bits; fc2.weight 256 x 2 + 4 x 32 = 640; the biases stay at 32 bits
 # (40 x 32 = 1,280): 4,480 bits over 808 weights = 5.54 bits per weight, 560 bytes.
@@ -17,6 +18,15 @@ kmeans_palettization_config:
     fc2:
       op_state_spec:
         weight: {n_bits: 2}
+%end
+%file graph/opscope.yaml
+model: ${FIXTURES}/tiny_mlp.graph.index.json
+%end
+%file graph/quant.yaml
+quantization_config:
+  global_config:
+    op_state_spec:
+      weight: {dtype: int4, granularity: {type: per_channel}}
 %end
 %file configs/prune.yaml
 magnitude_pruning_config:
@@ -68,11 +78,33 @@ magnitude_pruning_config:
 <-- {"id": 6, "result": {"contents": {"value": {"$has": ["32.00 -> 6.02 bits per weight"],
                                                "$lacks": ["5.54"]}}}}
 
-# Where coreai-opt's bits_per_weight cannot answer, the lens says so instead of a number.
+# Where coreai-opt's bits_per_weight cannot answer, no lens (a "not computed" line above every
+# such config is noise); the root key's hover says why.
 %open configs/prune.yaml
 <-- {"method": "textDocument/publishDiagnostics", "params": {
       "uri": "${ROOT_URI}/configs/prune.yaml"}}
 --> {"id": 7, "method": "textDocument/codeLens", "params": {
      "textDocument": {"uri": "${ROOT_URI}/configs/prune.yaml"}}}
-<-- {"id": 7, "result": [{"command": {"title": {
-      "$has": ["projected size: not computed", "MagnitudePruner"]}}}]}
+<-- {"id": 7, "result": []}
+--> {"id": 8, "method": "textDocument/hover", "params": {
+     "textDocument": {"uri": "${ROOT_URI}/configs/prune.yaml"},
+     "position": {"line": 0, "character": 3}}}
+<-- {"id": 8, "result": {"contents": {"value": {
+      "$has": ["Projected size**: not computed", "MagnitudePruner"]}}}}
+
+# Graph mode (issue 24), the default: the weight fake-quants prepare() inserts, int4 per
+# channel (one float32 scale per output row): fc1.weight 512 x 4 + 32 x 32 = 3,072 bits,
+# fc2.weight 256 x 4 + 8 x 32 = 1,280, the biases 1,280: 5,632 bits over 808 = 6.97, 704 bytes.
+%open graph/quant.yaml
+<-- {"method": "textDocument/publishDiagnostics", "params": {
+      "uri": "${ROOT_URI}/graph/quant.yaml"}}
+--> {"id": 9, "method": "textDocument/codeLens", "params": {
+     "textDocument": {"uri": "${ROOT_URI}/graph/quant.yaml"}}}
+<-- {"id": 9, "result": [{"command": {
+      "title": "projected size: 32.00 -> 6.97 bits per weight, 3.23 KB -> 704 B"}}]}
+--> {"id": 10, "method": "textDocument/hover", "params": {
+     "textDocument": {"uri": "${ROOT_URI}/graph/quant.yaml"},
+     "position": {"line": 0, "character": 3}}}
+<-- {"id": 10, "result": {"contents": {"value": {
+      "$has": ["graph-mode prepare() inserts", "32.00 -> 6.97 bits per weight",
+               "2 of 4 tensors compressed"]}}}}

@@ -120,16 +120,41 @@ TEST(Definition, SkipsPyTorchsOwnFramesForTheUsersLine) {
   EXPECT_EQ(locations[0].line, 12);
 }
 
-TEST(ProjectedSize, AGraphModeLensStaysOneShortLineAndItsHoverSaysWhy) {
-  // bits_per_weight() sizes eager-mode models only: the lens above the root key says so in a
-  // few words and points to the hover, which holds the whole reason and what would size it.
+TEST(ProjectedSize, AGraphModeConfigShowsItsSizeInTheLensAndTheRootKeysHover) {
+  // The weight fake-quants graph-mode prepare() inserts: conv1's and fc's weights (int8, one
+  // float32 scale each); fc's bias stays in float32.
+  index::Index with_weights = model_index();
+  with_weights.parameters = {{"conv1.weight", {}, {8, 3, 3, 3}, "float32", false},
+                             {"fc.weight", {}, {10, 8}, "float32", false},
+                             {"fc.bias", {}, {10}, "float32", false}};
+  for (auto& op : with_weights.ops)
+    if (op.name == "linear") {
+      op.inputs.push_back({"fc.weight", std::nullopt, true});
+      op.inputs.push_back({"fc.bias", std::nullopt, true});
+    }
+  with_weights.rebuild_lookups();
+  Model model{&with_weights, index::Compressor::Quantizer};
+  auto doc = config::read_config("quantization_config:\n  global_config:\n    op_state_spec:\n"
+                                 "      weight: {dtype: int8, granularity: {type: per_tensor}}\n",
+                                 config::Format::Yaml);
+  std::vector<CodeLens> lenses = code_lenses(doc, &model);
+  ASSERT_EQ(lenses.size(), 1u);
+  // (216 + 80) * 8 + 2 * 32 + 10 * 32 bits over 306 weights.
+  EXPECT_EQ(lenses[0].title, "projected size: 32.00 -> 8.99 bits per weight, 1.22 KB -> 344 B");
+  EXPECT_EQ(lenses[0].range, doc.root_range);
+  std::optional<std::string> hover = root_size_text(doc, &model);
+  ASSERT_TRUE(hover.has_value());
+  EXPECT_NE(hover->find("graph-mode prepare() inserts"), std::string::npos) << *hover;
+  EXPECT_NE(hover->find("2 of 3 tensors compressed"), std::string::npos) << *hover;
+}
+
+TEST(ProjectedSize, NoLensWhereTheSizeCannotBeComputedAndTheRootKeysHoverSaysWhy) {
+  // An index without parameters cannot be sized: no "not computed" line above the config.
   Model model{&model_index(), index::Compressor::Quantizer};
   auto doc =
       config::read_config("quantization_config:\n  global_config: {}\n", config::Format::Yaml);
-  std::vector<CodeLens> lenses = code_lenses(doc, &model);
-  ASSERT_EQ(lenses.size(), 1u);
-  EXPECT_EQ(lenses[0].title, "projected size: not computed; hover `quantization_config` for why");
+  EXPECT_TRUE(code_lenses(doc, &model).empty());
   std::optional<std::string> why = root_size_text(doc, &model);
   ASSERT_TRUE(why.has_value());
-  EXPECT_NE(why->find("execution_mode: eager"), std::string::npos) << *why;
+  EXPECT_NE(why->find("lists no parameters"), std::string::npos) << *why;
 }
