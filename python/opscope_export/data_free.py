@@ -31,6 +31,16 @@ CONSTANT_BYTES_BUDGET = 256 << 20
 # Exceptions (by class name, anywhere in the chain) raised when code needs the data that fake
 # tensors do not have: a value read (`.item()`, `if tensor:`), an output whose shape depends on
 # values (`nonzero`), a guard on a value during torch.export.
+def _uninitialized_factories() -> frozenset:
+    """Factories whose values are whatever memory held: never worth computing."""
+    import torch
+
+    aten = torch.ops.aten
+    return frozenset({aten.empty.memory_format, aten.empty_strided.default,
+                      aten.empty_like.default, aten.new_empty.default,
+                      aten.new_empty_strided.default})
+
+
 DATA_ERRORS = frozenset({
     "DataDependentOutputException", "DynamicOutputShapeException",
     "GuardOnDataDependentSymNode", "UnsupportedFakeTensorException",
@@ -68,6 +78,8 @@ def _mode_class():
     from torch._subclasses.fake_tensor import FakeTensor, FakeTensorMode
     from torch.utils._mode_utils import no_dispatch
 
+    uninitialized = _uninitialized_factories()
+
     class DataFreeMode(FakeTensorMode):
         """Fake tensors. While `computing_constants`, a small tensor made from nothing (a
         factory: linspace, arange, tensor([...])) is a fake tensor that also holds its values
@@ -88,7 +100,8 @@ def _mode_class():
         def dispatch(self, func, types, args=(), kwargs=None):
             kwargs = kwargs or {}
             out = super().dispatch(func, types, args, kwargs)
-            if not self.computing_constants or _tensors((args, kwargs)):
+            if not self.computing_constants or _tensors((args, kwargs)) \
+                    or func in uninitialized:
                 return out
             # A factory: the fake result says how large the real one is.
             made = _tensors(out)
@@ -106,6 +119,12 @@ def _mode_class():
                 torch.Tensor, lambda t: converter.from_real_tensor(self, t, make_constant=True),
                 real)
 
+        def forget_constant(self, tensor) -> None:
+            """`tensor` no longer holds values."""
+            if self.is_our_fake(tensor) and tensor.constant is not None:
+                _drop_fake_references(tensor)
+                tensor.constant = None
+
         def end_build(self, model, args, kwargs) -> None:
             """The build is over: weights and inputs forget the values they held (the
             export must not fold them), and new tensors hold none."""
@@ -113,8 +132,7 @@ def _mode_class():
             states = [*model.parameters(), *model.buffers()] \
                 if isinstance(model, torch.nn.Module) else []
             for tensor in [*states, *_tensors((args, kwargs))]:
-                if isinstance(tensor, FakeTensor):
-                    tensor.constant = None
+                self.forget_constant(tensor)
 
     return DataFreeMode
 
@@ -123,6 +141,7 @@ def _mode_class():
 def data_free():
     """Tensors made inside have no data (see the module docstring); yields the mode, whose
     `end_build` ends the build."""
+    import torch
     import torch.nn.init as init
 
     # torch's truncated-normal init re-draws until its values fit (`if not mask.any()`),
@@ -130,12 +149,56 @@ def data_free():
     truncated_normal = getattr(init, "_no_grad_trunc_normal_", None)
     if truncated_normal is not None:
         init._no_grad_trunc_normal_ = lambda tensor, *args, **kwargs: tensor
+    _swaps_fake_tensors()
     try:
         with _mode_class()() as mode:
             yield mode
     finally:
         if truncated_normal is not None:
             init._no_grad_trunc_normal_ = truncated_normal
+
+
+def _drop_fake_references(tensor) -> None:
+    """The weak references a fake tensor's mode keeps to it (to find the constants a write
+    invalidates, to reuse a conversion) are dropped, and it holds no value any more."""
+    converter = getattr(getattr(tensor, "fake_mode", None), "fake_tensor_converter", None)
+    if converter is None:
+        return
+    mapping = converter.constant_storage_mapping
+    for key, refs in list(mapping.items()):
+        kept = [ref for ref in refs if ref() is not tensor]
+        if kept:
+            mapping[key] = kept
+        else:
+            del mapping[key]
+    memo = getattr(getattr(converter, "meta_converter", None), "tensor_memo", None)
+    if memo is not None:
+        for key in [key for key, value in list(memo.items()) if value is tensor]:
+            del memo[key]
+    tensor.constant = None
+
+
+def _swaps_fake_tensors() -> None:
+    """Module._apply (a model calling `.to(dtype)` on a module, while it is built or in
+    forward, which torch.export traces on its own fake tensors) swaps each parameter with its
+    converted copy, and torch refuses while any weak reference points at either; for fake
+    tensors only their mode's bookkeeping does. Installed for the rest of the process (the
+    export follows the build); real tensors are swapped as before."""
+    import torch
+    from torch._subclasses.fake_tensor import FakeTensor
+
+    swap_tensors = torch.utils.swap_tensors
+    if getattr(swap_tensors, "releases_fake_tensors", False):
+        return
+
+    def swap(first, second):
+        for tensor in (first, second):
+            if isinstance(tensor, FakeTensor):
+                _drop_fake_references(tensor)
+        return swap_tensors(first, second)
+
+    swap.releases_fake_tensors = True
+    torch.utils.swap_tensors = swap
 
 
 def _innermost_module(frames) -> str | None:
