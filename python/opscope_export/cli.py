@@ -53,11 +53,16 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--eval", action="store_true",
                         help="call model.eval() before exporting (default: keep the factory's mode,"
                              " as coreai-opt does)")
-    parser.add_argument("--weightless", action="store_true",
-                        help="build the model on fake tensors (no data): no weight data is made or "
-                             "saved (names, shapes and dtypes are the same); a model that "
-                             "cannot be built or run there is exported with weights instead, "
-                             "with a warning")
+    weights = parser.add_mutually_exclusive_group()
+    weights.add_argument("--with-weights", action="store_true",
+                         help="build the model with real (random) weights, for models that "
+                              "read tensor values; never for hf:CONFIG targets (a config has "
+                              "no weights). Default: weightless: the model is built on fake "
+                              "tensors (no data), so no weight data is made or saved (names, "
+                              "shapes and dtypes are the same); a model that cannot be built "
+                              "or run there is exported with weights instead, with a warning")
+    weights.add_argument("--weightless", action="store_true",
+                         help="the default (kept so older command lines still work)")
     parser.add_argument("--hf-class", metavar="CLASS",
                         help="for hf:CONFIG targets: the transformers class to build, e.g. "
                              "AutoModelForCausalLM or LlamaModel (default: the config's "
@@ -96,11 +101,15 @@ def _run(argv: list[str]) -> int:
         eval_mode=args.eval,
         record_eager="eager" in (args.mode or ()),
         export_graph="graph" in (args.mode or ("graph",)),
-        weightless=args.weightless,
+        weightless=not args.with_weights,
         hf_class=args.hf_class,
     )
     if args.hf_class and not args.target.startswith("hf:"):
         raise ExportError(f"--hf-class {args.hf_class}: only hf:CONFIG targets take it")
+    if args.with_weights and args.target.startswith("hf:"):
+        raise ExportError(f"{args.target}: --with-weights: an hf:CONFIG target is only a config, "
+                          "with no weights to keep, so it is always exported without weight "
+                          "data; drop --with-weights (or `weightless: false` in opscope.yaml)")
     from opscope_export.quiet import captured_output
 
     try:

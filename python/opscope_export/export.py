@@ -43,8 +43,10 @@ class ExportRequest:
     # only the record, and the export was four fifths of an eager-mode export's time.
     export_graph: bool = True
     # Build the model on fake tensors: no weight data is made or saved; every op, module,
-    # shape and dtype stays (tests/fidelity/test_weightless.py holds the names equal).
-    weightless: bool = False
+    # shape and dtype stays (tests/fidelity/test_weightless.py holds the names equal). The
+    # default: names never need weights, and a 70B-shaped model's would not fit in memory.
+    # A model that reads tensor values falls back to real weights (_weightless_program).
+    weightless: bool = True
     hf_class: str | None = None  # for hf: targets: the transformers class to build
 
 

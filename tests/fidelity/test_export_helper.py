@@ -8,7 +8,7 @@ import textwrap
 
 import pytest
 
-from conftest import build_fixture_model, helper_command, helper_env
+from conftest import PYTHON_DIR, build_fixture_model, get_fixture, helper_command, helper_env
 
 USER_MODEL = textwrap.dedent('''
     import torch
@@ -101,7 +101,7 @@ def test_graph_mode_archive_has_no_eager_record_and_loads(project):
 
 def test_eager_mode_archive_keeps_the_eager_record_and_loads(project):
     """--mode eager alone skips torch.export (eager mode reads only its record); both modes
-    give a torch.export archive that also holds the record."""
+    give a torch.export archive that also holds the record (and, with weights, runs)."""
     import torch
 
     proc = run_helper(project, "user_models:Tiny", "--input", "2x4", "--mode", "eager",
@@ -112,7 +112,7 @@ def test_eager_mode_archive_keeps_the_eager_record_and_loads(project):
     assert "extra/opscope_eager.json" in records and "models/model.json" not in records
 
     proc = run_helper(project, "user_models:Tiny", "--input", "2x4", "--mode", "graph",
-                      "--mode", "eager", "-o", "tiny.pt2")
+                      "--mode", "eager", "--with-weights", "-o", "tiny.pt2")
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout)["modes"] == ["graph", "eager"]
     assert "extra/opscope_eager.json" in _archive_records(project / "tiny.pt2")
@@ -234,12 +234,20 @@ def test_probe_and_export_detect_old_or_missing_torch(tmp_path, project, fake_to
 
 
 @pytest.mark.parametrize("name", ["my_model", "hf_bert"])
-def test_archive_keeps_the_example_inputs(fixture_archive, name):
+def test_archive_with_weights_keeps_the_example_inputs(name, tmp_path):
+    """--with-weights: real tensors throughout, so the archive keeps the example inputs the
+    oracle rebuilds (the default, weightless, keeps only their shapes and dtypes)."""
     import torch
 
-    program = torch.export.load(fixture_archive(name))
-    args, kwargs = program.example_inputs
+    archive = str(tmp_path / f"{name}.pt2")
+    command = helper_command(*get_fixture(name).export_args(archive), "--with-weights")
+    proc = subprocess.run(command, cwd=PYTHON_DIR, env=helper_env(), capture_output=True,
+                          text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    # First: building it imports the model's output classes, which loading the program needs.
     _, expected = build_fixture_model(name)
+    program = torch.export.load(archive)
+    args, kwargs = program.example_inputs
     assert kwargs == {}
     assert len(args) == len(expected)
     for stored, rebuilt in zip(args, expected):

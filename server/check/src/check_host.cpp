@@ -22,7 +22,11 @@ project::ModelSettings command_line_overrides(const cli::ParsedArgs& args) {
     settings.python = args.value("--python");
   if (args.has("--mode"))
     settings.mode = args.value("--mode");
-  if (args.has("--weightless"))
+  if (args.has("--with-weights") && args.has("--weightless"))
+    throw cli::UsageError("--with-weights and --weightless contradict each other; give one");
+  if (args.has("--with-weights"))
+    settings.weightless = false;
+  else if (args.has("--weightless"))
     settings.weightless = true;
   if (args.has("--hf-class"))
     settings.hf_class = args.value("--hf-class");

@@ -15,8 +15,9 @@
 
 namespace opscope::check {
 
-// The command line's model flags (--model, --input, --python, --mode, --weightless,
-// --hf-class, --compressor), as overrides of the project file: the editor settings' role.
+// The command line's model flags (--model, --input, --python, --mode, --with-weights,
+// --weightless, --hf-class, --compressor), as overrides of the project file: the editor settings'
+// role.
 project::ModelSettings command_line_overrides(const cli::ParsedArgs& args);
 
 // How opscope::model loads a resolved model: the spec's fields over the command line's

@@ -16,7 +16,9 @@ int run_export(const std::vector<std::string>& args) {
                      "TARGET is package.module:factory or path/to/file.py:factory; the factory "
                      "returns the nn.Module\n(or (module, example_args)). hf:CONFIG builds a "
                      "Hugging Face architecture from its\nconfig.json (a file, its folder, or "
-                     "a model id in the local Hugging Face cache; never downloaded).",
+                     "a model id in the local Hugging Face cache; never downloaded).\nThe model is "
+                     "built without weight data (fake tensors: the same names, shapes and\n"
+                     "dtypes) unless --with-weights; hf:CONFIG targets always are.",
                      {},
                      {"TARGET"}};
     spec.options.push_back(
@@ -26,7 +28,8 @@ int run_export(const std::vector<std::string>& args) {
          "--mode eager only (no torch.export, so it is several times faster)"});
     for (auto option : model_options(false))
       if (option.name == "--input" || option.name == "--python" || option.name == "--quiet" ||
-          option.name == "--weightless" || option.name == "--hf-class")
+          option.name == "--with-weights" || option.name == "--weightless" ||
+          option.name == "--hf-class")
         spec.options.push_back(option);
     spec.options.push_back({"--output", "-o", "MODEL.pt2", "archive to write (required)"});
     spec.options.push_back({"--json", "", "", "print the helper's JSON description on stdout"});

@@ -26,9 +26,12 @@ std::vector<OptionSpec> model_options(bool with_compressor) {
        "1x8:int64, 1x8:int64:0..100",
        true},
       {"--python", "", "PATH", "Python to export with (default: $VIRTUAL_ENV/bin/python, python3)"},
-      {"--weightless", "", "",
-       "export a Python target without weight data (built on fake tensors; same names, "
-       "shapes and dtypes)"},
+      {"--with-weights", "", "",
+       "export a Python target with real (random) weights, for a model that reads tensor "
+       "values; by default it is built on fake tensors without weight data (same names, shapes "
+       "and dtypes; a model that needs data falls back to weights with a warning); hf:CONFIG "
+       "targets are always weightless"},
+      {"--weightless", "", "", "the default (accepted so older command lines still work)"},
       {"--hf-class", "", "CLASS",
        "for hf:CONFIG targets: the transformers class to build (AutoModelForCausalLM, "
        "LlamaModel, ...)"},
@@ -56,7 +59,9 @@ model::Settings model_settings(const ParsedArgs& args) {
   settings.python = args.value("--python");
   settings.quiet = args.has("--quiet");
   settings.use_cache = !args.has("--no-cache");
-  settings.weightless = args.has("--weightless");
+  if (args.has("--with-weights") && args.has("--weightless"))
+    throw UsageError("--with-weights and --weightless contradict each other; give one");
+  settings.weightless = !args.has("--with-weights");
   settings.hf_class = args.value("--hf-class");
   return settings;
 }

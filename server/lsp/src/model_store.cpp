@@ -214,8 +214,8 @@ void ModelStore::start_load(LoadedModel& model) {
     }
     argv.insert(argv.end(),
                 {"-o", archive, "--python", spec.python, "--mode", index::to_string(spec.mode)});
-    if (spec.weightless)
-      argv.push_back("--weightless");
+    if (!spec.weightless) // weightless is the default
+      argv.push_back("--with-weights");
     if (!spec.hf_class.empty())
       argv.insert(argv.end(), {"--hf-class", spec.hf_class});
     log_.info("exporting " + spec.written + " with " + spec.python);

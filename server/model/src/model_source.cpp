@@ -202,8 +202,8 @@ std::string cached_export(const std::string& target, const Settings& settings, b
                          python_interpreter(settings) + "\n" + python_source_stamp(target);
   for (const auto& spec : settings.inputs)
     key_text += "\n--input " + spec;
-  if (settings.weightless)
-    key_text += "\n--weightless";
+  // Weightless is the default; the spelling of the key's line predates that.
+  key_text += settings.weightless ? "\n--weightless" : "\n--with-weights";
   if (!settings.hf_class.empty())
     key_text += "\n--hf-class " + settings.hf_class;
   auto archive_for = [&](index::Mode mode) {
@@ -455,8 +455,8 @@ std::string export_archive(const std::string& target, const Settings& settings,
   }
   if (settings.mode == index::Mode::Eager) // only the eager run, no torch.export
     argv.insert(argv.end(), {"--mode", "eager"});
-  if (settings.weightless)
-    argv.push_back("--weightless");
+  if (!settings.weightless) // the helper's default is weightless too
+    argv.push_back("--with-weights");
   if (!settings.hf_class.empty())
     argv.insert(argv.end(), {"--hf-class", settings.hf_class});
   argv.push_back("-o");

@@ -363,7 +363,7 @@ Resolution resolve_model(const std::string& config_path, const ConfigHints& hint
         }
     }
     spec.inputs = settings.inputs.value_or(std::vector<std::string>{});
-    spec.weightless = settings.weightless.value_or(false);
+    spec.weightless = settings.weightless.value_or(true);
     spec.hf_class = settings.hf_class.value_or("");
     // Each path is relative to where it was written: the editor's folder or the project's.
     std::string python_base =

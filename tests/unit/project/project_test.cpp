@@ -256,10 +256,25 @@ TEST_F(ProjectTest, HfConfigTargetsAreRelativeToTheProjectAndCarryWeightlessAndC
   write(root_ / "opscope.yaml", "model: hf:.\n");
   r = resolve_model((root_ / "configs" / "q.yaml").string(), {}, {}, "");
   EXPECT_EQ(r.model->path, (root_ / "config.json").string());
-  EXPECT_FALSE(r.model->weightless);
+  EXPECT_TRUE(r.model->weightless); // the default
   write(root_ / "opscope.yaml", "model: hf:meta-llama/Llama-3.1-8B\n");
   r = resolve_model((root_ / "configs" / "q.yaml").string(), {}, {}, "");
   EXPECT_EQ(r.model->target, "hf:meta-llama/Llama-3.1-8B");
+}
+
+// Issue 22: names never need weight data, so a Python target is exported without it unless
+// the project says `weightless: false` (a model that reads tensor values, weight-aware work).
+TEST_F(ProjectTest, PythonTargetsAreWeightlessUnlessTheProjectSaysFalse) {
+  write(root_ / "model.py", "def build(): ...\n");
+  write(root_ / "opscope.yaml", "model: model.py:build\n");
+  Resolution r = resolve_model((root_ / "configs" / "q.yaml").string(), {}, {}, "");
+  ASSERT_TRUE(r.model) << r.problem;
+  EXPECT_TRUE(r.model->weightless);
+  write(root_ / "opscope.yaml", "model: model.py:build\nweightless: false\n");
+  Resolution real = resolve_model((root_ / "configs" / "q.yaml").string(), {}, {}, "");
+  ASSERT_TRUE(real.model) << real.problem;
+  EXPECT_FALSE(real.model->weightless);
+  EXPECT_NE(real.model->key(), r.model->key());
 }
 
 TEST(ProjectFile, WeightlessTakesTrueOrFalse) {

@@ -33,7 +33,9 @@ struct Settings {
   bool use_cache = true;
   // Build the model on fake tensors (no data): an archive without weight data, same names
   // (the helper falls back to a real export, with a warning, when the model needs data).
-  bool weightless = false;
+  // The default; false (--with-weights) builds real weights. hf:CONFIG targets are always
+  // weightless (the helper refuses --with-weights for them).
+  bool weightless = true;
   std::string hf_class; // for hf:CONFIG targets: the transformers class (--hf-class)
 };
 

@@ -10,7 +10,9 @@
 //                                # then python3)
 //   mode: graph                  # graph | eager
 //   compressor: quantizer        # quantizer | kmeans_palettizer | magnitude_pruner
-//   weightless: true             # export the Python target without weight data
+//   weightless: false            # export the Python target with real (random) weights,
+//                                # for models that read tensor values (default true:
+//                                # without weight data; hf: targets always are)
 //   hf_class: AutoModelForCausalLM  # for `model: hf:./config.json`: the class to build
 //
 // Editor settings (initializationOptions, workspace/configuration section
@@ -80,7 +82,7 @@ struct ModelSpec {
   std::string target;  // Python target with an absolute file part (PythonTarget)
   std::vector<std::string> inputs;
   std::string python;
-  bool weightless = false;
+  bool weightless = true; // the default; `weightless: false` exports real weights
   std::string hf_class;
   std::string work_dir; // where to export from (the project's folder)
   index::Mode mode = index::Mode::Graph;
