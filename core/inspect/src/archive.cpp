@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cctype>
 #include <filesystem>
 #include <fstream>
 #include <memory>
@@ -151,6 +152,31 @@ void read_program(const ZipRecords& zip, const std::string& path, Archive& archi
 }
 
 } // namespace
+
+namespace {
+
+// `text` as one shell word: as it is when it holds only safe characters, else single-quoted.
+std::string shell_word(const std::string& text) {
+  const bool safe = !text.empty() && std::all_of(text.begin(), text.end(), [](unsigned char c) {
+    return std::isalnum(c) || std::string_view("/._-+:=@%,").find(c) != std::string_view::npos;
+  });
+  if (safe)
+    return text;
+  std::string quoted = "'";
+  for (char c : text)
+    quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return quoted + "'";
+}
+
+} // namespace
+
+std::string export_both_modes_hint(const std::string& archive) {
+  return "export it again for both modes with `opscope export TARGET --input SPEC --mode graph "
+         "--mode eager -o " +
+         shell_word(archive) +
+         "` (TARGET and one --input SPEC per forward() argument: the model and inputs it was "
+         "exported with)";
+}
 
 Archive read_archive(const std::string& path) {
   if (auto problem = support::regular_file_problem(path)) {

@@ -20,11 +20,8 @@ std::string read_eager_record(const Archive& archive) {
     if (!zip->has(record))
       // Written by `opscope export` without --mode eager, or by plain torch.export.save.
       throw EagerRecordError(path + ": has no eager-mode record (" + record +
-                             "): it was exported for graph mode; export it again with `opscope "
-                             "export TARGET --input ... --mode eager -o " +
-                             path +
-                             "` (this runs the model once to record eager mode), or use "
-                             "--mode graph");
+                             "): it was exported for graph mode only; " +
+                             export_both_modes_hint(path) + ", or use --mode graph");
     return zip->read(record);
   } catch (const RecordTooLarge& e) {
     throw EagerRecordError(path + ": " + e.what());

@@ -178,8 +178,8 @@ index::Index build_eager_index_from_record(const std::string& record_json,
   json doc = json::parse(record_json, nullptr, /*allow_exceptions=*/false);
   if (doc.is_discarded() || !doc.is_object() || doc.value("format", "") != kRecordFormat)
     throw EagerRecordError(origin + ": the eager record (extra/" + std::string(kEagerRecordName) +
-                           ") is not valid JSON from opscope's export helper; re-export with "
-                           "`opscope export ... --mode eager`");
+                           ") is not valid JSON from opscope's export helper; " +
+                           export_both_modes_hint(origin));
   if (auto error = doc.find("error"); error != doc.end())
     throw EagerRecordError(origin +
                            ": eager mode is unavailable: running the model at export "

@@ -583,10 +583,9 @@ private:
 FxGraph unlifted_graph(const Archive& archive) {
   if (!archive.document)
     throw ArchiveError(archive.path +
-                       ": holds only the eager-mode record (exported with `opscope export "
-                       "--mode eager`, which skips torch.export); for graph mode export it "
-                       "again without --mode eager (or with --mode graph --mode eager for both "
-                       "modes), or use --mode eager");
+                       ": holds only the eager-mode record (exported with --mode eager alone, "
+                       "which skips torch.export); for graph mode " +
+                       export_both_modes_hint(archive.path) + ", or use --mode eager");
   return Builder(archive).build();
 }
 

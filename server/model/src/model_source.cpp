@@ -7,6 +7,7 @@
 #include "opscope/support/cache_dir.h"
 #include "opscope/support/regular_file.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -216,7 +217,7 @@ std::string cached_export(const std::string& target, const Settings& settings, b
   from_cache = false;
   progress(settings, "exporting " + target + " with " + python_interpreter(settings) + " ...");
   std::string temporary = temporary_name(archive);
-  export_archive(target, settings, temporary);
+  export_archive(target, settings, temporary, {settings.mode});
   publish(temporary, archive);
   return archive;
 }
@@ -442,7 +443,7 @@ std::vector<std::string> schema_dump_command(const std::string& python, const st
 }
 
 std::string export_archive(const std::string& target, const Settings& settings,
-                           const std::string& output) {
+                           const std::string& output, const std::vector<index::Mode>& modes) {
   std::string helper = python_helpers_dir() + "/opscope_export";
   if (!fs::exists(helper + "/__main__.py"))
     throw ModelError(helper + ": the export helper is missing; set OPSCOPE_PYTHON_HELPERS to the "
@@ -453,8 +454,11 @@ std::string export_archive(const std::string& target, const Settings& settings,
     argv.push_back("--input");
     argv.push_back(spec);
   }
-  if (settings.mode == index::Mode::Eager) // only the eager run, no torch.export
-    argv.insert(argv.end(), {"--mode", "eager"});
+  // The helper's default is graph mode alone; eager alone skips torch.export.
+  if (std::find(modes.begin(), modes.end(), index::Mode::Eager) != modes.end()) {
+    for (index::Mode mode : modes)
+      argv.insert(argv.end(), {"--mode", index::to_string(mode)});
+  }
   if (!settings.weightless) // the helper's default is weightless too
     argv.push_back("--with-weights");
   if (!settings.hf_class.empty())

@@ -318,7 +318,7 @@ def test_graph_export_refuses_eager_mode_and_the_cache_keeps_modes_apart(env, ar
     eager_only = opscope(env, "summary", eager_archive, "--mode", "graph")
     assert eager_only.returncode == 1
     assert "holds only the eager-mode record" in eager_only.stderr
-    assert "without --mode eager" in eager_only.stderr
+    assert "--mode graph --mode eager -o" in eager_only.stderr
 
     cache_env = {"XDG_CACHE_HOME": str(tmp_path / "cache")}
     target = ["fixtures.reference:MyModel", "--input", "1x10"]
@@ -328,6 +328,85 @@ def test_graph_export_refuses_eager_mode_and_the_cache_keeps_modes_apart(env, ar
     assert "exporting" in eager.stderr and "linear1.linear" in ok(eager)
     graph_again = opscope(env, "summary", *target, "--mode", "graph", extra_env=cache_env)
     assert "exporting" not in graph_again.stderr and ok(graph_again) == ok(graph)
+
+
+def hint_command(message: str, program: str, **placeholders: str) -> list[str]:
+    """The `opscope PROGRAM ...` command quoted in an error message, as argv, with its
+    placeholders (TARGET, SPEC, ...) replaced by `placeholders`; the binary is the one tested."""
+    import re
+    import shlex
+
+    quoted = [text for text in re.findall(r"`([^`]*)`", message)
+              if text.startswith(f"opscope {program} ")]
+    assert len(quoted) == 1, f"no single `opscope {program} ...` hint in: {message}"
+    words = [placeholders.get(word, word) for word in shlex.split(quoted[0])]
+    left = [word for word in words if word.isupper() and len(word) > 1]
+    assert not left, f"placeholders {left} not filled in: {quoted[0]}"
+    return words[1:]
+
+
+@needs_worker
+def test_both_modes_in_one_archive_and_every_export_hint_runs(env, tmp_path):
+    """Issue 22: a project with a palettizer (eager) and a quantizer (graph) config needs one
+    archive for both modes. `export --mode graph --mode eager` writes it; each error that
+    suggests a command quotes one that works once its placeholders are filled in, and after
+    running it the failing command succeeds."""
+    model = {"TARGET": "fixtures.reference:MyModel", "SPEC": "1x10"}
+    both = tmp_path / "both.pt2"
+    result = opscope(env, "export", model["TARGET"], "--input", "1x10", "--mode", "graph",
+                     "--mode", "eager", "-o", both, "--json")
+    assert json.loads(ok(result).strip().splitlines()[-1])["modes"] == ["graph", "eager"]
+    eager_text = ok(opscope(env, "summary", both, "--mode", "eager", "--compressor",
+                            "kmeans_palettizer"))
+    graph_text = ok(opscope(env, "summary", both, "--mode", "graph", "--compressor",
+                            "quantizer"))
+    assert "linear1.linear" in eager_text and "linear1.linear" not in graph_text
+    bad = opscope(env, "export", model["TARGET"], "--input", "1x10", "--mode", "fast", "-o", both)
+    assert bad.returncode == 2 and "--mode 'fast': use graph or eager" in bad.stderr
+
+    # A graph-only archive asked for eager mode, and an eager-only one (in a folder whose name
+    # needs quoting) asked for graph mode: each hint's command makes the archive serve both.
+    spaced = tmp_path / "my models"
+    spaced.mkdir()
+    for export_mode, asked, archive in [("graph", "eager", tmp_path / "graph.pt2"),
+                                        ("eager", "graph", spaced / "eager.pt2")]:
+        ok(opscope(env, "export", model["TARGET"], "--input", "1x10", "--mode", export_mode,
+                   "-o", archive, "--quiet"))
+        failed = opscope(env, "summary", archive, "--mode", asked)
+        assert failed.returncode == 1, failed.stderr
+        ok(opscope(env, *hint_command(failed.stderr, "export", **model), "--quiet"))
+        assert ok(opscope(env, "summary", archive, "--mode", "eager")) == \
+            ok(opscope(env, "summary", both, "--mode", "eager"))
+        assert ok(opscope(env, "summary", archive, "--mode", "graph")) == \
+            ok(opscope(env, "summary", both, "--mode", "graph"))
+
+    # An index file of the other mode: the `opscope index` it suggests makes the right one.
+    graph_index = tmp_path / "graph.index.json"
+    ok(opscope(env, "index", both, "--mode", "graph", "-o", graph_index, "--quiet"))
+    failed = opscope(env, "summary", graph_index, "--mode", "eager")
+    assert failed.returncode == 1, failed.stderr
+    eager_index = tmp_path / "eager.index.json"
+    ok(opscope(env, *hint_command(failed.stderr, "index", **{"MODEL.pt2": str(both),
+                                                             "FILE": str(eager_index)})))
+    assert ok(opscope(env, "summary", eager_index, "--mode", "eager")) == \
+        ok(opscope(env, "summary", both, "--mode", "eager"))
+
+    # Not an export archive at all: the example command in the hint works as written, for a
+    # package.module:factory that exists.
+    import torch
+
+    not_export = tmp_path / "weights.pt2"
+    torch.save({"w": torch.zeros(2)}, not_export)
+    failed = opscope(env, "summary", not_export)
+    assert failed.returncode == 1 and "is a torch.save file" in failed.stderr, failed.stderr
+    (tmp_path / "package").mkdir()
+    (tmp_path / "package" / "__init__.py").write_text("")
+    (tmp_path / "package" / "module.py").write_text(
+        "import torch\n"
+        "def factory():\n"
+        "    return torch.nn.Sequential(torch.nn.Conv2d(3, 4, 3), torch.nn.ReLU())\n")
+    ok(opscope(env, *hint_command(failed.stderr, "export"), "--quiet", cwd=tmp_path))
+    assert "conv2d" in ok(opscope(env, "summary", tmp_path / "model.pt2"))
 
 
 # ---- issue 14: hostile or damaged inputs are one clear message, never a crash or a hang ----

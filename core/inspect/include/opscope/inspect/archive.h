@@ -63,4 +63,10 @@ void require_indexable(const index::Index& built, const std::string& origin);
 inline constexpr const char* kExportHint =
     "opscope export package.module:factory --input 1x3x224x224 -o model.pt2";
 
+// "export it again for both modes with `opscope export TARGET --input SPEC --mode graph --mode
+// eager -o ARCHIVE` (...)": one archive with the program and the eager record, so neither
+// mode is lost. TARGET and SPEC are placeholders (the archive does not say how it was made);
+// ARCHIVE is `archive`, quoted for a shell when it needs to be.
+std::string export_both_modes_hint(const std::string& archive);
+
 } // namespace opscope::inspect

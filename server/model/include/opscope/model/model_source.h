@@ -49,11 +49,12 @@ index::Index load_index(const std::string& model, const Settings& settings);
 // Path of an index file for the model: the file itself, or the cache entry.
 std::string index_path(const std::string& model, const Settings& settings);
 
-// Runs the export helper: TARGET -> archive at `output`. Returns the helper's JSON line.
-// settings.mode Eager also records eager mode (the model runs once more); Graph writes the
-// plain torch.export archive, which `--mode eager` refuses.
+// Runs the export helper: TARGET -> archive at `output` serving `modes` (settings.mode is not
+// read). Graph: the plain torch.export archive, which `--mode eager` refuses; Eager: only the
+// record of one eager run (no torch.export); both: one archive with the program and the
+// record. Returns the helper's JSON line.
 std::string export_archive(const std::string& target, const Settings& settings,
-                           const std::string& output);
+                           const std::string& output, const std::vector<index::Mode>& modes);
 
 // The command that dumps the coreai-opt schema of `python` (the export helper's `schema`) into
 // `output`. It runs the project's interpreter: only with the consent its model's export needs.
