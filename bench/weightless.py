@@ -1,18 +1,22 @@
 """Issue 13's figures, side by side in one run (prints them; not a test):
 
-1. A Llama-3-70B-shaped config (80 layers, hidden 8192, GQA 64/8 heads, vocab 128256), from
-   `config.json` to the first completion in an open config: a project whose opscope.yaml says
-   `model: hf:./config.json` and `weightless: true`, opened in `opscope lsp` with a cold cache;
-   wall time and the peak RSS of the largest process (the server, `opscope export` with its
-   Python helper, `opscope index`). coreai-opt's ModelInspector needs the real model: the
-   memory its float32 weights take is printed (it cannot be built here).
+1. A Llama-3-70B-shaped config (80 layers, hidden 8192, GQA 64/8 heads, vocab 128256):
+   a. `opscope export hf:PATH/config.json -o m.pt2` with no flag (issue 22: an `hf:` target is
+      always weightless; it used to build the random weights, 62 s at 23 GB): wall and CPU
+      time, peak RSS of the largest process (`opscope` or its Python helper), archive size;
+   b. from `config.json` to the first completion in an open config: a project whose
+      opscope.yaml says only `model: hf:./config.json` (weightless is the default), opened in
+      `opscope lsp` with a cold cache; wall time and the peak RSS of the largest process (the
+      server, `opscope export` with its Python helper, `opscope index`). coreai-opt's
+      ModelInspector needs the real model: the memory its float32 weights take is printed (it
+      cannot be built here).
 2. GPT-384 (bench/models.py), side by side with coreai-opt's ModelInspector from the nn.Module
    (bench/peers/python_inspect.py) in the same execution mode, interleaved: graph mode,
    `opscope export --weightless` + `opscope index`; eager mode, `opscope export --mode eager`
    + `opscope index --mode eager`. Wall and CPU time (a loaded machine inflates wall time).
 
-  .venv/bin/python bench/weightless.py --build-dir build [--runs 3] [--skip-70b] [--skip-gpt]
-      [--gpt-rows graph,eager]
+  .venv/bin/python bench/weightless.py --build-dir build [--runs 3] [--skip-70b]
+      [--skip-70b-lsp] [--skip-gpt] [--gpt-rows graph,eager]
 """
 
 from __future__ import annotations
@@ -59,13 +63,32 @@ def _children_peak_mb() -> float:
     return resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
 
 
+def llama_70b_export(opscope: Path, python: Path, tmp: str) -> dict:
+    """`opscope export hf:config.json -o m.pt2`, no flag, cold cache."""
+    folder = Path(tmp) / "llama70b-export"
+    folder.mkdir()
+    (folder / "config.json").write_text(json.dumps(LLAMA_70B), encoding="utf-8")
+    archive = folder / "m.pt2"
+    env = dict(os.environ, XDG_CACHE_HOME=str(folder / "cache"))
+    command = [str(opscope), "export", f"hf:{folder / 'config.json'}", "-o", str(archive),
+               "--python", str(python), "--json", "--quiet"]
+    run = run_measured(command, env=env, cwd=str(folder))
+    described = json.loads(run.stdout.strip().splitlines()[-1])
+    return {"command": "opscope export hf:PATH/config.json -o m.pt2 (no flag)",
+            "wall_s": round(run.wall_s, 1), "cpu_s": round(run.cpu_s, 1),
+            "peak_rss_mb_largest_process": round(run.peak_rss_kb / 1024),
+            "weightless": described["weightless"],
+            "archive_mb": round(archive.stat().st_size / 1e6, 1),
+            "targets": "<= 60 s, <= 2 GB"}
+
+
 def llama_70b(opscope: Path, python: Path, tmp: str) -> dict:
     """Cold: opscope lsp, open a config, completion until the model's names are there."""
     project = Path(tmp) / "llama70b"
     project.mkdir()
     (project / "config.json").write_text(json.dumps(LLAMA_70B), encoding="utf-8")
     (project / "opscope.yaml").write_text(
-        f"model: hf:./config.json\nweightless: true\npython: {python}\n", encoding="utf-8")
+        f"model: hf:./config.json\npython: {python}\n", encoding="utf-8")
     config = project / "quant.yaml"
     config.write_text(CONFIG_TEXT, encoding="utf-8")
     env = dict(os.environ, XDG_CACHE_HOME=str(Path(tmp) / "cache"),
@@ -116,7 +139,7 @@ class _Side:
 
 # (row, opscope's export options, index mode, coreai-opt's execution mode)
 GPT_ROWS = (
-    ("graph, weightless", ["--weightless"], "graph", "graph"),
+    ("graph, weightless", [], "graph", "graph"),  # weightless is the default
     ("eager", ["--mode", "eager"], "eager", "eager"),
 )
 
@@ -167,16 +190,22 @@ def main() -> int:
     parser.add_argument("--python", default=sys.executable, type=Path)
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--skip-70b", action="store_true")
+    parser.add_argument("--skip-70b-lsp", action="store_true",
+                        help="of the Llama-3-70B rows, only the `opscope export` one")
     parser.add_argument("--skip-gpt", action="store_true")
     parser.add_argument("--gpt-rows", default="graph,eager",
                         help="which GPT-384 rows: graph (weightless), eager, or both")
     args = parser.parse_args()
     opscope = (args.build_dir / "opscope").resolve()
     with tempfile.TemporaryDirectory(prefix="opscope-weightless-") as tmp:
-        if not args.skip_70b:
+        # The editor row first: its peak RSS is read from this process's reaped children.
+        if not args.skip_70b and not args.skip_70b_lsp:
             print("Llama-3-70B-shaped config.json -> first completion (cold, weightless):",
                   flush=True)
             print(json.dumps(llama_70b(opscope, args.python, tmp), indent=2), flush=True)
+        if not args.skip_70b:
+            print("Llama-3-70B-shaped config.json, `opscope export` without flags:", flush=True)
+            print(json.dumps(llama_70b_export(opscope, args.python, tmp), indent=2), flush=True)
         if not args.skip_gpt:
             print(f"GPT-384 from the Python model, graph (weightless) and eager mode "
                   f"(load average {_load()} on {os.cpu_count()} CPUs):", flush=True)
