@@ -109,9 +109,10 @@ def _frames(config) -> int | None:
 def _audio(model, config, name: str):
     import torch
 
-    layout = _documented_shape(model, name) or ""
-    if "channels" in layout:  # codecs (EnCodec, Mimi, X-Codec): (batch, channels, samples)
-        channels = _size(config, "audio_channels", "channels", "num_channels", default=1)
+    dims = [dim.strip() for dim in (_documented_shape(model, name) or "").split(",")]
+    if len(dims) == 3:  # codecs (EnCodec, Mimi, DAC): (batch, channels, samples)
+        channels = int(dims[1]) if dims[1].isdigit() else \
+            _size(config, "audio_channels", "channels", "num_channels", default=1)
         return torch.randn(1, channels, AUDIO_SAMPLES)
     return torch.randn(1, AUDIO_SAMPLES)
 
@@ -178,6 +179,21 @@ def _derive(name: str, model, config):
     if name in ("hidden_states", "grid_thw") and "grid_thw" in _parameters(model):
         patches, grid = _vision_patches(config)
         return patches if name == "hidden_states" else grid
+    if name == "past_values":  # time series: the context the model reads, per channel
+        length = _size(config, "context_length", default=SEQUENCE_LENGTH)
+        lags = getattr(config, "lags_sequence", None)
+        if isinstance(lags, (list, tuple)) and lags and all(isinstance(v, int) for v in lags):
+            length += max(lags)
+        if len((_documented_shape(model, name) or "").split(",")) == 3:
+            channels = _size(config, "num_input_channels", "input_size", default=1)
+            return torch.randn(1, length, channels)
+        return torch.randn(1, length)
+    if name == "inputs" and callable(getattr(model, "get_encoder", None)):
+        # A composite encoder-decoder (speech-encoder-decoder): its encoder's input.
+        encoder = model.get_encoder()
+        main = getattr(encoder, "main_input_name", None)
+        if main and main != "inputs":
+            return _derive(main, encoder, getattr(encoder, "config", config))
     return _as_documented(model, config, name)
 
 

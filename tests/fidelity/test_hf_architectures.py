@@ -2,7 +2,7 @@
 
 A fixed sample of model types across families (decoders, mixtures of experts, state-space,
 encoders, encoder-decoders, speech, audio codecs, vision, dual encoders, vision-language
-models, the towers of multimodal models), each from transformers' default config with at most
+models, the towers of multimodal models, time series), each from transformers' default config with at most
 two layers (and four experts), is exported weightless and read back by opscope-inspect. The
 fraction is printed; each model type either exports (no weight data, ops in the index) or
 fails with the one-line error this file expects, naming what is missing: the class, the
@@ -39,18 +39,18 @@ NEEDS_PACKAGE = {"dinat": "natten", "detr": "timm"}
 SAMPLE = [
     # decoders, mixtures of experts, state-space
     "llama", "gpt2", "qwen2", "mistral", "phi3", "gemma", "falcon", "bloom", "opt", "gpt_neox",
-    "mixtral", "qwen3_moe", "mamba",
+    "mixtral", "qwen3_moe", "mamba", "apertus1p5",
     # encoders (X-MOD's language, BROS's and LayoutLM's boxes)
     "bert", "roberta", "distilbert", "albert", "deberta-v2", "xmod", "bros", "layoutlm",
     # encoder-decoders, speech
-    "t5", "bart", "whisper", "speech_to_text",
-    # vision (ConvNeXt V2 and Swin read a drop-path schedule while they are built)
-    "vit", "convnextv2", "swin", "resnet",
+    "t5", "bart", "whisper", "speech_to_text", "speech-encoder-decoder",
+    # vision (ConvNeXt V2, FocalNet and Swin read a drop-path schedule while being built)
+    "vit", "convnextv2", "focalnet", "swin", "resnet",
     # dual encoders, vision-language models, towers of multimodal models
-    "clip", "siglip", "llava", "qwen2_vl", "clip_vision_model", "siglip_text_model",
+    "clip", "siglip", "llava", "qwen2_vl", "colpali", "clip_vision_model", "siglip_text_model",
     "blip_2_vision_model",
-    # audio (wav2vec2-BERT's feature layout, X-Codec's channels)
-    "wav2vec2", "wav2vec2-bert", "hubert", "xcodec",
+    # audio (wav2vec2-BERT's feature layout, X-Codec's and DAC's channels), time series
+    "wav2vec2", "wav2vec2-bert", "hubert", "xcodec", "dac", "patchtst",
     *EXPECTED_FAILURES, *NEEDS_PACKAGE,
 ]
 
