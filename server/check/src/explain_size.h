@@ -1,5 +1,6 @@
-// The `size` part of `opscope explain`: the projected size (opscope/resolve/size.h) from the
-// index coreai-opt's bits_per_weight would measure, the eager one.
+// The `size` part of `opscope explain`: the projected size (opscope/resolve/size.h) on the
+// index of the mode coreai-opt applies the config in: the eager one for bits_per_weight() after
+// an eager prepare(), the graph one for the graph Quantizer's weight fake-quants.
 #pragma once
 
 #include "opscope/config/document.h"

@@ -64,7 +64,10 @@ CommandSpec explain_spec() {
       "null: not compressed); a tensor read from several modules (tied weights) has\n"
       "read_by: [{op, module, entry}] and one spec, its highest-priority reader's.\n"
       "Graph mode: an op reading a tied tensor has shared_tensors: [{parameter, names,\n"
-      "decided_by: {op, entry}}]; a module called under an alias has canonical.",
+      "decided_by: {op, entry}}]; a module called under an alias has canonical.\n"
+      "Both: \"size\": {bits_per_weight, bits, bytes: {before, after}, weights, modules}, the\n"
+      "projected size as bits_per_weight() counts it (graph mode: the weight fake-quants\n"
+      "prepare() inserts), or {unavailable: why}; the text ends with it.",
       cli::model_options(false),
       {"CONFIG"}};
   spec.options.insert(spec.options.begin(),
