@@ -246,6 +246,7 @@ private:
     key.raw = e.raw;
     key.via_alias = via_alias;
     key.null_value = is_null(e.value.get());
+    key.config_object = object_;
     doc_.keys.push_back(std::move(key));
     if (visit_) {
       EntryRole role;
@@ -258,6 +259,9 @@ private:
   }
 
   void top_config(const Node* node, Compressor root, bool via_alias, int depth) {
+    object_ = node ? std::max(0, node->config_object) : 0;
+    if (static_cast<std::size_t>(object_) >= doc_.objects.size())
+      doc_.objects.resize(static_cast<std::size_t>(object_) + 1);
     for (const VisibleEntry& v : entries_of(node, via_alias, depth, budget_)) {
       const Entry& e = *v.entry;
       field(e, FieldLevel::TopConfig, root, v.via_alias);
@@ -265,6 +269,11 @@ private:
         if (!doc_.global_config_range) {
           doc_.global_config_range = e.key_range;
           doc_.global_config_null = is_null(e.value.get());
+        }
+        ConfigObject& object = doc_.objects[static_cast<std::size_t>(object_)];
+        if (!object.global_config_range) {
+          object.global_config_range = e.key_range;
+          object.global_config_null = is_null(e.value.get());
         }
         module_config(e.value.get(), root, Scope{}, v.via_alias, depth + 1);
       } else if (e.key == kDetachedModuleConfig) {
@@ -312,6 +321,7 @@ private:
   ConfigDocument& doc_;
   const EntryVisitor& visit_;
   AliasBudget budget_;
+  int object_ = 0; // the config object of the top config being read
 };
 
 } // namespace

@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <memory>
@@ -361,6 +362,38 @@ private:
     return std::nullopt;
   }
 
+  // A call by its extent: a chain's calls start at the same byte.
+  static std::uint64_t call_id(TSNode call) {
+    return (std::uint64_t{ts_node_start_byte(call)} << 32) | ts_node_end_byte(call);
+  }
+  int new_object(TSNode call) { return object_of_call_[call_id(call)] = objects_++; }
+
+  // The config object an expression's value is, if a config call or a variable bound to one.
+  std::optional<int> object_of(TSNode n) const {
+    while (!ts_node_is_null(n) && is(n, "parenthesized_expression"))
+      n = ts_node_named_child(n, 0);
+    if (ts_node_is_null(n))
+      return std::nullopt;
+    if (is(n, "call"))
+      if (auto it = object_of_call_.find(call_id(n)); it != object_of_call_.end())
+        return it->second;
+    if (is(n, "identifier"))
+      if (auto it = object_of_variable_.find(std::string(text_of(n)));
+          it != object_of_variable_.end())
+        return it->second;
+    return std::nullopt;
+  }
+
+  // The object a setter changes: its receiver's, else one per receiver written the same way.
+  int receiver_object(TSNode receiver) {
+    if (std::optional<int> known = object_of(receiver))
+      return *known;
+    auto [it, inserted] = object_of_receiver_.emplace(std::string(text_of(receiver)), objects_);
+    if (inserted)
+      ++objects_;
+    return it->second;
+  }
+
   void walk(TSNode n, int depth) {
     if (too_deep(n, depth))
       return;
@@ -376,6 +409,14 @@ private:
           variables_[std::string(text_of(left))] = *c;
         else
           variables_.erase(std::string(text_of(left)));
+        for (TSNode child : named_children(n))
+          walk(child, depth + 1);
+        // Bound after the right side is read: `config = config.set_module_name(...)` keeps it.
+        if (std::optional<int> object = object_of(right))
+          object_of_variable_[std::string(text_of(left))] = *object;
+        else
+          object_of_variable_.erase(std::string(text_of(left)));
+        return;
       }
     }
     if (is(n, "call") && call(n, depth))
@@ -399,7 +440,7 @@ private:
               c && c->level == ClassLevel::Top) {
             served_ = true;
             note_statement(previous);
-            add_top(c->compressor, previous);
+            add_top(c->compressor, previous).config_object = objects_++;
           }
         previous = child;
       } while (ts_tree_cursor_goto_next_sibling(&cursor));
@@ -431,11 +472,13 @@ private:
       TSNode name = is(function, "attribute") ? field(function, "attribute") : function;
       if (c->level == ClassLevel::Top) {
         Node& top = add_top(c->compressor, name);
+        top.config_object = new_object(n);
         top.model = std::string(c->name);
         top.range = range_of(arguments);
         keyword_fields(arguments, top, depth + 1, true);
       } else {
         Node& top = add_top(c->compressor, name);
+        top.config_object = new_object(n);
         Entry e = field_entry(kDetachedModuleConfig, name);
         e.has_colon = false;
         e.value = value(n, "", depth + 1);
@@ -470,9 +513,13 @@ private:
           site.range = range_of(n);
           out_.tree.from_dict.push_back(std::move(site));
         }
+        int object = new_object(n);
         if (document && document->kind == Node::Kind::Map)
-          for (Entry& e : document->entries)
+          for (Entry& e : document->entries) {
+            if (e.value)
+              e.value->config_object = object;
             root_->entries.push_back(std::move(e));
+          }
       }
       return true;
     }
@@ -490,6 +537,7 @@ private:
     walk(receiver, depth + 1); // a chain: `QuantizerConfig(...).set_module_name(...)`
     note_statement(n);
     Node& top = add_top(*compressor, method);
+    top.config_object = object_of_call_[call_id(n)] = receiver_object(receiver);
     std::vector<TSNode> args = named_children(arguments);
     auto argument = [&](std::size_t position, std::string_view keyword) -> TSNode {
       for (TSNode a : args)
@@ -841,6 +889,13 @@ private:
   PythonRead out_;
   Node* root_ = nullptr;
   std::unordered_map<std::string, Compressor> variables_;
+  // Which config object each config call builds or changes (by the call's first byte), which
+  // one a variable holds, and which one a receiver opscope cannot follow (`self.config`, a
+  // parameter) names, by its text: each such receiver is one object.
+  std::unordered_map<std::uint64_t, int> object_of_call_; // by call_id()
+  std::unordered_map<std::string, int> object_of_variable_;
+  std::unordered_map<std::string, int> object_of_receiver_;
+  int objects_ = 0;
   Compressor fallback_ = Compressor::Quantizer;
   bool imports_coreai_ = false;
   bool served_ = false;

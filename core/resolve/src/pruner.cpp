@@ -53,6 +53,8 @@ public:
       : doc_(doc), index_(index), out_(out), compressor_(out.compressor) {
     for (std::size_t i = 0; i < doc.keys.size(); ++i) {
       const PatternKey& key = doc.keys[i];
+      if (key.config_object != out.object)
+        continue; // another config object of the file
       if (key.table == Table::OpName)
         add_in_dict_order(doc, tables_[id_of(key.scope)].by_name, static_cast<int>(i));
       else if (key.table == Table::OpType)
@@ -112,9 +114,9 @@ private:
 } // namespace
 
 Resolution resolve_eager_ops(const ConfigDocument& document, const index::Index& index,
-                             const index::QueryEngine* engine) {
+                             const index::QueryEngine* engine, int object) {
   // The module level is the same build_module_config_dict for every compressor.
-  Resolution out = resolve_quantizer(document, index, engine);
+  Resolution out = resolve_quantizer(document, index, engine, object);
   out.ops.clear();
   // The graph annotation's shared tensors (rows of the ops just cleared) do not apply: in
   // eager mode a tied tensor goes to its highest-priority reader (WeightDecision::readers).

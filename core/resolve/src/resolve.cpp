@@ -53,6 +53,14 @@ struct ModuleEntryId {
   auto operator<=>(const ModuleEntryId&) const = default;
 };
 
+// The config object's global_config (the document's when the object is out of range).
+const config::ConfigObject& global_config_of(const ConfigDocument& doc, int object) {
+  static const config::ConfigObject kNone;
+  if (object >= 0 && static_cast<std::size_t>(object) < doc.objects.size())
+    return doc.objects[static_cast<std::size_t>(object)];
+  return doc.objects.empty() ? kNone : doc.objects.front();
+}
+
 ModuleEntryId id_of_scope(const Scope& scope) {
   if (scope.kind == Scope::Kind::Global)
     return {true, Table::ModuleName, {}};
@@ -62,8 +70,9 @@ ModuleEntryId id_of_scope(const Scope& scope) {
 
 class Resolver {
 public:
-  Resolver(const ConfigDocument& doc, const index::Index& index, const index::QueryEngine* engine)
-      : doc_(doc), index_(index) {
+  Resolver(const ConfigDocument& doc, const index::Index& index, const index::QueryEngine* engine,
+           int object)
+      : doc_(doc), index_(index), object_(object) {
     if (!engine)
       engine = &owned_engine_.emplace(index);
     engine_ = engine;
@@ -83,6 +92,8 @@ private:
     for (std::size_t i = 0; i < doc_.keys.size(); ++i) {
       const PatternKey& key = doc_.keys[i];
       int k = static_cast<int>(i);
+      if (key.config_object != object_)
+        continue; // another config object of the file: resolved on its own
       switch (key.table) {
       case Table::ModuleName:
         names.push_back(k);
@@ -117,11 +128,13 @@ private:
   void resolve_modules() {
     std::vector<Decider> by_rank;
     for (auto it = name_entries_.rbegin(); it != name_entries_.rend(); ++it)
-      by_rank.push_back({Decider::Kind::Key, *it});
+      by_rank.push_back({Decider::Kind::Key, *it, object_});
     for (auto it = type_entries_.rbegin(); it != type_entries_.rend(); ++it)
-      by_rank.push_back({Decider::Kind::Key, *it});
-    by_rank.push_back(
-        {doc_.global_config_range ? Decider::Kind::Global : Decider::Kind::DefaultGlobal, -1});
+      by_rank.push_back({Decider::Kind::Key, *it, object_});
+    by_rank.push_back({global_config_of(doc_, object_).global_config_range
+                           ? Decider::Kind::Global
+                           : Decider::Kind::DefaultGlobal,
+                       -1, object_});
     const int global_rank = static_cast<int>(by_rank.size()) - 1;
 
     const std::vector<index::ModuleObject>& objects = index_.named_modules();
@@ -308,12 +321,12 @@ private:
     for (auto it = tables->by_name.rbegin(); it != tables->by_name.rend(); ++it) {
       const index::Query* query = op_query(*it);
       if (query->usable() && query->matches(op.name))
-        return {{Decider::Kind::Key, *it}, 0};
+        return {{Decider::Kind::Key, *it, object_}, 0};
     }
     const std::string& type = index_.type_for(op, index::Compressor::Quantizer);
     for (auto it = tables->by_type.rbegin(); it != tables->by_type.rend(); ++it)
       if (!type.empty() && doc_.keys[static_cast<std::size_t>(*it)].text == type)
-        return {{Decider::Kind::Key, *it}, 1};
+        return {{Decider::Kind::Key, *it, object_}, 1};
     return {module_decider, 2};
   }
 
@@ -408,6 +421,7 @@ private:
 
   const ConfigDocument& doc_;
   const index::Index& index_;
+  int object_ = 0;                               // the config object resolved
   std::vector<int> name_entries_, type_entries_; // dict order
   std::map<ModuleEntryId, OpTables> op_tables_;
   std::unordered_map<int, std::shared_ptr<const index::Query>> op_queries_;
@@ -428,7 +442,7 @@ bool decider_null(const config::ConfigDocument& doc, const Decider& d) {
   case Decider::Kind::DefaultGlobal:
     return false;
   case Decider::Kind::Global:
-    return doc.global_config_null;
+    return global_config_of(doc, d.object).global_config_null;
   case Decider::Kind::Key:
     return doc.keys[static_cast<std::size_t>(d.key)].null_value;
   }
@@ -436,8 +450,10 @@ bool decider_null(const config::ConfigDocument& doc, const Decider& d) {
 }
 
 Resolution resolve_quantizer(const ConfigDocument& document, const index::Index& index,
-                             const index::QueryEngine* engine) {
-  return Resolver(document, index, engine).run();
+                             const index::QueryEngine* engine, int object) {
+  Resolution out = Resolver(document, index, engine, object).run();
+  out.object = object;
+  return out;
 }
 
 bool resolves_in_graph_mode(const ConfigDocument& document, const index::Index& index) {
@@ -466,9 +482,10 @@ bool resolves(const ConfigDocument& document, const index::Index& index) {
 }
 
 Resolution resolve_config(const ConfigDocument& document, const index::Index& index,
-                          const index::QueryEngine* engine) {
-  return resolves_eager_weights(document, index) ? resolve_eager_ops(document, index, engine)
-                                                 : resolve_quantizer(document, index, engine);
+                          const index::QueryEngine* engine, int object) {
+  return resolves_eager_weights(document, index)
+             ? resolve_eager_ops(document, index, engine, object)
+             : resolve_quantizer(document, index, engine, object);
 }
 
 std::vector<std::string> decider_path(const ConfigDocument& document, const Decider& decider) {
@@ -506,7 +523,9 @@ int decider_line(const ConfigDocument& document, const Decider& decider) {
   case Decider::Kind::DefaultGlobal:
     return -1;
   case Decider::Kind::Global:
-    return document.global_config_range ? document.global_config_range->start.line : -1;
+    return global_config_of(document, decider.object).global_config_range
+               ? global_config_of(document, decider.object).global_config_range->start.line
+               : -1;
   case Decider::Kind::Key:
     return document.keys[static_cast<std::size_t>(decider.key)].range.start.line;
   }

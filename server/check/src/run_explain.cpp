@@ -248,6 +248,9 @@ int run_explain(const std::vector<std::string>& args) {
     // Eager mode (the pruner, the palettizer, execution_mode: eager): the compressor's own
     // registered calls, not the graph Quantizer's annotation.
     resolve::Resolution resolution = resolve::resolve_config(doc, index);
+    if (doc.objects.size() > 1) // each is resolved on its own; the table shows the first
+      std::cerr << config_path << ": builds " << doc.objects.size()
+                << " config objects; this is what the first one does (check reports on all)\n";
 
     for (const resolve::Unresolved& u : resolution.unresolved) {
       const config::PatternKey& key = doc.keys[static_cast<std::size_t>(u.key)];

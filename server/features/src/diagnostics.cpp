@@ -96,17 +96,20 @@ public:
     // What coreai-opt's resolution makes of the entries (only when nothing above broke the
     // config: coreai-opt would not load it). Computed first: the module keys it matched need
     // no second matching of their pattern against every module name below.
-    std::shared_ptr<const resolve::Resolution> resolution;
+    // One resolution per config object (a Python file may build several).
+    std::vector<std::shared_ptr<const resolve::Resolution>> resolutions;
     std::shared_ptr<const resolve::EagerWeights> weights;
     if (doc_.problems.empty()) {
-      resolution = detail::resolution_of(doc_, model_);
+      for (std::size_t o = 0; o < doc_.objects.size(); ++o)
+        if (auto r = detail::resolution_of(doc_, model_, static_cast<int>(o)))
+          resolutions.push_back(std::move(r));
       // Eager mode: each parameter's spec, computed here off the typing path so that hovers
       // (tied weights) and the size find it ready.
       if (model_ && model_->resolution && model_->index &&
           resolve::resolves_eager_weights(doc_, *model_->index))
         weights = model_->resolution->weights(doc_, *model_->index, model_->queries);
     }
-    if (resolution)
+    for (const auto& resolution : resolutions)
       for (const resolve::EntryMatch& e : resolution->entries) {
         const PatternKey& key = doc_.keys[static_cast<std::size_t>(e.key)];
         // The root alone is left to the full check (it decides what "matched" means there).
@@ -116,7 +119,7 @@ public:
       }
     for (const auto& id : order)
       check_key(written[id]);
-    if (resolution)
+    for (const auto& resolution : resolutions)
       for (Diagnostic& d : overridden_diagnostics(doc_, *index_, *resolution))
         out_.push_back(std::move(d));
     if (weights)

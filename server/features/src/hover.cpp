@@ -374,7 +374,7 @@ std::optional<Hover> hover(const config::ConfigDocument& document, config::Posit
             ("`" + index.modules[static_cast<std::size_t>(m.modules[i])].name + "`");
     md += "\n\n";
   }
-  if (auto resolution = detail::resolution_if_ready(document, model)) {
+  if (auto resolution = detail::resolution_if_ready(document, model, key->config_object)) {
     md += resolution_text(document, index, *resolution, *key);
     md += tied_text(document, index, *resolution, *key);
   }

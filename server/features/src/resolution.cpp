@@ -40,20 +40,20 @@ std::string entry_name(const config::ConfigDocument& document, const resolve::De
 }
 
 std::shared_ptr<const resolve::Resolution> resolution_of(const config::ConfigDocument& document,
-                                                         const Model* model) {
+                                                         const Model* model, int object) {
   if (!resolvable(document, model))
     return nullptr;
-  if (model->resolution)
+  if (model->resolution && object == 0)
     return model->resolution->get(document, *model->index, model->queries);
   return std::make_shared<const resolve::Resolution>(
-      resolve::resolve_config(document, *model->index, model->queries));
+      resolve::resolve_config(document, *model->index, model->queries, object));
 }
 
 std::shared_ptr<const resolve::Resolution>
-resolution_if_ready(const config::ConfigDocument& document, const Model* model) {
-  if (model && model->resolution && resolvable(document, model))
+resolution_if_ready(const config::ConfigDocument& document, const Model* model, int object) {
+  if (model && model->resolution && resolvable(document, model) && object == 0)
     return model->resolution->ready();
-  return resolution_of(document, model);
+  return resolution_of(document, model, object);
 }
 
 std::shared_ptr<const resolve::EagerWeights>

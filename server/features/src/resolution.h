@@ -26,12 +26,14 @@ ResolutionWords resolution_words(const index::Index& index, index::Compressor co
 // default global config.
 std::string entry_name(const config::ConfigDocument& document, const resolve::Decider& who);
 
+// `object`: which config object of the document (a Python file may build several, each
+// resolved on its own); the host shares the first one's, the others are computed for the call.
 std::shared_ptr<const resolve::Resolution> resolution_of(const config::ConfigDocument& document,
-                                                         const Model* model);
+                                                         const Model* model, int object = 0);
 // For requests on the typing path (hover): the shared resolution only if it is computed
 // already (the background check computes it), else null; computed here only without a host.
 std::shared_ptr<const resolve::Resolution>
-resolution_if_ready(const config::ConfigDocument& document, const Model* model);
+resolution_if_ready(const config::ConfigDocument& document, const Model* model, int object = 0);
 
 // Each parameter's spec when coreai-opt applies the config in eager mode
 // (resolve::resolves_eager_weights), on the same terms as resolution_if_ready: the host's

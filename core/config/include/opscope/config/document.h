@@ -72,6 +72,16 @@ struct PatternKey {
   // The value is null (`key:`, `key: null`, `~`): coreai-opt leaves what this entry governs
   // in full precision (its _normalize_none_* validators turn None into disabled specs).
   bool null_value = false;
+  // The config object the key belongs to (ConfigDocument::objects): a Python file may build
+  // several, each resolved on its own; YAML and JSON hold one (0).
+  int config_object = 0;
+};
+
+// One config object: a YAML or JSON document, or in Python a config class call or from_dict
+// together with the setters called on it (through its variable or a call chain).
+struct ConfigObject {
+  std::optional<Range> global_config_range; // its `global_config`, when written
+  bool global_config_null = false;
 };
 
 struct DuplicateKey {
@@ -119,9 +129,13 @@ struct ConfigDocument {
   std::optional<std::string> execution_mode; // "graph" / "eager" / whatever was written
   Range execution_mode_range;
   std::vector<PatternKey> keys; // in document order (aliased keys where they are merged)
-  // `global_config` under the root, when written (absent: coreai-opt's default config).
+  // `global_config` under the root, when written (absent: coreai-opt's default config); the
+  // first object's (Python: see `objects`).
   std::optional<Range> global_config_range;
   bool global_config_null = false; // written with a null value: nothing is compressed globally
+  // Every config object, in the order first written; at least one. PatternKey::config_object
+  // indexes it.
+  std::vector<ConfigObject> objects{1};
   std::vector<DuplicateKey> duplicates;
   std::vector<SyntaxProblem> problems;
   std::vector<UnknownField> unknown_fields;

@@ -48,6 +48,9 @@ struct Node {
   // Python: entries were passed that the reader cannot read (`**kwargs`, a computed key), so
   // what is missing from the Map is unknown.
   bool partial = false;
+  // Python: on a top config (a root key's value), the config object it builds or changes
+  // (ConfigDocument::objects); 0 in YAML and JSON.
+  int config_object = 0;
 };
 
 // Python: `X.from_dict(document)` checks its document as from_yaml does; its entries are

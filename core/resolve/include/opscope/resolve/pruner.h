@@ -30,7 +30,7 @@ namespace opscope::resolve {
 // (the TorchFunctionEagerHandler's rules are the same for all three); `full_precision` when
 // no weight it reads gets a spec. resolve::resolve_config picks it for those configs.
 Resolution resolve_eager_ops(const config::ConfigDocument& document, const index::Index& index,
-                             const index::QueryEngine* engine = nullptr);
+                             const index::QueryEngine* engine = nullptr, int object = 0);
 
 // A pruning spec with coreai-opt's defaults filled in (PruningSpec: target_sparsity 0.5,
 // pruning_scheme unstructured, pruning_algo "default"); null stays null.

@@ -31,7 +31,8 @@ namespace opscope::resolve {
 struct Decider {
   enum class Kind { DefaultGlobal, Global, Key };
   Kind kind = Kind::DefaultGlobal;
-  int key = -1; // Kind::Key: index into ConfigDocument::keys
+  int key = -1;   // Kind::Key: index into ConfigDocument::keys
+  int object = 0; // the config object resolved (ConfigDocument::objects): whose global_config
   bool operator==(const Decider&) const = default;
 };
 
@@ -94,6 +95,7 @@ struct Resolution {
   std::vector<EntryMatch> entries;  // module table entries: name keys, then type keys, dict order
   std::vector<SharedTensor> shared; // tensors read by more than one configured op
   index::Compressor compressor = index::Compressor::Quantizer; // whose ops `ops` lists
+  int object = 0; // the config object resolved (ConfigDocument::objects)
 };
 
 // The Quantizer's resolution (document root `quantization_config`). Ops are those the
@@ -101,8 +103,10 @@ struct Resolution {
 // add -> relu, ...), each configured by the match that wins it.
 // `engine` (over `index`) keeps the compiled patterns between calls; without one, one is
 // built for the call.
+// `object`: the config object of the document resolved (a Python file may build several,
+// each on its own); its keys only are read.
 Resolution resolve_quantizer(const config::ConfigDocument& document, const index::Index& index,
-                             const index::QueryEngine* engine = nullptr);
+                             const index::QueryEngine* engine = nullptr, int object = 0);
 
 // Whether resolve_quantizer describes what coreai-opt does with this config on this index:
 // a quantization_config run in graph mode (eager mode and the other compressors resolve
@@ -117,7 +121,7 @@ bool resolves(const config::ConfigDocument& document, const index::Index& index)
 // The resolution of a config `resolves` accepts: resolve_eager_ops (pruner.h) in eager mode,
 // resolve_quantizer in graph mode. The one place that picks between them.
 Resolution resolve_config(const config::ConfigDocument& document, const index::Index& index,
-                          const index::QueryEngine* engine = nullptr);
+                          const index::QueryEngine* engine = nullptr, int object = 0);
 
 struct ProjectedSize; // size.h
 struct EagerWeights;  // eager_weights.h
