@@ -293,6 +293,19 @@ test('opscope in VS Code (code-server)', { timeout: 540_000 }, async (t) => {
     assert.match(status, /\d+ ops/, `status bar: ${status}`);
   });
 
+  // Issue 24: the example's config runs in graph mode, the default; above its root key the code
+  // lens gives its projected size as numbers (bits per weight and bytes, before -> after).
+  await step('the code lens above quantization_config shows the projected size', '01d-size-lens', async () => {
+    const sized = /^projected size: \d+\.\d\d -> \d+\.\d\d bits per weight, [\d.]+ [KMG]?B -> [\d.]+ [KMG]?B$/;
+    const lenses = await eventually(async () => {
+      const l = await wb.codeLenses();
+      return l.some((x) => sized.test(x.trim())) ? l : undefined;
+    }, { timeout: 60_000 });
+    await wb.screenshot('01d-size-lens');
+    assert.ok(lenses, `a code lens with the projected size: ${JSON.stringify(await wb.codeLenses())}`);
+    assert.ok(!lenses.some((x) => /not computed/.test(x)), `no "not computed" lens: ${lenses}`);
+  });
+
   // Settings are read again on a restart, long after start-up: opscope.path must still be seen.
   await step('"opscope: Restart Server" starts a new server that serves the model', '01b-restarted', async () => {
     const before = server.serverPids();

@@ -212,6 +212,11 @@ class Workbench {
   async statusBarText() {
     return this.page.locator('.statusbar').innerText();
   }
+
+  /** The code lenses of the active editor (the lines of text above a range), as shown. */
+  async codeLenses() {
+    return this.page.locator('.editor-instance .monaco-editor .codelens-decoration').allInnerTexts();
+  }
 }
 
 /** Polls `fn` until it returns a truthy value or `timeout` ms pass; returns the last value. */
