@@ -8,7 +8,7 @@ past --timeout is a row `timeout`. Prints one row per model type, the fraction e
 weightless, the peak memory of every export and the largest, and the issue's targets.
 
   .venv/bin/python bench/hf_registry.py --build-dir build [--sample 40] [--seed N]
-      [--types llama,bert,...] [--skip-llama4] [--llama4-only]
+      [--frame models|configs] [--types llama,bert,...] [--skip-llama4] [--llama4-only]
 """
 
 from __future__ import annotations
@@ -155,18 +155,29 @@ def export_row(opscope: Path, python: Path, folder: Path, config: dict, args, ex
 
 
 def _model_types(args) -> list[str]:
+    """The draw: from the model types an auto class builds (--frame models: what
+    from_pretrained can load) or from every registered config (--frame configs: also the
+    configs of parts of other models, such as sam2_mask_decoder, that no class is built from
+    alone)."""
     if args.types:
         return args.types.split(",")
+    from transformers.models.auto import modeling_auto
     from transformers.models.auto.configuration_auto import CONFIG_MAPPING
 
     names = sorted(CONFIG_MAPPING.keys())
+    if args.frame == "models":
+        built = {name for mapping in dir(modeling_auto)
+                 if mapping.startswith("MODEL_") and mapping.endswith("_MAPPING_NAMES")
+                 for name in getattr(modeling_auto, mapping)}
+        names = [name for name in names if name in built]
     return random.Random(args.seed).sample(names, min(args.sample, len(names)))
 
 
 def registry(opscope: Path, python: Path, args, tmp: Path) -> dict:
     names = _model_types(args)
-    print(f"{len(names)} model types (seed {args.seed}), default configs, "
-          f"`opscope export hf:DIR/config.json --weightless` then `opscope index`:", flush=True)
+    print(f"{len(names)} model types (--frame {args.frame}, --seed {args.seed}), default "
+          "configs, `opscope export hf:DIR/config.json --weightless` then `opscope index`:",
+          flush=True)
     rows = {}
     for number, name in enumerate(names, 1):
         row = export_row(opscope, python, tmp / "registry" / name, {"model_type": name}, args)
@@ -228,6 +239,9 @@ def main() -> int:
     parser.add_argument("--sample", type=int, default=40, help="model types drawn at random")
     parser.add_argument("--seed", type=int, default=None,
                         help="the draw (default: a new one each run, printed)")
+    parser.add_argument("--frame", choices=("models", "configs"), default="models",
+                        help="draw from the model types an auto class builds (default) or "
+                             "from every registered config")
     parser.add_argument("--types", help="comma-separated model types instead of a draw")
     parser.add_argument("--timeout", type=float, default=600, help="seconds per export")
     parser.add_argument("--kill-gb", type=float, default=8,

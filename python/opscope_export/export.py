@@ -152,10 +152,9 @@ FALLBACK_LIMIT = 2 * 10**9  # bytes
 def _export_program(request: ExportRequest, weightless: bool, fallback: str | None = None):
     """(model, args, kwargs, program, extra_files), built with or without weight data; a
     fallback (a real build because the weightless one failed, and why) stops at FALLBACK_LIMIT."""
-    import torch
-
     from opscope_export.data_free import data_free, state_bytes
 
+    mode = None
     if weightless:
         with data_free() as mode:
             model, args, kwargs = build_model_and_inputs(request)
@@ -170,17 +169,8 @@ def _export_program(request: ExportRequest, weightless: bool, fallback: str | No
                 raise bound.refusal from exc  # the factory may have wrapped it
             raise
     program = None
-    try:
-        if request.export_graph:
-            with torch.no_grad():
-                program = torch.export.export(model, args, kwargs=kwargs or None)
-    except Exception as exc:
-        # Never a reason to fall back: torch.export traces on fake tensors (weights and
-        # inputs alike) either way, and fails the same way with real weights.
-        raise _ExportFailed(
-            f"{request.target}: torch.export failed: {type(exc).__name__}: "
-            f"{shorten(str(exc), max_lines=3, max_chars=500)}{_module_note(exc)}; "
-            f"{_other_classes_hint(request, model)}{EXPORT_HINT}") from exc
+    if request.export_graph:
+        program, kwargs = _torch_export(request, model, args, kwargs, mode)
 
     # Eager-mode names come from running the model once (docs/EAGER_MODE.md); never fails
     # the export: a model that cannot run records why, and only eager mode reports it.
@@ -198,6 +188,39 @@ def _export_program(request: ExportRequest, weightless: bool, fallback: str | No
             raise _NeedsData(f"the eager recording without weight data failed: {failure}",
                              state_bytes(model))
     return model, args, kwargs, program, extra_files
+
+
+_MORE_INPUTS_ATTEMPTS = 3
+
+
+def _torch_export(request: ExportRequest, model, args, kwargs, mode):
+    """(program, kwargs): torch.export under no_grad. For an hf: target whose forward() fails
+    for want of an argument that defaults to None (`You must specify exactly one of
+    input_features or ...`; LongT5 without its attention_mask), the argument is made from the
+    config, under the build's fake-tensor mode, and the export tried again (a few times)."""
+    import torch
+
+    first = None  # the failure reported: the model's own, not one of a retry's inputs
+    for attempt in range(_MORE_INPUTS_ATTEMPTS + 1):
+        try:
+            with torch.no_grad():
+                return torch.export.export(model, args, kwargs=kwargs or None), kwargs
+        except Exception as exc:
+            first = first or exc
+            more = None
+            if is_hf_target(request.target) and not args and attempt < _MORE_INPUTS_ATTEMPTS:
+                from opscope_export.hf_inputs import inputs_wanted_by
+
+                with mode if mode is not None else contextlib.nullcontext():
+                    more = inputs_wanted_by(model, kwargs, exc)
+            if more is None:
+                # Never a reason to fall back: torch.export traces on fake tensors (weights
+                # and inputs alike) either way, and fails the same way with real weights.
+                raise _ExportFailed(
+                    f"{request.target}: torch.export failed: {type(first).__name__}: "
+                    f"{shorten(str(first), max_lines=3, max_chars=500)}{_module_note(first)}; "
+                    f"{_other_classes_hint(request, model)}{EXPORT_HINT}") from first
+            kwargs = more
 
 
 def _first_line(exc: BaseException) -> str:

@@ -7,7 +7,8 @@ SigLIP), a layout model's boxes, X-MOD's language. Each is made from the config'
 (vocabulary, channels, image size, frames, mel bins, feature size); the shape transformers
 documents for the argument (`(batch_size, channels, sequence_length)`) chooses among
 layouts where the config does not. An argument nothing here can make is named in the error, with the --input that
-passes it. `use_cache=False` where forward() takes it (a cache adds outputs, not ops).
+passes it. `use_cache=False` where forward() takes it (a cache adds outputs, not ops). When
+torch.export fails for want of an argument that defaults to None, `inputs_wanted_by` adds it.
 """
 
 from __future__ import annotations
@@ -110,10 +111,15 @@ def _audio(model, config, name: str):
     import torch
 
     dims = [dim.strip() for dim in (_documented_shape(model, name) or "").split(",")]
-    if len(dims) == 3:  # codecs (EnCodec, Mimi, DAC): (batch, channels, samples)
+    if len(dims) == 3 and (dims[1].isdigit() or "channels" in dims[1]):
+        # codecs (EnCodec, Mimi, DAC): (batch, channels, samples)
         channels = int(dims[1]) if dims[1].isdigit() else \
             _size(config, "audio_channels", "channels", "num_channels", default=1)
         return torch.randn(1, channels, AUDIO_SAMPLES)
+    if len(dims) == 3:  # spectrogram transformers (AST): (batch, max_length, num_mel_bins)
+        documented = _as_documented(model, config, name)
+        if documented is not None:
+            return documented
     return torch.randn(1, AUDIO_SAMPLES)
 
 
@@ -236,18 +242,56 @@ def _wanted(model, config, parameters: dict) -> list[str]:
     names += _required(parameters)
     if getattr(config, "is_encoder_decoder", False):
         names.append("decoder_input_ids")
-    # A dual encoder (CLIP, SigLIP) runs both towers; a vision-language model takes its
-    # images through placeholder tokens in the text, and is exported on its text alone.
+    # A model reading text and images side by side (CLIP, SigLIP, ViLT) runs both; a
+    # vision-language model takes its images through placeholder tokens in the text, and is
+    # exported on its text alone.
     image_tokens = any(hasattr(config, key) for key in (
         "image_token_id", "image_token_index", "image_token"))
-    if "pixel_values" in parameters and "input_ids" in parameters and not image_tokens \
-            and getattr(config, "vision_config", None) is not None:
+    if "pixel_values" in parameters and "input_ids" in parameters and not image_tokens:
         names += ["input_ids", "pixel_values"]
     names += [name for name in _NEEDED_WHEN_PRESENT if name in parameters]
     if "grid_thw" in parameters and "hidden_states" in parameters:
         names.append("hidden_states")
     return [name for i, name in enumerate(names)
             if name in parameters and name not in names[:i]]
+
+
+def _never_added(name: str) -> bool:
+    """Arguments that replace an input rather than add one (embeddings, encoder outputs),
+    or are no input at all (labels, caches)."""
+    return name in ("self", "labels", "cache", "past_key_values", "return_dict") or \
+        name.endswith(("_embeds", "_outputs", "_states"))
+
+
+def inputs_wanted_by(model, kwargs: dict, exc: BaseException) -> dict | None:
+    """`kwargs` and one more argument for forward(), from the failure `exc`: the first
+    argument it names that `kwargs` lacks and the config can make (`You must specify exactly
+    one of input_features or encoder_inputs_embeds`), else the attention mask of a model that
+    failed on a None (LongT5, Switch Transformers index it unconditionally); None when there
+    is nothing to add."""
+    import torch
+
+    text, seen = "", exc
+    for _ in range(5):
+        if seen is None:
+            break
+        text += f" {seen}"
+        seen = seen.__cause__ or seen.__context__
+    parameters = _parameters(model)
+    missing = [name for name in parameters if name not in kwargs and not _never_added(name)
+               and parameters[name].kind not in (inspect.Parameter.VAR_POSITIONAL,
+                                                 inspect.Parameter.VAR_KEYWORD)]
+    named = sorted((match.start(), name) for name in missing
+                   for match in [re.search(rf"\b{re.escape(name)}\b", text)] if match)
+    for _, name in named:
+        value = _derive(name, model, model.config)
+        if value is not None:
+            return {**kwargs, name: value}
+    if "NoneType" in text and "attention_mask" in missing:
+        ids = kwargs.get("input_ids")
+        length = ids.shape[-1] if isinstance(ids, torch.Tensor) else SEQUENCE_LENGTH
+        return {**kwargs, "attention_mask": torch.ones(1, length, dtype=torch.int64)}
+    return None
 
 
 def example_inputs(model, given: dict | None = None, target: str = "hf:") -> dict:

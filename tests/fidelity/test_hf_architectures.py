@@ -42,8 +42,8 @@ SAMPLE = [
     "mixtral", "qwen3_moe", "mamba", "apertus1p5",
     # encoders (X-MOD's language, BROS's and LayoutLM's boxes)
     "bert", "roberta", "distilbert", "albert", "deberta-v2", "xmod", "bros", "layoutlm",
-    # encoder-decoders, speech
-    "t5", "bart", "whisper", "speech_to_text", "speech-encoder-decoder",
+    # encoder-decoders (LongT5 fails without the attention mask it defaults to None), speech
+    "t5", "longt5", "bart", "whisper", "speech_to_text", "speech-encoder-decoder",
     # vision (ConvNeXt V2, FocalNet and Swin read a drop-path schedule while being built)
     "vit", "convnextv2", "focalnet", "swin", "resnet",
     # dual encoders, vision-language models, towers of multimodal models
