@@ -21,6 +21,7 @@ from opscope_export.errors import ExportError
 SEQUENCE_LENGTH = 8
 DECODER_LENGTH = 4
 AUDIO_SAMPLES = 16000  # one second at 16 kHz
+FEATURE_FRAMES = 64  # speech feature frames, past the subsampling convolutions of encoders
 # Arguments that default to None but that a model's task needs (it raises without them).
 _NEEDED_WHEN_PRESENT = ("bbox", "lang_ids", "qformer_input_ids", "grid_thw")
 
@@ -123,20 +124,25 @@ def _audio(model, config, name: str):
     return torch.randn(1, AUDIO_SAMPLES)
 
 
-def _features(config):
+def _features(model, config, name: str):
     """Speech features: (batch, frames, features) for the models whose config sizes their
-    feature projection (wav2vec2-BERT, SeamlessM4T, Speech2Text), else Whisper's log-mel
-    (batch, mel bins, frames). Not from the docstring: Whisper's documents the other layout."""
+    feature projection (wav2vec2-BERT, SeamlessM4T, Speech2Text, Granite Speech); Whisper's log-mel
+    (batch, mel bins, frames) where the config bounds the frames (max_source_positions: the
+    Whisper family, whose docstring gives the other layout); else the documented layout."""
     import torch
 
     features = _size(config, "feature_projection_input_dim", "input_feat_per_channel",
-                     sub="audio_config")
+                     "input_dim", sub="audio_config")
     if features:
         channels = _size(config, "input_channels", default=1, sub="audio_config")
-        return torch.randn(1, 2 * SEQUENCE_LENGTH, features * channels)
-    bins = _size(config, "num_mel_bins", "feature_size", default=80, sub="audio_config")
-    frames = 2 * _size(config, "max_source_positions", default=1500, sub="audio_config")
-    return torch.randn(1, bins, frames)
+        return torch.randn(1, FEATURE_FRAMES, features * channels)
+    bins = _size(config, "num_mel_bins", "feature_size", "n_mels", default=80,
+                 sub="audio_config")
+    positions = _size(config, "max_source_positions", sub="audio_config")
+    layout = [dim.strip() for dim in (_documented_shape(model, name) or "").split(",")]
+    if not positions and len(layout) == 3 and "length" in layout[1]:
+        return torch.randn(1, FEATURE_FRAMES, bins)
+    return torch.randn(1, bins, 2 * (positions or 1500))
 
 
 def _vision_patches(config):
@@ -181,7 +187,7 @@ def _derive(name: str, model, config):
     if name == "input_values":
         return _audio(model, config, name)
     if name == "input_features":
-        return _features(config)
+        return _features(model, config, name)
     if name in ("hidden_states", "grid_thw") and "grid_thw" in _parameters(model):
         patches, grid = _vision_patches(config)
         return patches if name == "hidden_states" else grid
