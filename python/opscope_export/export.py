@@ -15,7 +15,7 @@ import tempfile
 from dataclasses import dataclass, field
 
 from opscope_export.errors import ExportError, describe, describe_os_error, shorten
-from opscope_export.save import save_program
+from opscope_export.save import save_program, unserializable
 from opscope_export.specs import InputSpec, make_inputs
 from opscope_export.hf_target import is_hf_target
 from opscope_export.target import forward_signature, load_target, split_target
@@ -331,7 +331,7 @@ def _export_archive(request: ExportRequest, torch_version: str) -> ExportResult:
         os.chmod(partial, 0o666 & ~_umask())
         os.replace(partial, output)
     except Exception as exc:
-        what = describe_os_error(exc, directory) or describe(exc)
+        what = describe_os_error(exc, directory) or unserializable(exc, program) or describe(exc)
         raise ExportError(f"{request.output}: cannot write the archive: {what}") from exc
     finally:
         if scratch:

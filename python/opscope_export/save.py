@@ -114,3 +114,28 @@ def save_program(program, path: str, extra_files: dict[str, str] | None = None,
     groups = _weight_groups_by_tensor() if weightless else contextlib.nullcontext()
     with _without_unused_work(), groups:
         torch.export.save(program, path, extra_files=extra_files or None)
+
+
+def unserializable(exc: BaseException, program) -> str | None:
+    """For torch.export.save's SerializeError (unlimited_ocr: a `flat_apply` that a vmap in
+    transformers' mask code left in the graph), one line naming the op it cannot write, the
+    module that made it, and what to do; None for any other failure."""
+    import re
+
+    if type(exc).__name__ != "SerializeError" or program is None:
+        return None
+    match = re.search(r"Failed serializing node (\S+)", str(exc))
+    node = next((n for n in program.graph.nodes if match and n.name == match.group(1)), None)
+    if node is None:
+        return None
+    op = getattr(node.target, "__name__", None) or str(node.target)
+    stack = list((node.meta.get("nn_module_stack") or {}).values())
+    where = ""
+    if stack:
+        path, module_type = stack[-1][0], stack[-1][1]
+        module_name = getattr(module_type, "__name__", None) or str(module_type).rsplit(".")[-1]
+        where = f" made in {path or 'the model'} ({module_name})"
+    import torch
+
+    return (f"torch {torch.__version__} cannot save the graph's `{op}` (node {node.name}"
+            f"{where}); for eager mode, export with --mode eager, which stores no graph")
