@@ -92,6 +92,91 @@ bool has_regex_syntax(std::string_view text) {
   });
 }
 
+// The sets of patterns compiled last, with the DFA states their matching built: the editor
+// re-checks the same config keys after every edit, and compiling the set and its DFA anew each
+// time cost more than the matching. At most kKeptSets per engine, each within RE2's default
+// memory budget (8 MB); a set goes when its cache frees one of its patterns (the document that
+// used it closed, or the key was edited).
+class PatternSets {
+public:
+  std::shared_ptr<const RE2::Set> get(const std::vector<const std::string*>& patterns) {
+    std::string key;
+    for (const std::string* p : patterns) {
+      key += std::to_string(p->size());
+      key += ':';
+      key += *p;
+    }
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (auto it = kept_.begin(); it != kept_.end(); ++it)
+      if (it->key == key) {
+        kept_.splice(kept_.begin(), kept_, it);
+        return kept_.front().set;
+      }
+    auto set = std::make_shared<RE2::Set>(regex_options(), RE2::ANCHOR_BOTH);
+    for (const std::string* p : patterns)
+      if (set->Add(*p, nullptr) < 0)
+        return nullptr; // cannot happen for patterns RE2 compiled alone; be safe
+    if (!set->Compile())
+      return nullptr;
+    Kept& kept = kept_.emplace_front();
+    kept.key = std::move(key);
+    kept.set = set;
+    // Views of the patterns inside `kept.key`, which stays where it is (a list node).
+    std::string_view rest = kept.key;
+    for (const std::string* p : patterns) {
+      rest.remove_prefix(rest.find(':') + 1);
+      kept.patterns.push_back(rest.substr(0, p->size()));
+      rest.remove_prefix(p->size());
+    }
+    std::sort(kept.patterns.begin(), kept.patterns.end());
+    if (kept_.size() > kKeptSets)
+      kept_.pop_back();
+    return set;
+  }
+
+  // Takes out the sets built with any of `gone` (to be destroyed by the caller, unlocked).
+  std::vector<std::shared_ptr<const RE2::Set>>
+  drop_sets_with(const std::vector<std::string_view>& gone) {
+    std::vector<std::shared_ptr<const RE2::Set>> dropped;
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (auto it = kept_.begin(); it != kept_.end();) {
+      bool uses_one = std::any_of(gone.begin(), gone.end(), [&](std::string_view pattern) {
+        return std::binary_search(it->patterns.begin(), it->patterns.end(), pattern);
+      });
+      if (uses_one) {
+        dropped.push_back(std::move(it->set));
+        it = kept_.erase(it);
+      } else {
+        ++it;
+      }
+    }
+    return dropped;
+  }
+
+private:
+  struct Kept {
+    std::string key; // each pattern as "<size>:<pattern>"
+    std::shared_ptr<const RE2::Set> set;
+    std::vector<std::string_view> patterns; // sorted
+  };
+  static constexpr std::size_t kKeptSets = 4;
+  std::mutex mutex_;
+  std::list<Kept> kept_;
+};
+
+// The cache's keys are (table, text) views, looked up without building a string: the editor's
+// check of a 50,000-key config looks each key up several times.
+struct KeyHash {
+  std::size_t operator()(const QueryEngine::Key& k) const {
+    return std::hash<std::string_view>{}(k.text) * 31 + static_cast<std::size_t>(k.kind);
+  }
+};
+struct KeyEqual {
+  bool operator()(const QueryEngine::Key& a, const QueryEngine::Key& b) const {
+    return a.kind == b.kind && a.text == b.text;
+  }
+};
+
 } // namespace
 
 PatternStatus check_pattern(std::string_view pattern) {
@@ -159,29 +244,84 @@ bool Query::matches(std::string_view name) const {
                        nullptr, 0);
 }
 
-struct QueryEngine::QueryCache {
-  // Least recently used first out: the patterns the open documents use stay compiled (a
-  // re-check looks each one up again), while variants a user typed and deleted, or patterns
-  // of a closed config, age out one at a time instead of growing memory until a reset.
-  // Above the key count of a generated config (50,000 keys), or every check of it compiles
-  // every pattern again.
-  // Bounded by count and by estimated bytes (QueryCacheLimits).
-  explicit QueryCache(QueryCacheLimits l) : limits(l) {}
-  using Entry = std::pair<std::string, std::shared_ptr<const Query>>;
-  static std::size_t bytes_of(const Entry& e) {
-    return e.first.capacity() + e.second->estimated_bytes() + kNodeBytes;
-  }
-  // A list node, a hash node and the shared_ptr's control block.
-  static constexpr std::size_t kNodeBytes = 128;
-  QueryCacheLimits limits;
+// One compiled query in the cache. A held entry (holds > 0) is never evicted, and freed with its
+// last hold; the others sit in `recent`, least recently used last.
+struct QueryEngine::CacheEntry {
+  std::shared_ptr<const Query> query;
   std::size_t bytes = 0;
+  std::size_t holds = 0;
+  std::list<CacheEntry*>::iterator in_recent; // while holds == 0
+  Key key() const { return {query->kind(), query->text()}; }
+};
+
+struct QueryEngine::QueryCache {
+  explicit QueryCache(QueryCacheLimits l) : limits(l) {}
+  // The entry, a list node, a hash node and the shared_ptr's control block.
+  static constexpr std::size_t kNodeBytes = 128;
+  // Entries taken out under the mutex, destroyed once it is released: freeing a closed
+  // document's 50,000 RE2 programs must not stall the lookups of other threads.
+  using Freed = std::vector<std::unique_ptr<CacheEntry>>;
+
+  CacheEntry* find(const Key& key) {
+    auto found = by_key.find(key);
+    return found == by_key.end() ? nullptr : found->second.get();
+  }
+  // Adds `entry` unheld, as the most recently used.
+  CacheEntry& insert(std::unique_ptr<CacheEntry> entry) {
+    CacheEntry& e = *entry;
+    by_key.emplace(e.key(), std::move(entry));
+    recent.push_front(&e);
+    e.in_recent = recent.begin();
+    recent_bytes += e.bytes;
+    return e;
+  }
+  void touch(CacheEntry& e) {
+    if (e.holds == 0)
+      recent.splice(recent.begin(), recent, e.in_recent);
+  }
+  // One hold more on `e`; false (and nothing changed) when it would pass max_held_bytes.
+  bool hold(CacheEntry& e) {
+    if (e.holds == 0) {
+      if (held_bytes + e.bytes > limits.max_held_bytes)
+        return false;
+      recent.erase(e.in_recent);
+      recent_bytes -= e.bytes;
+      held_bytes += e.bytes;
+    }
+    ++e.holds;
+    return true;
+  }
+  // One hold less; the last one frees the entry.
+  void let_go(CacheEntry& e, Freed& freed) {
+    if (--e.holds != 0)
+      return;
+    held_bytes -= e.bytes;
+    auto node = by_key.extract(e.key());
+    freed.push_back(std::move(node.mapped()));
+  }
+  // Evicts the least recently used unheld entries past the budget.
+  void trim(Freed& freed) {
+    while (recent.size() > limits.max_entries || recent_bytes > limits.max_bytes) {
+      CacheEntry* last = recent.back();
+      recent.pop_back();
+      recent_bytes -= last->bytes;
+      auto node = by_key.extract(last->key());
+      freed.push_back(std::move(node.mapped()));
+    }
+  }
+
+  QueryCacheLimits limits;
   std::mutex mutex;
-  std::list<Entry> recent; // most recently used first
-  std::unordered_map<std::string_view, std::list<Entry>::iterator> by_key; // keys in `recent`
+  std::unordered_map<Key, std::unique_ptr<CacheEntry>, KeyHash, KeyEqual>
+      by_key;                    // views of queries
+  std::list<CacheEntry*> recent; // unheld entries, most recently used first
+  std::size_t recent_bytes = 0;
+  std::size_t held_bytes = 0;
+  PatternSets sets;
 };
 
 QueryEngine::QueryEngine(const Index& index, QueryCacheLimits limits)
-    : index_(index), queries_(std::make_unique<QueryCache>(limits)) {
+    : index_(index), queries_(std::make_shared<QueryCache>(limits)) {
   subtree_.assign(index_.modules.size(), {0, 0});
   if (!index_.modules.empty())
     add_module(0);
@@ -293,52 +433,6 @@ std::vector<int> QueryEngine::match_modules(const Query& query) const {
   return out;
 }
 
-namespace {
-
-// The sets of patterns compiled last, with the DFA states their matching built: the editor
-// re-checks the same config keys after every edit, and compiling the set and its DFA anew each
-// time cost more than the matching. A set depends on its patterns only, not on a model. At most
-// kKeptSets, each within RE2's default memory budget (8 MB).
-class PatternSets {
-public:
-  std::shared_ptr<const RE2::Set> get(const std::vector<const std::string*>& patterns) {
-    std::string key;
-    for (const std::string* p : patterns) {
-      key += std::to_string(p->size());
-      key += ':';
-      key += *p;
-    }
-    std::lock_guard<std::mutex> lock(mutex_);
-    for (auto it = kept_.begin(); it != kept_.end(); ++it)
-      if (it->first == key) {
-        kept_.splice(kept_.begin(), kept_, it);
-        return kept_.front().second;
-      }
-    auto set = std::make_shared<RE2::Set>(regex_options(), RE2::ANCHOR_BOTH);
-    for (const std::string* p : patterns)
-      if (set->Add(*p, nullptr) < 0)
-        return nullptr; // cannot happen for patterns RE2 compiled alone; be safe
-    if (!set->Compile())
-      return nullptr;
-    kept_.emplace_front(std::move(key), set);
-    if (kept_.size() > kKeptSets)
-      kept_.pop_back();
-    return set;
-  }
-
-private:
-  static constexpr std::size_t kKeptSets = 4;
-  std::mutex mutex_;
-  std::list<std::pair<std::string, std::shared_ptr<const RE2::Set>>> kept_;
-};
-
-PatternSets& pattern_sets() {
-  static PatternSets sets;
-  return sets;
-}
-
-} // namespace
-
 std::vector<std::vector<int>>
 QueryEngine::match_modules_each(const std::vector<const Query*>& queries) const {
   std::vector<std::vector<int>> out(queries.size());
@@ -353,7 +447,7 @@ QueryEngine::match_modules_each(const std::vector<const Query*>& queries) const 
   }
   std::shared_ptr<const RE2::Set> set;
   if (in_set.size() > 1)
-    set = pattern_sets().get(patterns);
+    set = queries_->sets.get(patterns);
   bool pooled = set != nullptr;
   if (pooled) {
     std::vector<int> hits;
@@ -424,32 +518,85 @@ std::vector<int> QueryEngine::match(const Query& query, Compressor compressor) c
 QueryEngine::~QueryEngine() = default;
 QueryEngine::QueryEngine(QueryEngine&&) noexcept = default;
 
-std::shared_ptr<const Query> QueryEngine::query(Table kind, const std::string& text) const {
-  std::string key = std::string(1, static_cast<char>('0' + static_cast<int>(kind))) + text;
-  std::lock_guard<std::mutex> lock(queries_->mutex);
-  QueryCache& cache = *queries_;
-  if (auto found = cache.by_key.find(key); found != cache.by_key.end()) {
-    cache.recent.splice(cache.recent.begin(), cache.recent, found->second);
-    return found->second->second;
-  }
+std::unique_ptr<QueryEngine::CacheEntry> QueryEngine::compile(Table kind,
+                                                              std::string_view text) const {
   // Narrowing by RE2's match range pays only on long name lists (big models).
   constexpr std::size_t kNamesWorthARange = 256;
   bool find_range = std::max(module_names_.size(), op_names_.size()) > kNamesWorthARange;
-  auto made = std::make_shared<const Query>(kind, text, find_range);
-  cache.recent.emplace_front(std::move(key), made);
-  std::size_t added = QueryCache::bytes_of(cache.recent.front());
-  if (added > cache.limits.max_bytes) { // larger than the whole budget: used once, not kept
-    cache.recent.pop_front();
-    return made;
+  auto entry = std::make_unique<CacheEntry>();
+  entry->query = std::make_shared<const Query>(kind, std::string(text), find_range);
+  entry->bytes = entry->query->estimated_bytes() + QueryCache::kNodeBytes;
+  return entry;
+}
+
+std::shared_ptr<const Query> QueryEngine::query(Table kind, const std::string& text) const {
+  QueryCache& cache = *queries_;
+  QueryCache::Freed freed; // destroyed after the lock below is released
+  std::lock_guard<std::mutex> lock(cache.mutex);
+  if (CacheEntry* found = cache.find({kind, text})) {
+    cache.touch(*found);
+    return found->query;
   }
-  cache.by_key.emplace(cache.recent.front().first, cache.recent.begin());
-  cache.bytes += added;
-  while (cache.by_key.size() > cache.limits.max_entries || cache.bytes > cache.limits.max_bytes) {
-    cache.bytes -= QueryCache::bytes_of(cache.recent.back());
-    cache.by_key.erase(cache.recent.back().first);
-    cache.recent.pop_back();
+  std::unique_ptr<CacheEntry> made = compile(kind, text);
+  if (made->bytes > cache.limits.max_bytes) // larger than the whole budget: used once, not kept
+    return made->query;
+  CacheEntry& entry = cache.insert(std::move(made));
+  cache.trim(freed);
+  return entry.query;
+}
+
+QueryEngine::Hold QueryEngine::hold(const std::vector<Key>& keys) const {
+  Hold out;
+  out.cache_ = queries_;
+  out.entries_.reserve(keys.size());
+  QueryCache& cache = *queries_;
+  for (const Key& k : keys) {
+    // One key at a time under the lock: a compile is short, and other threads' lookups pass.
+    QueryCache::Freed freed;
+    std::lock_guard<std::mutex> lock(cache.mutex);
+    CacheEntry* entry = cache.find(k);
+    if (!entry)
+      entry = &cache.insert(compile(k.kind, k.text));
+    if (cache.hold(*entry))
+      out.entries_.push_back(entry);
+    else
+      cache.trim(freed); // past max_held_bytes: cached like any lookup
   }
-  return made;
+  return out;
+}
+
+QueryEngine::Hold& QueryEngine::Hold::operator=(Hold&& other) noexcept {
+  if (this != &other) {
+    release();
+    cache_ = std::move(other.cache_);
+    entries_ = std::move(other.entries_);
+    other.entries_.clear();
+  }
+  return *this;
+}
+
+void QueryEngine::Hold::release() {
+  std::shared_ptr<QueryCache> cache = cache_.lock();
+  cache_.reset();
+  std::vector<CacheEntry*> entries = std::move(entries_);
+  entries_.clear();
+  if (!cache || entries.empty())
+    return; // the engine is gone, and its entries with it
+  // Destroyed last, with no lock held: freeing a closed document's 50,000 RE2 programs must
+  // not stall the lookups of other threads.
+  QueryCache::Freed freed;
+  std::vector<std::shared_ptr<const RE2::Set>> sets;
+  {
+    std::lock_guard<std::mutex> lock(cache->mutex);
+    for (CacheEntry* entry : entries)
+      cache->let_go(*entry, freed);
+  }
+  std::vector<std::string_view> gone; // the freed module-name patterns, which sets are made of
+  for (const auto& entry : freed)
+    if (entry->query->kind() == Table::ModuleName)
+      gone.push_back(entry->query->text());
+  if (!gone.empty())
+    sets = cache->sets.drop_sets_with(gone);
 }
 
 std::size_t QueryEngine::cached_queries() const {
@@ -459,7 +606,12 @@ std::size_t QueryEngine::cached_queries() const {
 
 std::size_t QueryEngine::cached_bytes() const {
   std::lock_guard<std::mutex> lock(queries_->mutex);
-  return queries_->bytes;
+  return queries_->recent_bytes + queries_->held_bytes;
+}
+
+std::size_t QueryEngine::held_bytes() const {
+  std::lock_guard<std::mutex> lock(queries_->mutex);
+  return queries_->held_bytes;
 }
 
 std::vector<int> QueryEngine::all_ops(Compressor compressor) const {

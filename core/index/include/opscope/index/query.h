@@ -75,12 +75,16 @@ private:
 // match, not the size of the model: patterns run once per distinct module name (then map
 // to every op below a matching module), literal names are a binary search, and other
 // patterns only test names in RE2's possible-match range. The Index must outlive it.
-// How much the QueryEngine keeps compiled: whichever bound is reached first. A generated
-// 50,000-key config fits (its patterns take ~9 KB each, measured); 65,536 hostile patterns of
-// 10,000 RE2 instructions each (~1 MB) would not grow memory past the byte budget.
+// How much the QueryEngine keeps compiled. The open documents' patterns are held
+// (QueryEngine::hold): they stay compiled while a hold on them lives, within max_held_bytes in
+// all (a generated 50,000-key config's take ~9 KB each, measured), and are freed when the last
+// hold goes: a closed config leaves nothing behind. Queries no hold keeps (a key being typed, an
+// alias looked up during a check) are kept least recently used first within max_entries and
+// max_bytes: a small budget, since whatever sits there stays after every document is closed.
 struct QueryCacheLimits {
   std::size_t max_entries = std::size_t{1} << 16;
-  std::size_t max_bytes = std::size_t{512} << 20;
+  std::size_t max_bytes = std::size_t{16} << 20;
+  std::size_t max_held_bytes = std::size_t{512} << 20;
 };
 
 class QueryEngine {
@@ -104,12 +108,24 @@ public:
 
   // The query for (kind, text), compiled and analysed once per engine: the editor re-checks
   // a whole config on every edit, and most of its patterns are the ones it saw last time.
-  // Patterns not looked up for a while are dropped (see QueryCache).
+  // Held queries stay; others are dropped when not looked up for a while (QueryCacheLimits).
   std::shared_ptr<const Query> query(Table kind, const std::string& text) const;
+
+  // A document's queries, compiled now when not cached, then kept until the returned hold and
+  // every other hold on them are gone (see Hold). A query past max_held_bytes is only cached.
+  struct Key {
+    Table kind;
+    std::string_view text;
+  };
+  class Hold;
+  Hold hold(const std::vector<Key>& keys) const;
+
   // How many compiled queries the engine holds (for tests and memory figures).
   std::size_t cached_queries() const;
   // Their estimated size in bytes (Query::estimated_bytes, plus the cache's own keys).
   std::size_t cached_bytes() const;
+  // Of those, the bytes held for documents (hold()).
+  std::size_t held_bytes() const;
 
   const Index& index() const { return index_; }
 
@@ -131,8 +147,34 @@ private:
   std::vector<Name> op_names_;               // sorted by name
   std::vector<Name> module_names_;           // sorted by name, root excluded
   std::unordered_map<std::string, std::vector<int>> by_type_; // Op::type -> order positions
+  struct CacheEntry;
   struct QueryCache;
-  std::unique_ptr<QueryCache> queries_;
+  std::unique_ptr<CacheEntry> compile(Table kind, std::string_view text) const;
+  // Shared with the holds, which may outlive the engine (then they release nothing).
+  std::shared_ptr<QueryCache> queries_;
+};
+
+// Keeps queries compiled in their engine's cache while it lives: the editor keeps one per open
+// document, replaced by each check's, so a re-check finds its patterns compiled and a closed
+// document's are freed. Movable; a default one holds nothing.
+class QueryEngine::Hold {
+public:
+  Hold() = default;
+  ~Hold() { release(); }
+  Hold(Hold&& other) noexcept = default;
+  Hold& operator=(Hold&& other) noexcept;
+  Hold(const Hold&) = delete;
+  Hold& operator=(const Hold&) = delete;
+
+  // How many of the keys it holds (those within the engine's max_held_bytes).
+  std::size_t size() const { return entries_.size(); }
+  // Lets the queries go: those no other hold keeps are freed (and the RE2::Sets built of them).
+  void release();
+
+private:
+  friend class QueryEngine;
+  std::weak_ptr<QueryCache> cache_;
+  std::vector<CacheEntry*> entries_; // valid while cache_ lives: a held entry is never evicted
 };
 
 } // namespace opscope::index
