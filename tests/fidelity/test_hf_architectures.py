@@ -165,6 +165,24 @@ def test_sample_of_model_types_exports_weightless(inspect_worker, tmp_path):
     assert not wrong, "\n".join(wrong)
 
 
+def test_the_input_an_error_names_is_passed_as_it_says(inspect_worker, tmp_path):
+    """A tower whose input no config sizes (Idefics2's perceiver reads the vision features)
+    fails naming `--input context=SHAPE`; passing that exports it, with the inputs the config
+    does size (the attention mask) added as before."""
+    config = _write_config(tmp_path / "perceiver", "idefics2_perceiver")
+    code, _, stderr = _export([f"hf:{config}", "--weightless", "-o", str(tmp_path / "p.pt2")])
+    assert "pass it with --input context=SHAPE[:DTYPE]" in _one_line_error(stderr)
+    with open(config, encoding="utf-8") as handle:
+        width = json.load(handle)["hidden_size"]
+    archive = str(tmp_path / "p.pt2")
+    code, described, stderr = _export([f"hf:{config}", "--weightless", "--input",
+                                       f"context=1x8x{width}", "-o", archive])
+    assert code == 0, stderr
+    assert described["inputs"][0] == {"shape": [1, 8, width], "dtype": "float32",
+                                      "keyword": "context"}
+    assert _ops(inspect_worker, archive) > 0
+
+
 def _run_helper(args: list[str], cwd, **env) -> tuple[int, str, str, float]:
     """(exit code, stdout, stderr, peak RSS in MB) of the helper in its own process: its own
     environment (HF_HOME is read once, when huggingface_hub loads) and its own memory."""
