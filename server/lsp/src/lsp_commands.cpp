@@ -1,14 +1,12 @@
-// The session's commands (workspace/executeCommand): opscope.showSummary, opscope.reloadModel
-// and opscope.trustProject, with the trust prompt they share. Bound in lsp_server.cpp.
+// The session's commands (workspace/executeCommand): opscope.showSummary and
+// opscope.reloadModel, and the reading of a command's argument every command shares
+// (opscope.trustProject is in lsp_trust.cpp). Bound in lsp_server.cpp.
 #include "lsp_server.h"
 
 #include "opscope/format/summary.h"
 #include "opscope/support/regular_file.h"
 
-#include <filesystem>
-
 namespace opscope::lsp {
-namespace fs = std::filesystem;
 using protocol::ErrorCode;
 using protocol::Reply;
 
@@ -17,7 +15,8 @@ namespace {
 // Largest config a command reads from disk; the editor holds larger ones open.
 constexpr std::uint64_t kMaxSavedConfigBytes = std::uint64_t{256} << 20;
 
-// The URI or path a command's argument names: the argument itself, or its "uri" field.
+} // namespace
+
 std::string named_target(const Json& argument) {
   if (argument.is_string())
     return argument.get<std::string>();
@@ -26,8 +25,6 @@ std::string named_target(const Json& argument) {
   return "";
 }
 
-// `target` (a URI or a path) as saved. Regular files only, size-capped: a FIFO named by the
-// client would block the server. Throws support::FileReadError.
 Document read_saved(const std::string& target) {
   std::string path =
       target.rfind("file:", 0) == 0 ? protocol::path_from_uri(target).value_or("") : target;
@@ -40,8 +37,6 @@ Document read_saved(const std::string& target) {
   doc.path = path;
   return doc;
 }
-
-} // namespace
 
 // The config a command's argument names: the open document, else the file as saved. Nothing
 // when the argument names none; when the file cannot be read, the error is the reply
@@ -101,93 +96,6 @@ void LspServer::on_show_summary(const Json& argument, Reply reply) {
   options.cwd = analysis.model->spec.work_dir;
   options.width = 100;
   reply.result(format::format_summary(*analysis.model->index, options));
-}
-
-// ---------------------------------------------------------------- trust
-
-void LspServer::ask_trust(const trust::Need& need) {
-  log_.info("asking the user to trust " + need.runs());
-  Json params = {{"type", static_cast<int>(protocol::MessageType::Warning)},
-                 {"message", trust_.question(need)},
-                 {"actions", {{{"title", kTrustAndExport}}, {{"title", kNotNow}}}}};
-  transport_.call("window/showMessageRequest", params,
-                  [this, need](const protocol::Response& response) {
-                    if (finished_)
-                      return;
-                    bool yes = response.result && response.result->is_object() &&
-                               response.result->value("title", "") == kTrustAndExport;
-                    if (yes)
-                      return trust_and_export(need);
-                    log_.info("not trusted: " + need.runs() +
-                              " (the config's quick fix or opscope.trustProject trusts it later)");
-                  });
-}
-
-void LspServer::trust_and_export(const trust::Need& need) {
-  std::string warning = trust_.allow(need);
-  if (!warning.empty()) {
-    log_.warning(warning);
-    notify_message_(
-        protocol::LogMessageParams{protocol::MessageType::Warning, "opscope: " + warning});
-  }
-  log_.info("trusted: " + need.runs());
-  refresh_all_documents(); // the configs re-resolve, now allowed to export
-}
-
-// What opscope.trustProject's argument consents to: a project file's path or URI (its current
-// content), a config's URI (what its model needs), or nothing (every open config's project).
-// The error message instead when the argument names nothing that can be trusted.
-std::variant<std::vector<trust::Need>, std::string>
-LspServer::trust_needs(const std::string& target) {
-  std::string path =
-      target.rfind("file:", 0) == 0 ? protocol::path_from_uri(target).value_or("") : target;
-  std::vector<trust::Need> needs;
-  if (!path.empty() && fs::path(path).filename() == project::kProjectFileName) {
-    trust::Need need = trust::project_file_need(fs::absolute(path).lexically_normal().string());
-    if (need.needed())
-      needs.push_back(std::move(need));
-    return needs;
-  }
-  std::vector<Document> docs;
-  if (target.empty()) {
-    for (const auto& [uri, doc] : documents_.all())
-      docs.push_back(doc);
-  } else if (const Document* open = documents_.find(target)) {
-    docs.push_back(*open);
-  } else if (path.empty()) {
-    return "opscope.trustProject: " + target + " is not an open config or a file";
-  } else {
-    try {
-      docs.push_back(read_saved(target));
-    } catch (const support::FileReadError& e) {
-      return "opscope.trustProject: cannot read " + target + " (" + e.what() +
-             "); pass a config's URI or an opscope.yaml path";
-    }
-  }
-  for (const Document& doc : docs)
-    if (Analysis analysis = analyse(doc); analysis.untrusted.needed())
-      needs.push_back(analysis.untrusted);
-  return needs;
-}
-
-void LspServer::on_trust_project(const Json& argument, Reply reply) {
-  if (trust_.workspace_untrusted())
-    return reply.error(ErrorCode::RequestFailed,
-                       "the editor's workspace is not trusted, so opscope runs nothing: trust the "
-                       "workspace in the editor first");
-  auto needs = trust_needs(named_target(argument));
-  if (const std::string* error = std::get_if<std::string>(&needs))
-    return reply.error(ErrorCode::InvalidParams, *error);
-  Json trusted = Json::array();
-  for (const trust::Need& need : std::get<std::vector<trust::Need>>(needs)) {
-    if (need.unreadable_project)
-      return reply.error(ErrorCode::RequestFailed,
-                         need.project_file + " cannot be read, so it cannot be trusted");
-    trust_and_export(need);
-    for (const trust::Subject& subject : need.subjects)
-      trusted.push_back(subject.key);
-  }
-  reply.result(Json{{"trusted", trusted}});
 }
 
 } // namespace opscope::lsp

@@ -21,12 +21,6 @@ constexpr auto kDiagnosticDelay = std::chrono::milliseconds(200);
 // A garbled 250 KB file gave 38,000 diagnostics: 80 MB of JSON and 5 s per
 // edit, for a list no one reads past the first screens.
 constexpr std::size_t kMaxPublishedDiagnostics = 500;
-// A config closed and opened again (switching files, reverting) keeps its
-// model loaded rather than reading the index again.
-constexpr auto kModelReleaseDelay = std::chrono::seconds(30);
-constexpr const char* kShowSummary = "opscope.showSummary";
-constexpr const char* kReloadModel = "opscope.reloadModel";
-constexpr const char* kTrustProject = "opscope.trustProject";
 
 // Requests that name a document, for ContentModified when it changes under them.
 std::optional<std::string> request_document(const protocol::Request& request) {
@@ -89,8 +83,7 @@ void limit_diagnostics(std::vector<protocol::Diagnostic>& diagnostics) {
 LspServer::LspServer(boost::asio::io_context& io, Transport& transport, Logger& log,
                      WorkerSettings workers)
     : io_(io), transport_(transport), log_(log), worker_settings_(std::move(workers)),
-      trust_(trust::Store(trust::Store::default_file())), workspace_(*this, {}), project_poll_(io),
-      release_models_(io) {
+      trust_(trust::Store(trust::Store::default_file())), workspace_(*this, {}), project_poll_(io) {
   bind_methods();
 }
 
@@ -100,7 +93,8 @@ void LspServer::poll_project_files() {
     log_.info(path + " changed; re-reading the project");
   if (!changed.empty()) {
     refresh_all_documents();
-    release_unused_models(); // a project whose consent an edit revoked stops rebuilding
+    if (models_)
+      models_->release_unused(); // a project whose consent an edit revoked stops rebuilding
   }
   project_poll_.expires_after(worker_settings_.poll_interval);
   project_poll_.async_wait([this](boost::system::error_code ec) {
@@ -242,7 +236,7 @@ void LspServer::finish() {
   for (auto& [uri, timer] : diagnostic_timers_)
     timer->cancel();
   project_poll_.cancel();
-  release_models_.cancel();
+  model_progress_.stop();
   models_.reset(); // kills running workers
   log_.set_client_sink(nullptr);
   if (on_finished)
@@ -258,20 +252,17 @@ void LspServer::on_initialize(const protocol::InitializeParams& params, Reply re
   encoding_ = protocol::negotiate_position_encoding(params.position_encodings);
   init_settings_ = project::settings_from_json(params.initialization_options);
   update_workspace_settings();
-  // Absent: the client has no notion of workspace trust, and the server asks the user itself.
-  if (params.initialization_options.is_object()) {
-    auto trusted = params.initialization_options.find("workspaceTrusted");
-    if (trusted != params.initialization_options.end() && trusted->is_boolean())
-      trust_.set_workspace_trusted(trusted->get<bool>());
-  }
+  read_workspace_trust(params.initialization_options);
+  model_progress_.set_client_progress(params.supports_work_done_progress);
   lifecycle_ = Lifecycle::Running;
   log_.set_client_sink([this](LogLevel level, const std::string& message) {
     notify_log_(protocol::LogMessageParams{message_type(level), message});
   });
   models_ = std::make_unique<ModelStore>(
       io_, log_, worker_settings_,
-      ModelStore::Listener{[this](const LoadedModel& m) { model_load_started(m); },
-                           [this](const LoadedModel& m) { model_load_finished(m); }});
+      ModelStore::Listener{[this](const LoadedModel& m) { model_progress_.load_started(m); },
+                           [this](const LoadedModel& m) { model_load_finished(m); },
+                           [this] { return workspace_.models_in_use(documents_.all()); }});
   Json capabilities = {
       {"positionEncoding", protocol::to_string(encoding_)},
       {"textDocumentSync",
@@ -408,17 +399,8 @@ void LspServer::forget_document(const std::string& uri) {
   checks_.cancel(uri);
   workspace_.forget(uri);
   notify_diagnostics_(protocol::PublishDiagnosticsParams{uri, std::nullopt, {}});
-  release_models_.expires_after(kModelReleaseDelay);
-  release_models_.async_wait([this](boost::system::error_code ec) {
-    if (!ec && !finished_)
-      release_unused_models();
-  });
-}
-
-// Models no open config uses stop being polled and rebuilt.
-void LspServer::release_unused_models() {
   if (models_)
-    models_->retain_only(workspace_.models_in_use(documents_.all()));
+    models_->release_unused_later();
 }
 
 const Document* LspServer::document_or_error(const std::string& uri, const Reply& reply) {
@@ -460,8 +442,7 @@ void LspServer::publish_diagnostics(const std::string& uri) {
   if (!doc)
     return;
   Analysis analysis = analyse(*doc);
-  if (analysis.untrusted.needed() && trust_.first_time(analysis.untrusted))
-    ask_trust(analysis.untrusted);
+  offer_trust(analysis);
   // The check runs off the io thread (a 50,000-key config takes ~0.4 s) on what it owns or
   // shares immutably; requests are answered meanwhile.
   auto text = std::make_shared<const std::string>(doc->text);
@@ -501,61 +482,8 @@ void LspServer::refresh_all_documents() {
 
 // ---------------------------------------------------------------- models
 
-void LspServer::send_status(const LoadedModel& model) {
-  ModelStatusParams status{to_string(model.state), model.spec.written, std::nullopt, ""};
-  if (model.index)
-    status.ops = model.call_ops;
-  if (model.state == ModelState::Loading)
-    status.message = model.step + " " + model.spec.written;
-  else if (model.state == ModelState::Failed)
-    status.message = model.error;
-  else
-    status.message = model.spec.written + ": " + std::to_string(model.call_ops) + " ops";
-  notify_status_(status);
-}
-
-void LspServer::model_load_started(const LoadedModel& model) {
-  send_status(model);
-  std::string key = model.spec.key();
-  if (!client_.supports_work_done_progress)
-    return;
-  auto& progress = progress_[key];
-  if (progress && !progress->end_message) {
-    if (progress->begun) // the next step of the same load
-      notify_progress_(
-          {progress->token, protocol::progress_report(model.step + " " + model.spec.written)});
-    return;
-  }
-  progress = std::make_shared<Progress>();
-  progress->token = "opscope-load-" + std::to_string(next_progress_++);
-  std::string message = model.step + " " + model.spec.written;
-  // The token may only be used once the client has accepted it.
-  transport_.call(
-      "window/workDoneProgress/create", {{"token", progress->token}},
-      [this, progress, message](const protocol::Response& response) {
-        if (finished_ || response.error)
-          return;
-        progress->created = true;
-        progress->begun = true;
-        notify_progress_({progress->token, protocol::progress_begin("opscope", message)});
-        if (progress->end_message)
-          notify_progress_({progress->token, protocol::progress_end(*progress->end_message)});
-      });
-}
-
 void LspServer::model_load_finished(const LoadedModel& model) {
-  send_status(model);
-  std::string key = model.spec.key();
-  if (auto it = progress_.find(key); it != progress_.end()) {
-    auto progress = it->second;
-    progress->end_message =
-        model.state == ModelState::Ready
-            ? model.spec.written + " ready: " + std::to_string(model.call_ops) + " ops"
-            : "failed: " + model.error;
-    if (progress->begun)
-      notify_progress_({progress->token, protocol::progress_end(*progress->end_message)});
-    progress_.erase(it);
-  }
+  model_progress_.load_finished(model);
   if (model.state == ModelState::Failed)
     notify_message_(
         protocol::LogMessageParams{protocol::MessageType::Error, "opscope: " + model.error});
@@ -634,17 +562,7 @@ void LspServer::on_code_action(const protocol::CodeActionParams& params, Reply r
   answer_feature_request(
       params.text_document.uri, reply, [&](const Analysis& analysis, const FeatureInput& input) {
         Json actions = code_actions(input, workspace_.diagnose(analysis), params.range);
-        // Trusting later: for clients that cannot show the question, and after "Not now".
-        if (analysis.untrusted.needed() && !trust_.workspace_untrusted() &&
-            !analysis.untrusted.unreadable_project) {
-          std::string title = "Trust this project and export " + analysis.untrusted.model;
-          actions.push_back({{"title", title},
-                             {"kind", "quickfix"},
-                             {"command",
-                              {{"title", title},
-                               {"command", kTrustProject},
-                               {"arguments", {params.text_document.uri}}}}});
-        }
+        add_trust_action(analysis, params.text_document.uri, actions);
         reply.result(actions);
       });
 }

@@ -7,6 +7,7 @@
 #include "documents.h"
 #include "feature_bridge.h"
 #include "log.h"
+#include "model_progress.h"
 #include "model_store.h"
 #include "opscope/project/project.h"
 #include "schema_dumps.h"
@@ -30,18 +31,10 @@
 
 namespace opscope::lsp {
 
-// opscope/status: one model's state, for the editors' status items.
-struct ModelStatusParams {
-  std::string state; // loading | ready | failed
-  std::string model; // as the project names it
-  std::optional<int> ops;
-  std::string message;
-};
-inline void to_json(Json& j, const ModelStatusParams& p) {
-  j = {{"state", p.state}, {"model", p.model}, {"message", p.message}};
-  if (p.ops)
-    j["ops"] = *p.ops;
-}
+// The session's commands (workspace/executeCommand).
+inline constexpr const char* kShowSummary = "opscope.showSummary";
+inline constexpr const char* kReloadModel = "opscope.reloadModel";
+inline constexpr const char* kTrustProject = "opscope.trustProject";
 
 // LSP glue over the workspace (server/workspace): binds methods, converts types, runs the
 // timers and the model store; the workspace decides what each config is checked against.
@@ -90,14 +83,13 @@ private:
   void forget_document(const std::string& uri);
   void show_error(const std::string& message);
   void on_did_close(const protocol::DidCloseTextDocumentParams& params);
-  void release_unused_models();
   // Features.
   void on_completion(const protocol::TextDocumentPositionParams& params, protocol::Reply reply);
   void on_hover(const protocol::TextDocumentPositionParams& params, protocol::Reply reply);
   void on_definition(const protocol::TextDocumentPositionParams& params, protocol::Reply reply);
   void on_code_action(const protocol::CodeActionParams& params, protocol::Reply reply);
   void on_code_lens(const protocol::Json& params, protocol::Reply reply);
-  // Commands (workspace/executeCommand, lsp_commands.cpp).
+  // Commands (workspace/executeCommand, lsp_commands.cpp; opscope.trustProject in lsp_trust.cpp).
   std::optional<Document> command_document(const Json& argument, const protocol::Reply& reply);
   void on_show_summary(const Json& argument, protocol::Reply reply);
   void on_reload_model(const Json& argument, protocol::Reply reply);
@@ -119,11 +111,13 @@ private:
   FeatureInput feature_input(const Analysis& analysis, const PositionMapper& positions,
                              const std::string& uri) const;
   void refresh_all_documents();
-  void send_status(const LoadedModel& model);
-  void model_load_started(const LoadedModel& model);
   void model_load_finished(const LoadedModel& model);
   std::string workspace_dir() const;
-  // Trust: ask once per project content, record the answer, trust by command or code action.
+  // Trust (lsp_trust.cpp): ask once per project content, record the answer, trust by command or
+  // code action.
+  void read_workspace_trust(const Json& initialization_options);
+  void offer_trust(const Analysis& analysis);
+  void add_trust_action(const Analysis& analysis, const std::string& uri, Json& actions) const;
   void ask_trust(const trust::Need& need);
   void trust_and_export(const trust::Need& need);
   void on_trust_project(const Json& argument, protocol::Reply reply);
@@ -145,11 +139,9 @@ private:
       outgoing<protocol::LogMessageParams>("window/logMessage");
   Outgoing<protocol::LogMessageParams> notify_message_ =
       outgoing<protocol::LogMessageParams>("window/showMessage");
-  Outgoing<protocol::ProgressParams> notify_progress_ =
-      outgoing<protocol::ProgressParams>("$/progress");
-  Outgoing<ModelStatusParams> notify_status_ = outgoing<ModelStatusParams>("opscope/status");
   DocumentStore documents_;
   std::unique_ptr<ModelStore> models_;
+  ModelProgress model_progress_{transport_}; // opscope/status and $/progress of each load
   WorkerSettings worker_settings_;
   // The project interpreters' coreai-opt schemas, dumped once trusted (Host::make_schema_dump).
   SchemaDumps schema_dumps_{
@@ -171,18 +163,7 @@ private:
   std::map<std::string, std::unique_ptr<boost::asio::steady_timer>> diagnostic_timers_;
   std::set<std::string> reported_project_problems_;
   boost::asio::steady_timer project_poll_;
-  boost::asio::steady_timer release_models_; // drops models no open config uses
   void poll_project_files();
-
-  // $/progress for each model's load: token, and whether the client accepted it.
-  struct Progress {
-    std::string token;
-    bool created = false; // the client answered window/workDoneProgress/create
-    bool begun = false;
-    std::optional<std::string> end_message; // set when the load finished
-  };
-  std::map<std::string, std::shared_ptr<Progress>> progress_;
-  int next_progress_ = 1;
 
   // The full checks of changed documents, off the io thread (declared last: destroyed first,
   // so no check outlives what its delivery uses).
@@ -190,5 +171,11 @@ private:
                            log_.error("checking " + uri + " failed: " + what);
                          }};
 };
+
+// A command's argument (lsp_commands.cpp): the URI or path it names (the argument itself, or
+// its "uri" field), and that config as saved (regular files only, size-capped: a FIFO named
+// by the client would block the server; throws support::FileReadError).
+std::string named_target(const Json& argument);
+Document read_saved(const std::string& target);
 
 } // namespace opscope::lsp

@@ -53,6 +53,10 @@ template <class Log> void log_warnings(const std::string& output, Log&& log) {
   }
 }
 
+// A config closed and opened again (switching files, reverting) keeps its model loaded rather
+// than reading the index again.
+constexpr auto kReleaseDelay = std::chrono::seconds(30);
+
 int count_call_ops(const index::Index& index) {
   int count = 0;
   for (const auto& op : index.ops)
@@ -75,12 +79,13 @@ WorkerSettings WorkerSettings::from_environment() {
 ModelStore::ModelStore(boost::asio::io_context& io, Logger& log, WorkerSettings settings,
                        Listener listener)
     : io_(io), log_(log), settings_(std::move(settings)), listener_(std::move(listener)),
-      poll_timer_(io) {
+      poll_timer_(io), release_timer_(io) {
   poll();
 }
 
 ModelStore::~ModelStore() {
   poll_timer_.cancel();
+  release_timer_.cancel();
   for (auto& [key, model] : models_)
     if (model->worker)
       model->worker->kill();
@@ -121,13 +126,22 @@ void ModelStore::reload_all() {
     reload(key);
 }
 
-void ModelStore::retain_only(const std::set<std::string>& keys) {
+void ModelStore::release_unused() {
+  std::set<std::string> keys = listener_.in_use();
   for (auto it = models_.begin(); it != models_.end();) {
     if (keys.count(it->first) == 0 && !it->second->worker)
       it = models_.erase(it);
     else
       ++it;
   }
+}
+
+void ModelStore::release_unused_later() {
+  release_timer_.expires_after(kReleaseDelay); // a later close restarts the wait
+  release_timer_.async_wait([this](boost::system::error_code ec) {
+    if (!ec)
+      release_unused();
+  });
 }
 
 void ModelStore::file_changed(const std::string& path) {

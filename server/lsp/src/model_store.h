@@ -58,6 +58,7 @@ public:
   struct Listener {
     std::function<void(const LoadedModel&)> load_started;
     std::function<void(const LoadedModel&)> load_finished; // Ready or Failed
+    std::function<std::set<std::string>()> in_use;         // the keys the open configs use
   };
   ModelStore(boost::asio::io_context& io, Logger& log, WorkerSettings settings, Listener listener);
   ~ModelStore();
@@ -71,8 +72,11 @@ public:
   void reload_all();
   // A file changed on disk (client watcher or poll): rebuild the models built from it.
   void file_changed(const std::string& path);
-  // Forgets models no open document uses.
-  void retain_only(const std::set<std::string>& keys);
+  // Forgets the models no open config uses (Listener::in_use), which stop being polled and
+  // rebuilt: now (a project whose consent an edit revoked), or later (a config closed: when it
+  // is opened again soon, switching files or reverting, its model is still loaded).
+  void release_unused();
+  void release_unused_later();
 
 private:
   void start_load(LoadedModel& model);
@@ -89,6 +93,7 @@ private:
   WorkerSettings settings_;
   Listener listener_;
   boost::asio::steady_timer poll_timer_;
+  boost::asio::steady_timer release_timer_;
   std::map<std::string, std::unique_ptr<LoadedModel>> models_;
 };
 
