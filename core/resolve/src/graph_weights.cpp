@@ -36,18 +36,35 @@ private:
   std::map<std::pair<int, int>, json> dicts_;
 };
 
-// A module_state_spec of a module matched directly by its entry; unlike the op spec dicts,
-// a null module_state_spec is no spec at all (ModuleQuantizerConfig validates it to {}).
-json module_state_dict(const config::ConfigDocument& document, const json& values,
-                       const ModuleDecision& decision) {
-  if (!decision.direct)
-    return json::object(); // _prepare_config_for_child drops module-level specs
-  const json config = detail::entry_config(document, values, decision.decider);
-  if (!config.is_object() || !config.contains("module_state_spec") ||
-      !config["module_state_spec"].is_object())
-    return json::object();
-  return config["module_state_spec"];
-}
+// The module_state_spec of each entry, read once; unlike the op spec dicts, a null
+// module_state_spec is no spec at all (ModuleQuantizerConfig validates it to {}).
+class ModuleStateDicts {
+public:
+  ModuleStateDicts(const config::ConfigDocument& document, const json& values)
+      : document_(document), values_(values) {}
+
+  // Empty unless `decision` matched its module directly: _prepare_config_for_child drops
+  // module-level specs from the children an entry claims.
+  const json& of(const ModuleDecision& decision) {
+    static const json kNone = json::object();
+    if (!decision.direct)
+      return kNone;
+    const Decider& d = decision.decider;
+    auto [it, added] = dicts_.try_emplace({static_cast<int>(d.kind), d.key}, json::object());
+    if (added) {
+      const json config = detail::entry_config(document_, values_, d);
+      if (config.is_object() && config.contains("module_state_spec") &&
+          config["module_state_spec"].is_object())
+        it->second = config["module_state_spec"];
+    }
+    return it->second;
+  }
+
+private:
+  const config::ConfigDocument& document_;
+  const json& values_;
+  std::map<std::pair<int, int>, json> dicts_;
+};
 
 // annotate_module_level_specs, after the reconciliation: the first owner (by module priority)
 // whose module_state_spec names the tensor decides it for every op reading it.
@@ -55,17 +72,18 @@ void apply_module_state_specs(const config::ConfigDocument& document, const json
                               const index::Index& index, const Resolution& resolution,
                               std::vector<WeightDecision>& out) {
   const std::size_t modules = std::min(index.modules.size(), resolution.modules.size());
-  std::vector<json> dicts(modules);
+  ModuleStateDicts module_state(document, values);
+  std::vector<const json*> dicts(modules);
   bool any = false;
   for (std::size_t m = 0; m < modules; ++m) {
-    dicts[m] = module_state_dict(document, values, resolution.modules[m]);
-    any = any || !dicts[m].empty();
+    dicts[m] = &module_state.of(resolution.modules[m]);
+    any = any || !dicts[m]->empty();
   }
   if (!any)
     return;
   std::vector<std::vector<int>> owners(index.parameters.size());
   for (std::size_t m = 0; m < modules; ++m)
-    if (!dicts[m].empty())
+    if (!dicts[m]->empty())
       for (int p : index.module_parameters(m))
         owners[static_cast<std::size_t>(p)].push_back(static_cast<int>(m));
   std::vector<int> module_of(index.ops.size(), 0);
@@ -89,13 +107,12 @@ void apply_module_state_specs(const config::ConfigDocument& document, const json
       return resolution.modules[static_cast<std::size_t>(a)].priority <
              resolution.modules[static_cast<std::size_t>(b)].priority;
     });
-    const std::vector<std::string> names = detail::local_names(index.parameters[p]);
     for (int m : by_priority) {
-      auto match = detail::last_matching(dicts[static_cast<std::size_t>(m)], names);
+      auto match = detail::last_matching(*dicts[static_cast<std::size_t>(m)], index.parameters[p]);
       if (!match)
         continue;
       WeightDecision& w = out[p];
-      w.spec = match->second;
+      w.spec = *match->second;
       w.spec_table = "module_state_spec";
       w.spec_key = match->first;
       w.decider = resolution.modules[static_cast<std::size_t>(m)].decider;
@@ -143,7 +160,7 @@ std::vector<WeightDecision> resolve_graph_weights(const config::ConfigDocument& 
       const index::Parameter& param = index.parameters[static_cast<std::size_t>(p)];
       if (!detail::optimizable(param))
         continue;
-      auto match = detail::last_matching(dict, detail::local_names(param));
+      auto match = detail::last_matching(dict, param);
       if (!match)
         continue; // no opinion: this reader's edge stays out of the tensor's fake-quant
       WeightDecision& w = out[static_cast<std::size_t>(p)];
@@ -154,7 +171,7 @@ std::vector<WeightDecision> resolve_graph_weights(const config::ConfigDocument& 
       if (rank >= 0 && rank <= d.rank)
         continue; // a reader annotated earlier decides
       rank = d.rank;
-      w.spec = match->second;
+      w.spec = *match->second;
       w.spec_table = "op_state_spec";
       w.spec_key = match->first;
       w.decider = d.decider;

@@ -47,6 +47,32 @@ std::optional<std::pair<std::string, json>> last_matching(const json& dict,
   return found;
 }
 
+namespace {
+
+// Whether `key` is the last component of `fqn`.
+bool local_name_of(std::string_view key, std::string_view fqn) {
+  const std::size_t dot = fqn.rfind('.');
+  return (dot == std::string_view::npos ? fqn : fqn.substr(dot + 1)) == key;
+}
+
+} // namespace
+
+std::optional<std::pair<std::string_view, const json*>> last_matching(const json& dict,
+                                                                      const index::Parameter& p) {
+  std::optional<std::pair<std::string_view, const json*>> found;
+  for (auto it = dict.begin(); it != dict.end(); ++it) {
+    const std::string& key = it.key();
+    if (local_name_of(key, p.name) ||
+        std::any_of(p.aliases.begin(), p.aliases.end(),
+                    [&](const std::string& alias) { return local_name_of(key, alias); }))
+      found = {std::string_view(key), &it.value()};
+  }
+  if (!found)
+    if (auto star = dict.find("*"); star != dict.end())
+      found = {std::string_view(star.key()), &star.value()};
+  return found;
+}
+
 std::vector<std::string> local_names(const index::Parameter& p) {
   std::vector<std::string> names;
   auto add = [&](const std::string& fqn) {

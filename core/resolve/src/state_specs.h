@@ -11,6 +11,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -37,6 +38,11 @@ last_matching(const nlohmann::ordered_json& dict, const std::vector<std::string>
 // Every local name of a tensor: the last component of each of its names (`weight`), as
 // _get_state_aliases and the eager handler match spec dict keys against.
 std::vector<std::string> local_names(const index::Parameter& p);
+
+// last_matching(dict, local_names(p)) without copying: the matching key and its value, which
+// live in `dict`.
+std::optional<std::pair<std::string_view, const nlohmann::ordered_json*>>
+last_matching(const nlohmann::ordered_json& dict, const index::Parameter& p);
 
 // The config an entry holds, as written (null: the entry is null): a module entry's, an op
 // entry's (op_name_config / op_type_config), global_config's, or coreai-opt's default global

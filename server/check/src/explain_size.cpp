@@ -15,12 +15,12 @@ nlohmann::ordered_json explain_size(const config::ConfigDocument& document,
                      (document.root == index::Compressor::Quantizer &&
                       document.execution_mode.value_or("graph") == "eager");
   if (!eager || shown.mode == index::Mode::Eager)
-    return resolve::size_to_json(resolve::projected_size(document, shown, resolution));
+    return resolve::size_to_json(resolve::projected_size(document, shown, resolution), shown);
   settings.mode = index::Mode::Eager;
   settings.mode_given = true;
   try {
-    return resolve::size_to_json(
-        resolve::projected_size(document, model::load_index(model, settings)));
+    const index::Index sized = model::load_index(model, settings);
+    return resolve::size_to_json(resolve::projected_size(document, sized), sized);
   } catch (const std::exception& e) {
     return {{"unavailable", std::string("the model's eager-mode index is needed: ") + e.what()}};
   }

@@ -48,9 +48,6 @@ struct ProjectedSize {
   // Sized from the graph Quantizer's weight fake-quants rather than an eager prepare().
   bool graph_mode = false;
   std::vector<ParameterSize> parameters; // Index::parameters order
-  // Module name -> its own bits per weight after (tensors it owns directly), as
-  // BitsPerWeightResult.per_module_map; modules owning nothing are left out.
-  std::vector<std::pair<std::string, double>> per_module;
 };
 
 // `why` starts with this when the spec does not fit the weight's shape (a block or group size
@@ -97,7 +94,9 @@ std::optional<std::string> size_unavailable(const config::ConfigDocument& docume
 
 // As JSON for `opscope explain --json`'s "size" field: {"bits_per_weight": {"before",
 // "after"}, "bits": {...}, "bytes": {...}, "weights": N, "modules": {...}} or
-// {"unavailable": "..."}.
-nlohmann::ordered_json size_to_json(const ProjectedSize& size);
+// {"unavailable": "..."}. "modules": each module's own bits per weight after (the tensors it
+// owns directly), as BitsPerWeightResult.per_module_map; modules owning nothing are left out.
+// `index` is the one `size` was computed on.
+nlohmann::ordered_json size_to_json(const ProjectedSize& size, const index::Index& index);
 
 } // namespace opscope::resolve
