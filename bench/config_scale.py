@@ -15,6 +15,9 @@ shows up in the completion figure. Prints p50 / p99 per figure:
   hover       hover on a key near the cursor
   check       didChange -> publishDiagnostics minus the server's 200 ms debounce
   open        didOpen -> first publishDiagnostics (read + full check)
+
+and the server's resident memory (VmRSS, issue 23) at start (initialized, nothing open), with
+the config open (after the typing), and after closing it (once the figure settles).
 """
 
 from __future__ import annotations
@@ -115,7 +118,28 @@ def is_diagnostics(uri: str, version: int | None = None):
                       and (version is None or m["params"].get("version") == version))
 
 
-def session(opscope: Path, keys: int, keystrokes: int, seed: int) -> dict[str, list[float]]:
+def rss_mb(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    raise RuntimeError(f"no VmRSS for process {pid}")
+
+
+def settled_rss_mb(pid: int, timeout: float = 20.0, quiet: float = 3.0) -> float:
+    """VmRSS once it has not fallen for `quiet` seconds: what a closed config kept is freed on
+    the server's background thread, after the check that may still be running."""
+    deadline = time.monotonic() + timeout
+    low, low_since = rss_mb(pid), time.monotonic()
+    while time.monotonic() < deadline and time.monotonic() - low_since < quiet:
+        time.sleep(0.25)
+        now = rss_mb(pid)
+        if now < low - 1.0:
+            low, low_since = now, time.monotonic()
+    return rss_mb(pid)
+
+
+def session(opscope: Path, keys: int, keystrokes: int, seed: int,
+            memory: dict[str, float]) -> dict[str, list[float]]:
     rng = random.Random(seed)
     times: dict[str, list[float]] = {"completion": [], "hover": [], "check": [], "open": []}
     with tempfile.TemporaryDirectory() as tmp:
@@ -128,6 +152,7 @@ def session(opscope: Path, keys: int, keystrokes: int, seed: int) -> dict[str, l
         env = dict(os.environ, XDG_CACHE_HOME=str(root / "cache"))
         with LspClient([str(opscope), "lsp"], cwd=tmp, env=env) as client:
             client.initialize(root)
+            memory["start"] = rss_mb(client.pid)
             start = time.perf_counter()
             uri = client.did_open(config, text)
             # The first check may come before the model loaded: wait for one that has it.
@@ -175,6 +200,10 @@ def session(opscope: Path, keys: int, keystrokes: int, seed: int) -> dict[str, l
                     except Exception:  # noqa: BLE001 - a later edit superseded it
                         pass
                 time.sleep(max(0.0, pause - (time.perf_counter() - sent)))
+            client.drain(0.5)
+            memory["open"] = rss_mb(client.pid)
+            client.notify("textDocument/didClose", {"textDocument": {"uri": uri}})
+            memory["closed"] = settled_rss_mb(client.pid)
     return times
 
 
@@ -191,9 +220,11 @@ def main() -> int:
         print(f"no opscope binary in {args.build_dir}", file=sys.stderr)
         return 2
     met = True
+    memory: dict[int, dict[str, float]] = {}
     print(f"{'keys':>7} {'figure':<11} {'n':>4} {'p50 ms':>9} {'p99 ms':>9}")
     for keys in args.keys:
-        times = session(opscope, keys, args.keystrokes, args.seed)
+        memory[keys] = {}
+        times = session(opscope, keys, args.keystrokes, args.seed, memory[keys])
         for figure, values in times.items():
             if not values:
                 continue
@@ -202,6 +233,9 @@ def main() -> int:
             if figure == "completion":
                 met = met and p99 <= TARGET_MS
     print(f"completion p99 <= {TARGET_MS:.0f} ms: {'met' if met else 'NOT met'}")
+    print(f"\n{'keys':>7} {'VmRSS MB: start':>16} {'config open':>12} {'closed':>8}")
+    for keys, rss in memory.items():
+        print(f"{keys:>7} {rss['start']:>16.1f} {rss['open']:>12.1f} {rss['closed']:>8.1f}")
     return 0
 
 

@@ -1,6 +1,7 @@
 #include "lsp_server.h"
 
 #include "feature_bridge.h"
+#include "free_memory.h"
 #include "position_mapper.h"
 
 #include "opscope/support/version.h"
@@ -262,7 +263,8 @@ void LspServer::on_initialize(const protocol::InitializeParams& params, Reply re
       io_, log_, worker_settings_,
       ModelStore::Listener{[this](const LoadedModel& m) { model_progress_.load_started(m); },
                            [this](const LoadedModel& m) { model_load_finished(m); },
-                           [this] { return workspace_.models_in_use(documents_.all()); }});
+                           [this] { return workspace_.models_in_use(documents_.all()); },
+                           [this] { free_later("released models", nullptr); }});
   Json capabilities = {
       {"positionEncoding", protocol::to_string(encoding_)},
       {"textDocumentSync",
@@ -397,10 +399,20 @@ void LspServer::on_did_close(const protocol::DidCloseTextDocumentParams& params)
 void LspServer::forget_document(const std::string& uri) {
   diagnostic_timers_.erase(uri);
   checks_.cancel(uri);
-  workspace_.forget(uri);
+  free_later(uri, workspace_.forget(uri));
   notify_diagnostics_(protocol::PublishDiagnosticsParams{uri, std::nullopt, {}});
   if (models_)
     models_->release_unused_later();
+}
+
+void LspServer::free_later(const std::string& what, std::shared_ptr<void> kept) {
+  // A key of its own per document, so that closing another does not replace (and free here)
+  // what this one kept.
+  checks_.submit("free " + what, [kept = std::move(kept)]() mutable {
+    kept.reset();
+    return_free_memory();
+    return BackgroundJobs::Delivery{};
+  });
 }
 
 const Document* LspServer::document_or_error(const std::string& uri, const Reply& reply) {

@@ -83,6 +83,9 @@ private:
   void forget_document(const std::string& uri);
   void show_error(const std::string& message);
   void on_did_close(const protocol::DidCloseTextDocumentParams& params);
+  // Frees `kept` on the background thread, after any check still reading it, and gives the
+  // memory back to the system (glibc keeps a closed 20,000-key config's 190 MB otherwise).
+  void free_later(const std::string& what, std::shared_ptr<void> kept);
   // Features.
   void on_completion(const protocol::TextDocumentPositionParams& params, protocol::Reply reply);
   void on_hover(const protocol::TextDocumentPositionParams& params, protocol::Reply reply);

@@ -128,12 +128,17 @@ void ModelStore::reload_all() {
 
 void ModelStore::release_unused() {
   std::set<std::string> keys = listener_.in_use();
+  bool released = false;
   for (auto it = models_.begin(); it != models_.end();) {
-    if (keys.count(it->first) == 0 && !it->second->worker)
+    if (keys.count(it->first) == 0 && !it->second->worker) {
       it = models_.erase(it);
-    else
+      released = true;
+    } else {
       ++it;
+    }
   }
+  if (released && listener_.released)
+    listener_.released();
 }
 
 void ModelStore::release_unused_later() {

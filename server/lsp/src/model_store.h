@@ -59,6 +59,7 @@ public:
     std::function<void(const LoadedModel&)> load_started;
     std::function<void(const LoadedModel&)> load_finished; // Ready or Failed
     std::function<std::set<std::string>()> in_use;         // the keys the open configs use
+    std::function<void()> released;                        // models were forgotten
   };
   ModelStore(boost::asio::io_context& io, Logger& log, WorkerSettings settings, Listener listener);
   ~ModelStore();

@@ -20,6 +20,25 @@ constexpr const char* kNoModel =
     "parent folder) with `model: path/to/model.pt2`, or name the model in the editor setting "
     "opscope.model (`opscope check --model MODEL` on the command line)";
 
+// What a check of `config` looks up in its model's QueryEngine: every key, and the module keys
+// and types that scope op keys (once per run of keys under the same scope).
+std::vector<index::QueryEngine::Key> queried_keys(const config::ConfigDocument& config) {
+  std::vector<index::QueryEngine::Key> keys;
+  keys.reserve(config.keys.size());
+  const config::Scope* last_scope = nullptr;
+  for (const config::PatternKey& key : config.keys) {
+    keys.push_back({key.table, key.text});
+    const config::Scope& scope = key.scope;
+    if (scope.kind == config::Scope::Kind::Global || (last_scope && *last_scope == scope))
+      continue;
+    last_scope = &scope;
+    keys.push_back({scope.kind == config::Scope::Kind::ModuleName ? config::Table::ModuleName
+                                                                  : config::Table::ModuleType,
+                    scope.key});
+  }
+  return keys;
+}
+
 } // namespace
 
 const char* to_string(ModelState state) {
@@ -88,6 +107,12 @@ Analysis Workspace::analyse(const Document& doc) {
       out.model = host_.ensure(*out.resolution.model);
   }
   out.schema = schema_of(out);
+  if (doc.revision != 0) {
+    std::shared_ptr<HeldPatterns>& held = held_[doc.uri];
+    if (!held)
+      held = std::make_shared<HeldPatterns>();
+    out.held_patterns = held;
+  }
   if (out.model && out.model->index) {
     out.decisions = decisions_for(doc, out.model->index);
     out.decisions_kept = doc.revision != 0;
@@ -120,6 +145,23 @@ Workspace::decisions_for(const Document& doc, const std::shared_ptr<const index:
     parsed.resolved_index = index;
   }
   return parsed.decisions;
+}
+
+std::shared_ptr<void> Workspace::forget(const std::string& uri) {
+  struct Kept {
+    ParsedDocument parsed;
+    std::shared_ptr<HeldPatterns> held;
+  };
+  auto kept = std::make_shared<Kept>();
+  if (auto it = parsed_.find(uri); it != parsed_.end()) {
+    kept->parsed = std::move(it->second);
+    parsed_.erase(it);
+  }
+  if (auto it = held_.find(uri); it != held_.end()) {
+    kept->held = std::move(it->second);
+    held_.erase(it);
+  }
+  return kept;
 }
 
 std::set<std::string> Workspace::models_in_use(const std::map<std::string, Document>& open) {
@@ -188,7 +230,11 @@ std::vector<features::Diagnostic> Workspace::diagnose(const Analysis& analysis) 
 
 Workspace::Diagnosis Workspace::diagnosis(const Analysis& analysis) const {
   if (!is_checked(*analysis.config))
-    return [] { return std::vector<features::Diagnostic>{}; };
+    return [held = analysis.held_patterns] {
+      if (held)
+        held->replace({}); // no longer a config: nothing to keep compiled
+      return std::vector<features::Diagnostic>{};
+    };
   std::shared_ptr<const index::Index> index; // kept alive for the raw pointers in `model`
   std::shared_ptr<const index::QueryEngine> queries;
   if (analysis.model) {
@@ -197,8 +243,13 @@ Workspace::Diagnosis Workspace::diagnosis(const Analysis& analysis) const {
   }
   return [config = analysis.config, model = feature_model(analysis), index, queries,
           decisions = analysis.decisions, size_wanted = analysis.decisions_kept,
-          problem = model_problem(analysis),
+          problem = model_problem(analysis), held = analysis.held_patterns,
           schema = analysis.schema ? analysis.schema : schema::builtin()] {
+    // Every pattern of the config compiled once, up front, and kept for its next check (the one
+    // held for the previous check lets go only of the patterns no longer written).
+    index::QueryEngine::Hold hold;
+    if (queries)
+      hold = queries->hold(queried_keys(*config));
     std::vector<features::Diagnostic> out =
         features::diagnose(*config, model.index ? &model : nullptr, problem);
     // The projected size of this revision, for the hover and code lens that follow (computed
@@ -217,6 +268,8 @@ Workspace::Diagnosis Workspace::diagnosis(const Analysis& analysis) const {
     });
     out.insert(out.end(), std::make_move_iterator(more.begin()),
                std::make_move_iterator(more.end()));
+    if (held)
+      held->replace(std::move(hold));
     return out;
   };
 }

@@ -22,6 +22,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <set>
 #include <string>
@@ -86,6 +87,21 @@ struct Settings {
 inline constexpr const char* kNoModelCode = "no-model";
 inline constexpr const char* kUntrustedProjectCode = "untrusted-project";
 
+// The compiled patterns a document's last check used, held in its model's QueryEngine while the
+// document is open: the next check finds them compiled, and they are freed when it closes.
+class HeldPatterns {
+public:
+  // Holds `hold` instead (the one it replaces lets its patterns go, once no lock is held).
+  void replace(index::QueryEngine::Hold hold) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    std::swap(hold_, hold);
+  }
+
+private:
+  std::mutex mutex_; // a check on the background thread and a code action may both replace it
+  index::QueryEngine::Hold hold_;
+};
+
 // What one config resolves to right now.
 struct Analysis {
   std::shared_ptr<const config::ConfigDocument> config;
@@ -102,6 +118,8 @@ struct Analysis {
   // coreai-opt's models for this config, found once for every feature: the dump of the
   // project's coreai-opt version, else the built-in copy. Never null.
   std::shared_ptr<const schema::Schema> schema;
+  // Where its check keeps the patterns it compiled, for an open document (revision != 0).
+  std::shared_ptr<HeldPatterns> held_patterns;
 };
 
 class Workspace {
@@ -113,8 +131,10 @@ public:
 
   // Parses `doc` (once per revision; a few parses are kept) and resolves its model.
   Analysis analyse(const Document& doc);
-  // Drops the parse kept for `uri`, which is no longer open.
-  void forget(const std::string& uri) { parsed_.erase(uri); }
+  // Drops what is kept for `uri`, which is no longer open: its parse, its resolution and the
+  // patterns its checks compiled. Returned rather than freed here: a 50,000-key config's take
+  // a tenth of a second to free, which the editor does off its request thread.
+  [[nodiscard]] std::shared_ptr<void> forget(const std::string& uri);
   // The models (ModelSpec::key()) the `open` configs use now: the host may stop polling and
   // rebuilding the others (a closed config, or a project whose consent an edit revoked).
   std::set<std::string> models_in_use(const std::map<std::string, Document>& open);
@@ -157,8 +177,9 @@ private:
   };
   std::map<std::string, ParsedDocument> parsed_;
   std::uint64_t parse_clock_ = 0;
-  std::map<std::string, project::FileStamp> project_files_; // as first seen or last changed
-  project::ProjectFileCache project_file_cache_;            // their parses, re-read when changed
+  std::map<std::string, std::shared_ptr<HeldPatterns>> held_; // per open document
+  std::map<std::string, project::FileStamp> project_files_;   // as first seen or last changed
+  project::ProjectFileCache project_file_cache_;              // their parses, re-read when changed
 };
 
 } // namespace opscope::workspace
