@@ -1,5 +1,6 @@
 #include "free_memory.h"
 
+#include <cstdlib> // before the test of __GLIBC__, which the C library's headers define
 #if defined(__GLIBC__)
 #include <malloc.h>
 #endif

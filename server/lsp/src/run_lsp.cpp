@@ -6,36 +6,11 @@
 #include "lsp_server.h"
 #include "options.h"
 
-#include <boost/asio/steady_timer.hpp>
-
 #include <csignal>
 #include <cstdio>
 #include <unistd.h>
-#ifdef __GLIBC__
-#include <malloc.h>
-#endif
 
 namespace opscope::lsp {
-namespace {
-
-// glibc keeps freed heap pages: after a large document is parsed and closed the
-// server would stay at its high-water mark. Like clangd, hand them back now and
-// then (a few ms for a small heap).
-void trim_heap_periodically(boost::asio::steady_timer& timer) {
-#ifdef __GLIBC__
-  timer.expires_after(std::chrono::seconds(2));
-  timer.async_wait([&timer](boost::system::error_code ec) {
-    if (ec)
-      return;
-    ::malloc_trim(0);
-    trim_heap_periodically(timer);
-  });
-#else
-  (void)timer;
-#endif
-}
-
-} // namespace
 
 int run_lsp(const std::vector<std::string>& args) {
   auto parsed = parse_lsp_options(args);
@@ -73,8 +48,6 @@ int run_lsp(const std::vector<std::string>& args) {
   Connection connection(io, std::move(channel), log);
   LspServer server(io, connection, log, WorkerSettings::from_environment());
   server.on_finished = [&] { io.stop(); };
-  boost::asio::steady_timer trim_timer(io);
-  trim_heap_periodically(trim_timer);
   connection.start(server);
   io.run();
   connection.close();
