@@ -6,8 +6,9 @@
 
 namespace opscope::lsp {
 
-BackgroundJobs::BackgroundJobs(boost::asio::io_context& io, ErrorHandler on_error)
-    : io_(io), on_error_(std::move(on_error)), thread_([this] { run(); }) {}
+BackgroundJobs::BackgroundJobs(boost::asio::io_context& io, ErrorHandler on_error, IdleWork on_idle)
+    : io_(io), on_error_(std::move(on_error)), on_idle_(std::move(on_idle)),
+      thread_([this] { run(); }) {}
 
 BackgroundJobs::~BackgroundJobs() {
   latest_->closed = true;
@@ -88,8 +89,14 @@ void BackgroundJobs::run() {
         delivery();
       }
     });
-    std::lock_guard<std::mutex> lock(mutex_);
-    --running_;
+    bool idle = false;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      --running_;
+      idle = queue_.empty() && !stopping_;
+    }
+    if (idle && on_idle_)
+      on_idle_();
   }
 }
 

@@ -27,8 +27,11 @@ public:
   using Work = std::function<Delivery()>;
   // Called on the io thread when a job's work threw.
   using ErrorHandler = std::function<void(const std::string& key, const std::string& what)>;
+  // Called on the background thread each time it runs out of jobs (housekeeping that should not
+  // delay a job or the io thread).
+  using IdleWork = std::function<void()>;
 
-  BackgroundJobs(boost::asio::io_context& io, ErrorHandler on_error);
+  BackgroundJobs(boost::asio::io_context& io, ErrorHandler on_error, IdleWork on_idle = {});
   ~BackgroundJobs(); // waits for the running job (its result is dropped)
   BackgroundJobs(const BackgroundJobs&) = delete;
   BackgroundJobs& operator=(const BackgroundJobs&) = delete;
@@ -57,6 +60,7 @@ private:
 
   boost::asio::io_context& io_;
   ErrorHandler on_error_;
+  IdleWork on_idle_;
   std::shared_ptr<Latest> latest_ = std::make_shared<Latest>();
   std::uint64_t next_generation_ = 1;
 

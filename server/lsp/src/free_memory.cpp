@@ -7,10 +7,16 @@
 
 namespace opscope::lsp {
 
-void return_free_memory() {
+void MemoryReturn::now() {
 #if defined(__GLIBC__)
-  malloc_trim(0); // every arena: the background checks allocate from their own
+  malloc_trim(0); // every arena: the background thread allocates from its own
 #endif
+  last_ = std::chrono::steady_clock::now();
+}
+
+void MemoryReturn::if_due() {
+  if (std::chrono::steady_clock::now() - last_ >= kInterval)
+    now();
 }
 
 } // namespace opscope::lsp

@@ -1,7 +1,6 @@
 #include "lsp_server.h"
 
 #include "feature_bridge.h"
-#include "free_memory.h"
 #include "position_mapper.h"
 
 #include "opscope/support/version.h"
@@ -408,9 +407,9 @@ void LspServer::forget_document(const std::string& uri) {
 void LspServer::free_later(const std::string& what, std::shared_ptr<void> kept) {
   // A key of its own per document, so that closing another does not replace (and free here)
   // what this one kept.
-  checks_.submit("free " + what, [kept = std::move(kept)]() mutable {
+  checks_.submit("free " + what, [this, kept = std::move(kept)]() mutable {
     kept.reset();
-    return_free_memory();
+    memory_return_.now();
     return BackgroundJobs::Delivery{};
   });
 }

@@ -6,6 +6,7 @@
 #include "background_jobs.h"
 #include "documents.h"
 #include "feature_bridge.h"
+#include "free_memory.h"
 #include "log.h"
 #include "model_progress.h"
 #include "model_store.h"
@@ -84,7 +85,7 @@ private:
   void show_error(const std::string& message);
   void on_did_close(const protocol::DidCloseTextDocumentParams& params);
   // Frees `kept` on the background thread, after any check still reading it, and gives the
-  // memory back to the system (glibc keeps a closed 20,000-key config's 190 MB otherwise).
+  // memory back to the system (glibc kept a closed 20,000-key config's 190 MB).
   void free_later(const std::string& what, std::shared_ptr<void> kept);
   // Features.
   void on_completion(const protocol::TextDocumentPositionParams& params, protocol::Reply reply);
@@ -168,11 +169,16 @@ private:
   boost::asio::steady_timer project_poll_;
   void poll_project_files();
 
+  // Freed memory back to the system, from the background thread only (free_later, and when it
+  // runs out of checks).
+  MemoryReturn memory_return_;
   // The full checks of changed documents, off the io thread (declared last: destroyed first,
   // so no check outlives what its delivery uses).
-  BackgroundJobs checks_{io_, [this](const std::string& uri, const std::string& what) {
+  BackgroundJobs checks_{io_,
+                         [this](const std::string& uri, const std::string& what) {
                            log_.error("checking " + uri + " failed: " + what);
-                         }};
+                         },
+                         [this] { memory_return_.if_due(); }};
 };
 
 // A command's argument (lsp_commands.cpp): the URI or path it names (the argument itself, or
