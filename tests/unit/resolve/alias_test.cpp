@@ -3,6 +3,7 @@
 // op `linear`); `shortcut` is encoder.0 under a second name (op `linear_1`, the call through
 // it); head (Linear, op `linear_2`). The judge on the real model is
 // tests/fidelity/test_resolve_fidelity.py (coreai-opt's prepare()).
+#include "deciding_keys.h"
 #include "opscope/features/diagnostics.h"
 #include "opscope/features/hover.h"
 #include "opscope/resolve/resolve.h"
@@ -66,21 +67,7 @@ Index aliased_model(bool with_objects, bool tie_head = false) {
   return index;
 }
 
-// op name -> the deciding entry's key ("" for coreai-opt's default global).
-std::map<std::string, std::string> explain(const Index& index, const std::string& yaml,
-                                           Resolution* out = nullptr) {
-  config::ConfigDocument doc = config::read_config(yaml, config::Format::Yaml);
-  EXPECT_TRUE(doc.problems.empty());
-  Resolution r = resolve_quantizer(doc, index);
-  std::map<std::string, std::string> decided;
-  for (const OpDecision& d : r.ops) {
-    std::vector<std::string> path = decider_path(doc, d.decider);
-    decided[index.ops[static_cast<std::size_t>(d.op)].name] = path.empty() ? "" : path.back();
-  }
-  if (out)
-    *out = std::move(r);
-  return decided;
-}
+using testing::deciding_keys;
 
 TEST(ResolveAliases, TheIndexKnowsEachCallsCanonicalName) {
   Index index = aliased_model(true);
@@ -91,26 +78,26 @@ TEST(ResolveAliases, TheIndexKnowsEachCallsCanonicalName) {
 }
 
 TEST(ResolveAliases, AParentKeyOfTheCanonicalNameGovernsTheCallThroughTheAlias) {
-  auto r = explain(aliased_model(true), "quantization_config:\n  module_name_configs:\n"
-                                        "    shortcut: {}\n    encoder: {}\n");
+  auto r = deciding_keys(aliased_model(true), "quantization_config:\n  module_name_configs:\n"
+                                              "    shortcut: {}\n    encoder: {}\n");
   // encoder (later, applied first) claims encoder.0 before the `shortcut` key reaches it.
   EXPECT_EQ(r["linear"], "encoder");
   EXPECT_EQ(r["linear_1"], "encoder");
 }
 
 TEST(ResolveAliases, AKeyMatchingOnlyTheAliasNameGovernsEveryCall) {
-  auto r = explain(aliased_model(true), "quantization_config:\n  module_type_configs:\n"
-                                        "    torch.nn.modules.linear.Linear: {}\n"
-                                        "  module_name_configs:\n    'short\\w+': {}\n");
+  auto r = deciding_keys(aliased_model(true), "quantization_config:\n  module_type_configs:\n"
+                                              "    torch.nn.modules.linear.Linear: {}\n"
+                                              "  module_name_configs:\n    'short\\w+': {}\n");
   EXPECT_EQ(r["linear"], "short\\w+");
   EXPECT_EQ(r["linear_1"], "short\\w+");
   EXPECT_EQ(r["linear_2"], "torch.nn.modules.linear.Linear");
 }
 
 TEST(ResolveAliases, ATypeKeyClaimsTheObjectOnceForBothCalls) {
-  auto r = explain(aliased_model(true), "quantization_config:\n  module_type_configs:\n"
-                                        "    torch.nn.modules.linear.Linear: {}\n"
-                                        "    torch.nn.modules.container.Sequential: {}\n");
+  auto r = deciding_keys(aliased_model(true), "quantization_config:\n  module_type_configs:\n"
+                                              "    torch.nn.modules.linear.Linear: {}\n"
+                                              "    torch.nn.modules.container.Sequential: {}\n");
   EXPECT_EQ(r["linear"], "torch.nn.modules.container.Sequential");
   EXPECT_EQ(r["linear_1"], "torch.nn.modules.container.Sequential");
   EXPECT_EQ(r["linear_2"], "torch.nn.modules.linear.Linear");
@@ -118,8 +105,8 @@ TEST(ResolveAliases, ATypeKeyClaimsTheObjectOnceForBothCalls) {
 
 TEST(ResolveAliases, WithoutTheObjectTableEachCallGoesByItsOwnName) {
   // An index exported before aliases were recorded: the old answer, not a crash.
-  auto r = explain(aliased_model(false), "quantization_config:\n  module_name_configs:\n"
-                                         "    shortcut: {}\n    encoder: {}\n");
+  auto r = deciding_keys(aliased_model(false), "quantization_config:\n  module_name_configs:\n"
+                                               "    shortcut: {}\n    encoder: {}\n");
   EXPECT_EQ(r["linear"], "encoder");
   EXPECT_EQ(r["linear_1"], "shortcut");
 }
@@ -128,15 +115,15 @@ TEST(ResolveTiedTensors, TheReaderAnnotatedFirstDecidesTheSharedTensor) {
   Index index = aliased_model(true, /*tie_head=*/true);
   Resolution r;
   // head is the later name key: claimed first, so its op is annotated first.
-  explain(index, "quantization_config:\n  module_name_configs:\n    encoder: {}\n    head: {}\n",
-          &r);
+  deciding_keys(
+      index, "quantization_config:\n  module_name_configs:\n    encoder: {}\n    head: {}\n", &r);
   ASSERT_EQ(r.shared.size(), 1u);
   EXPECT_EQ(r.shared[0].readers.size(), 3u);
   const OpDecision& first = r.ops[static_cast<std::size_t>(r.shared[0].decided_by)];
   EXPECT_EQ(index.ops[static_cast<std::size_t>(first.op)].name, "linear_2");
 
-  explain(index, "quantization_config:\n  module_name_configs:\n    head: {}\n    encoder: {}\n",
-          &r);
+  deciding_keys(
+      index, "quantization_config:\n  module_name_configs:\n    head: {}\n    encoder: {}\n", &r);
   ASSERT_EQ(r.shared.size(), 1u);
   const OpDecision& now = r.ops[static_cast<std::size_t>(r.shared[0].decided_by)];
   EXPECT_EQ(index.ops[static_cast<std::size_t>(now.op)].name, "linear");
@@ -144,7 +131,8 @@ TEST(ResolveTiedTensors, TheReaderAnnotatedFirstDecidesTheSharedTensor) {
 
 TEST(ResolveTiedTensors, AModuleCalledTwiceSharesItsWeightAWeightReadOnceIsNotShared) {
   Resolution r;
-  explain(aliased_model(false), "quantization_config:\n  module_name_configs:\n    head: {}\n", &r);
+  deciding_keys(aliased_model(false),
+                "quantization_config:\n  module_name_configs:\n    head: {}\n", &r);
   ASSERT_EQ(r.shared.size(), 1u); // encoder.0's weight: read by linear and linear_1
   EXPECT_EQ(r.shared[0].parameter, 0);
 }

@@ -4,6 +4,7 @@
 // of `model.layers`, so the tree goes from `model` straight to its blocks; coreai-opt's
 // build_module_config_dict walks named_modules() and a key naming the container configures
 // every block. The judge on real models is tests/fidelity/test_container_keys.py.
+#include "deciding_keys.h"
 #include "opscope/features/diagnostics.h"
 #include "opscope/features/hover.h"
 #include "opscope/resolve/resolve.h"
@@ -69,18 +70,7 @@ Index llama_shaped(bool with_objects) {
   return index;
 }
 
-// op name -> the deciding entry's key ("" for coreai-opt's default global).
-std::map<std::string, std::string> explain(const Index& index, const std::string& yaml) {
-  config::ConfigDocument doc = config::read_config(yaml, config::Format::Yaml);
-  EXPECT_TRUE(doc.problems.empty());
-  Resolution r = resolve_quantizer(doc, index);
-  std::map<std::string, std::string> decided;
-  for (const OpDecision& d : r.ops) {
-    std::vector<std::string> path = decider_path(doc, d.decider);
-    decided[index.ops[static_cast<std::size_t>(d.op)].name] = path.empty() ? "" : path.back();
-  }
-  return decided;
-}
+using testing::deciding_keys;
 
 const std::string kContainerOverType = "quantization_config:\n  module_type_configs:\n"
                                        "    torch.nn.modules.linear.Linear: {}\n"
@@ -89,7 +79,7 @@ const std::string kContainerOverType = "quantization_config:\n  module_type_conf
 
 TEST(ResolveContainers, AKeyNamingTheContainerConfiguresEveryBlock) {
   for (bool with_objects : {true, false}) {
-    auto r = explain(llama_shaped(with_objects), kContainerOverType);
+    auto r = deciding_keys(llama_shaped(with_objects), kContainerOverType);
     EXPECT_EQ(r["linear"], "model\\.layers") << with_objects;
     EXPECT_EQ(r["linear_1"], "model\\.layers") << with_objects;
     EXPECT_EQ(r["linear_2"], "torch.nn.modules.linear.Linear") << with_objects;
@@ -97,18 +87,18 @@ TEST(ResolveContainers, AKeyNamingTheContainerConfiguresEveryBlock) {
 }
 
 TEST(ResolveContainers, ALaterBlockKeyStillWinsItsBlock) {
-  auto r = explain(llama_shaped(false), "quantization_config:\n  module_name_configs:\n"
-                                        "    'model\\.layers': {}\n"
-                                        "    'model\\.layers\\.1': {}\n");
+  auto r = deciding_keys(llama_shaped(false), "quantization_config:\n  module_name_configs:\n"
+                                              "    'model\\.layers': {}\n"
+                                              "    'model\\.layers\\.1': {}\n");
   EXPECT_EQ(r["linear"], "model\\.layers");
   EXPECT_EQ(r["linear_1"], "model\\.layers\\.1");
   EXPECT_EQ(r["linear_2"], "");
 }
 
 TEST(ResolveContainers, ATypeKeyOnModuleListClaimsTheBlocksWhereTheArchiveRecordsTypes) {
-  auto r = explain(llama_shaped(true), "quantization_config:\n  module_type_configs:\n"
-                                       "    torch.nn.modules.linear.Linear: {}\n"
-                                       "    torch.nn.modules.container.ModuleList: {}\n");
+  auto r = deciding_keys(llama_shaped(true), "quantization_config:\n  module_type_configs:\n"
+                                             "    torch.nn.modules.linear.Linear: {}\n"
+                                             "    torch.nn.modules.container.ModuleList: {}\n");
   EXPECT_EQ(r["linear"], "torch.nn.modules.container.ModuleList");
   EXPECT_EQ(r["linear_2"], "torch.nn.modules.linear.Linear");
 }
