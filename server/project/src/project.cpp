@@ -1,5 +1,7 @@
 #include "opscope/project/project.h"
 
+#include "opscope/project/hf_cache.h"
+
 #include "opscope/support/regular_file.h"
 
 #include "opscope/index/serialize.h"
@@ -309,6 +311,24 @@ Resolution resolve_model(const std::string& config_path, const ConfigHints& hint
     out.compressor = hints.compressor;
   }
 
+  if (!settings.model && hints.model) {
+    // The config's own base model: a cached Hugging Face id, or a local model folder.
+    std::string local = absolute_in(config_dir, *hints.model);
+    std::error_code ec;
+    if (fs::is_regular_file(fs::path(local) / "config.json", ec)) {
+      settings.model = "hf:" + (fs::path(local) / "config.json").string();
+    } else if (auto cached = hf_cached_config(*hints.model)) {
+      settings.model = "hf:" + *cached;
+    } else {
+      out.problem = "`" + *hints.model + "`, the base model this config names, is not in the " +
+                    "local Hugging Face cache (" + hf_hub_cache() +
+                    "): fetch its config.json (`hf download " + *hints.model +
+                    " config.json`; opscope never downloads), or name the model in an " +
+                    "opscope.yaml next to this config (`model: hf:path/to/config.json`)";
+      return out;
+    }
+    out.model_from_config = true;
+  }
   if (!settings.model) {
     out.problem = out.project_file.empty()
                       ? std::string("no model: create an opscope.yaml next to this config (or in "
@@ -319,11 +339,15 @@ Resolution resolve_model(const std::string& config_path, const ConfigHints& hint
     return out;
   }
   bool from_editor = editor.model.has_value();
-  std::string model_base =
-      from_editor ? base_dir : fs::path(out.project_file).parent_path().string();
+  std::string model_base = from_editor ? base_dir
+                           : out.model_from_config
+                               ? config_dir
+                               : fs::path(out.project_file).parent_path().string();
   ModelSpec spec;
-  spec.written = *settings.model;
-  spec.origin = from_editor ? "editor settings" : out.project_file;
+  spec.written = out.model_from_config ? "hf:" + *hints.model : *settings.model;
+  spec.origin = from_editor             ? "editor settings"
+                : out.model_from_config ? config_path
+                                        : out.project_file;
   // Classified where it is: a relative path is the project's (or editor folder's).
   spec.kind = model::model_kind(absolute_in(model_base, *settings.model));
   spec.work_dir =

@@ -1,5 +1,6 @@
 #include "opscope/trust/consent.h"
 
+#include <cstdlib>
 #include <filesystem>
 
 namespace opscope::trust {
@@ -12,6 +13,14 @@ std::string shown_path(const std::string& path, const std::string& dir) {
   if (dir.empty() || path.rfind(dir + "/", 0) != 0)
     return path;
   return path.substr(dir.size() + 1);
+}
+
+// A .venv found by walking up from the config (default_python), not the one the user activated.
+bool is_repository_interpreter(const std::string& python) {
+  if (python.find("/.venv/bin/") == std::string::npos)
+    return false;
+  const char* venv = std::getenv("VIRTUAL_ENV");
+  return !(venv && *venv && fs::path(python) == fs::path(venv) / "bin" / "python");
 }
 
 } // namespace
@@ -27,6 +36,9 @@ std::string Need::runs() const {
 }
 
 std::string Need::what_would_run() const {
+  if (!config_file.empty())
+    return fs::path(config_file).filename().string() + " names a Hugging Face model (" + model +
+           ") that opscope would build with the repository's " + interpreter;
   std::string who = !project_file.empty() && editor_settings
                         ? fs::path(project_file).filename().string() + " and the editor settings"
                     : editor_settings ? std::string("the editor settings")
@@ -55,6 +67,16 @@ Need consent_needed(const project::Resolution& resolution, const project::ModelS
                        (!chosen.inputs && from_file.inputs));
   bool chosen_decides = chosen.model || chosen.python || chosen.inputs;
   std::string runs = need.runs();
+  if (resolution.model_from_config && !chosen.python && !from_file.python &&
+      is_repository_interpreter(spec.python)) {
+    // Only the interpreter can run the repository's code here: transformers builds the
+    // config's architecture, and a model needing remote code is refused by the helper.
+    need.config_file = spec.origin;
+    std::string repository = fs::path(spec.python).parent_path().parent_path().parent_path();
+    need.subjects.push_back(
+        editor_settings_subject(repository, spec.written, spec.python, spec.inputs, runs));
+    return need;
+  }
   if (file_decides) {
     need.project_file = resolution.project_file;
     if (auto subject = project_file_subject(resolution.project_file, runs))

@@ -1,3 +1,4 @@
+#include "opscope/project/hf_cache.h"
 #include "opscope/project/project.h"
 
 #include "opscope/model/model_source.h"
@@ -317,6 +318,54 @@ TEST_F(ProjectTest, AnActivatedVirtualenvIsTheDefaultInterpreterBeforeTheNearest
     ::setenv("VIRTUAL_ENV", restore.c_str(), 1);
   else
     ::unsetenv("VIRTUAL_ENV");
+}
+
+// A PEFT config names its base model by Hugging Face id: found in the local hub cache as
+// huggingface_hub lays it out (refs/main -> snapshots/<rev>/config.json), never downloaded.
+TEST_F(ProjectTest, AConfigsOwnBaseModelIsFoundInTheHubCacheUnlessTheProjectNamesOne) {
+  fs::path hub = root_ / "hf" / "hub";
+  fs::path repo = hub / "models--meta-llama--Llama-3.1-8B";
+  fs::create_directories(repo / "refs");
+  fs::create_directories(repo / "snapshots" / "abc123");
+  write(repo / "refs" / "main", "abc123");
+  write(repo / "snapshots" / "abc123" / "config.json", "{\"model_type\": \"llama\"}");
+  ::setenv("HF_HUB_CACHE", hub.c_str(), 1);
+
+  ConfigHints hints;
+  hints.model = "meta-llama/Llama-3.1-8B";
+  std::string config = (root_ / "configs" / "adapter_config.json").string();
+  Resolution r = resolve_model(config, hints, {}, "");
+  ASSERT_TRUE(r.model) << r.problem;
+  EXPECT_TRUE(r.model_from_config);
+  EXPECT_EQ(r.model->target, "hf:" + (repo / "snapshots" / "abc123" / "config.json").string());
+  EXPECT_EQ(r.model->written, "hf:meta-llama/Llama-3.1-8B");
+  EXPECT_EQ(r.model->origin, config);
+
+  // An id the cache does not hold: says where it looked and how to get the config, no model.
+  hints.model = "Qwen/Qwen2.5-7B";
+  r = resolve_model(config, hints, {}, "");
+  EXPECT_FALSE(r.model);
+  EXPECT_NE(r.problem.find("Qwen/Qwen2.5-7B"), std::string::npos) << r.problem;
+  EXPECT_NE(r.problem.find(hub.string()), std::string::npos) << r.problem;
+  EXPECT_NE(r.problem.find("opscope.yaml"), std::string::npos) << r.problem;
+
+  // The project file still decides.
+  write(root_ / "opscope.yaml", "model: resnet.pt2\n");
+  r = resolve_model(config, hints, {}, "");
+  ASSERT_TRUE(r.model);
+  EXPECT_FALSE(r.model_from_config);
+  EXPECT_EQ(r.model->path, (root_ / "resnet.pt2").string());
+  ::unsetenv("HF_HUB_CACHE");
+}
+
+TEST(HfCache, IdsAreOrgSlashNameAndNeverPaths) {
+  EXPECT_TRUE(looks_like_hf_id("meta-llama/Llama-3.1-8B"));
+  EXPECT_TRUE(looks_like_hf_id("gpt2"));
+  EXPECT_FALSE(looks_like_hf_id("../secrets"));
+  EXPECT_FALSE(looks_like_hf_id("a/b/c"));
+  EXPECT_FALSE(looks_like_hf_id("/etc/passwd"));
+  EXPECT_FALSE(looks_like_hf_id("org/.hidden"));
+  EXPECT_FALSE(looks_like_hf_id(""));
 }
 
 } // namespace

@@ -90,5 +90,33 @@ TEST(Consent, EveryTrustedSubjectIsRequired) {
   EXPECT_TRUE(is_trusted(need, store));
 }
 
+// A PEFT config naming its base model by id needs no project file; the only thing that would
+// run is the interpreter, and a .venv shipped in the repository is the repository's choice.
+TEST(Consent, AConfigNamedModelNeedsConsentOnlyForTheRepositorysInterpreter) {
+  TempDir dir;
+  std::string hub = dir.write("hf/hub/models--org--tiny/snapshots/r1/config.json", "{}");
+  dir.write("hf/hub/models--org--tiny/refs/main", "r1");
+  (void)hub;
+  ::setenv("HF_HUB_CACHE", (dir.path / "hf" / "hub").c_str(), 1);
+  ::unsetenv("VIRTUAL_ENV");
+  std::string config = dir.write("repo/adapter_config.json", "{}");
+  project::ConfigHints hints;
+  hints.model = "org/tiny";
+  auto resolve = [&] { return project::resolve_model(config, hints, {}, ""); };
+
+  project::Resolution without_venv = resolve();
+  ASSERT_TRUE(without_venv.model) << without_venv.problem;
+  EXPECT_FALSE(consent_needed(without_venv, {}, false, "").needed()); // python3 on PATH
+
+  dir.write("repo/.venv/bin/python", "#!/bin/sh\ntouch /tmp/pwned\n");
+  project::Resolution with_venv = resolve();
+  Need need = consent_needed(with_venv, {}, false, "");
+  ASSERT_TRUE(need.needed());
+  EXPECT_EQ(need.what_would_run(),
+            "adapter_config.json names a Hugging Face model (hf:org/tiny) that opscope would "
+            "build with the repository's .venv/bin/python");
+  ::unsetenv("HF_HUB_CACHE");
+}
+
 } // namespace
 } // namespace opscope::trust

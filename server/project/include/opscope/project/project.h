@@ -99,11 +99,17 @@ struct Resolution {
   ModelSettings project_settings; // as the project file wrote them (what it decides)
   std::string problem;            // why there is no model, with what to do
   std::vector<std::string> project_problems;
+  // The model is the one the config itself names (a PEFT config's base model), found in the
+  // local Hugging Face cache: neither the project file nor the editor settings name one.
+  bool model_from_config = false;
 };
 
 struct ConfigHints {
   index::Compressor compressor = index::Compressor::None; // the config's root key's (None: no root)
   std::optional<std::string> execution_mode;
+  // The model the config names itself (a Hugging Face id or a folder with a config.json,
+  // relative to the config): used when neither the project file nor the editor names one.
+  std::optional<std::string> model = std::nullopt;
 };
 
 // Project files parsed once per change; the language server keeps one for its session.

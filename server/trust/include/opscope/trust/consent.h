@@ -22,8 +22,11 @@ struct Need {
   std::string model;             // as written: "model.py:build"
   std::string interpreter;       // as shown: relative to the project folder when inside it
   std::vector<std::string> inputs;
-  std::string project_file;        // the project file among the subjects, else ""
-  bool editor_settings = false;    // editor settings are among the subjects
+  std::string project_file;     // the project file among the subjects, else ""
+  bool editor_settings = false; // editor settings are among the subjects
+  // The config names its own base model (a PEFT config), which the repository's .venv would
+  // build: that interpreter is the repository's choice, so it needs consent like a project file.
+  std::string config_file;
   bool unreadable_project = false; // the project file could not be read: it cannot be trusted
 
   bool needed() const { return !subjects.empty() || unreadable_project; }
