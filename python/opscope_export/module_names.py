@@ -9,6 +9,13 @@ self.encoder[0]``, wrappers hoisting a backbone's children), and claims an objec
 through ``named_children()`` (alias paths included). The graph (``nn_module_stack``) holds only
 the calls, under the path each went through, so the archive carries the object table
 alongside it: ``<archive>/extra/opscope_modules.json``.
+
+PEFT tests module classes with ``isinstance`` (what LoRA can wrap, what ``all-linear`` takes:
+``NonDynamicallyQuantizableLinear`` is a ``Linear``), so each object also carries its class's
+bases (``mro``: the MRO between the class and ``torch.nn.Module``, both excluded; omitted when
+empty), the root Hugging Face model's ``config.model_type`` (PEFT's default targets are keyed by it)
+and which module the root model's ``get_output_embeddings()`` returns (``all-linear`` leaves
+it out). Readers that predate these optional members ignore them.
 """
 
 from __future__ import annotations
@@ -25,14 +32,48 @@ def _fqn(cls: type) -> str:
     return f"{cls.__module__}.{cls.__qualname__}"
 
 
+def _bases(cls: type) -> list[str]:
+    """The class's MRO between itself and torch.nn.Module (both excluded): what isinstance
+    sees besides the type."""
+    import torch
+
+    return [
+        _fqn(base)
+        for base in cls.__mro__[1:]
+        if issubclass(base, torch.nn.Module) and base is not torch.nn.Module
+    ]
+
+
+def _output_embeddings(model):
+    """The module the root model's get_output_embeddings() returns (transformers), else None."""
+    getter = getattr(model, "get_output_embeddings", None)
+    if getter is None or not hasattr(getattr(model, "config", None), "model_type"):
+        return None
+    try:
+        return getter()
+    except Exception:  # a model whose head cannot be found: nothing to leave out
+        return None
+
+
 def module_table(model) -> dict:
     """Every module object in named_modules() order: its canonical name, type, other names
-    and its named_children() (indices into the table)."""
+    and its named_children() (indices into the table), with the facts PEFT reads (bases,
+    model_type, output embeddings)."""
     index_of: dict[int, int] = {}
     modules: list[dict] = []
+    output_embeddings = _output_embeddings(model)
     for name, module in model.named_modules():
         index_of[id(module)] = len(modules)
-        modules.append({"name": name, "type": _fqn(type(module))})
+        entry = {"name": name, "type": _fqn(type(module))}
+        if bases := _bases(type(module)):
+            entry["mro"] = bases
+        if module is model:  # PEFT reads the root's config only
+            model_type = getattr(getattr(module, "config", None), "model_type", None)
+            if isinstance(model_type, str) and model_type:
+                entry["model_type"] = model_type
+        if output_embeddings is not None and module is output_embeddings:
+            entry["output_embeddings"] = True
+        modules.append(entry)
     for name, module in model.named_modules(remove_duplicate=False):
         entry = modules[index_of[id(module)]]
         if entry["name"] != name:

@@ -1,5 +1,6 @@
 #include "opscope/index/index.h"
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <string_view>
@@ -105,6 +106,10 @@ int Parameter::element_bits() const {
       {"float8_e8m0fnu", 8}};
   auto it = kBits.find(dtype);
   return it == kBits.end() ? 0 : it->second;
+}
+
+bool ModuleObject::is_a(std::string_view qualified_class) const {
+  return type == qualified_class || std::find(mro.begin(), mro.end(), qualified_class) != mro.end();
 }
 
 std::string owner_module_name(const std::string& parameter_name) {

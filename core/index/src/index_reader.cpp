@@ -321,6 +321,15 @@ void read_module_object(dom::element e, ModuleObject& m) {
     } else if (key == "children") {
       read_int_array(value, "a module object's \"children\"", m.children);
       required.saw(2);
+    } else if (key == "mro") {
+      read_string_array(value, "a module object's \"mro\"", m.mro);
+    } else if (key == "model_type") {
+      m.model_type = string_of(value, "a module object's \"model_type\"");
+    } else if (key == "output_embeddings") {
+      bool flag = false;
+      if (value.get_bool().get(flag))
+        shape_error("a module object's \"output_embeddings\" is not a boolean");
+      m.output_embeddings = flag;
     }
   }
   required.check("a module object");

@@ -150,6 +150,17 @@ void write_module_object(JsonWriter& w, const ModuleObject& m) {
   }
   w.raw(",\"children\":");
   write_int_array(w, m.children);
+  // Optional members (readers before them ignore them): what PEFT reads.
+  if (!m.mro.empty()) {
+    w.raw(",\"mro\":");
+    write_array(w, m.mro, [&](const std::string& base) { w.string(base); });
+  }
+  if (!m.model_type.empty()) {
+    w.raw(",\"model_type\":");
+    w.string(m.model_type);
+  }
+  if (m.output_embeddings)
+    w.raw(",\"output_embeddings\":true");
   w.raw('}');
 }
 

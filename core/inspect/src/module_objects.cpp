@@ -56,6 +56,26 @@ std::vector<index::ModuleObject> archive_module_objects(const Archive& archive) 
         object.aliases.push_back(alias.get<std::string>());
       }
     }
+    // Optional (python/opscope_export/module_names.py): what PEFT's isinstance tests see.
+    if (auto mro = entry.find("mro"); mro != entry.end()) {
+      if (!mro->is_array())
+        malformed(archive, "\"mro\" of " + object.name + " is not a list");
+      for (const json& base : *mro) {
+        if (!base.is_string())
+          malformed(archive, "a class in the \"mro\" of " + object.name + " is not a string");
+        object.mro.push_back(base.get<std::string>());
+      }
+    }
+    if (auto model_type = entry.find("model_type"); model_type != entry.end()) {
+      if (!model_type->is_string())
+        malformed(archive, "\"model_type\" of " + object.name + " is not a string");
+      object.model_type = model_type->get<std::string>();
+    }
+    if (auto head = entry.find("output_embeddings"); head != entry.end()) {
+      if (!head->is_boolean())
+        malformed(archive, "\"output_embeddings\" of " + object.name + " is not a boolean");
+      object.output_embeddings = head->get<bool>();
+    }
     if (auto children = entry.find("children"); children != entry.end()) {
       if (!children->is_array())
         malformed(archive, "\"children\" of " + object.name + " is not a list");

@@ -114,9 +114,19 @@ TEST(IndexSerialize, ModuleObjectsRoundTripAndNameEachCallsObject) {
   EXPECT_EQ(to_json_text(original).find("module_objects"), std::string::npos); // no aliases
   original.module_objects = {{"", "m.MyModel", {}, {1}},
                              {"linear1", "torch.nn.modules.linear.Linear", {"shortcut"}, {}}};
+  // What PEFT's isinstance tests read: bases, the root's model_type, the output head.
+  original.module_objects[1].mro = {"m.Base"};
+  original.module_objects[1].output_embeddings = true;
+  original.module_objects[0].model_type = "llama";
   Index copy = from_json_text(to_json_text(original), "aliases.idx");
   ASSERT_EQ(copy.module_objects.size(), 2u);
   EXPECT_EQ(copy.module_objects[1].aliases, std::vector<std::string>{"shortcut"});
+  EXPECT_TRUE(copy.module_objects[1].is_a("m.Base"));
+  EXPECT_TRUE(copy.module_objects[1].is_a("torch.nn.modules.linear.Linear"));
+  EXPECT_FALSE(copy.module_objects[0].is_a("m.Base"));
+  EXPECT_TRUE(copy.module_objects[1].output_embeddings);
+  EXPECT_FALSE(copy.module_objects[0].output_embeddings);
+  EXPECT_EQ(copy.module_objects[0].model_type, "llama");
   EXPECT_EQ(copy.module_objects[0].children, std::vector<int>{1});
   EXPECT_EQ(copy.module_object(1), 1);
   EXPECT_EQ(copy.find_module_object("shortcut"), 1);

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -111,6 +112,14 @@ struct ModuleObject {
   std::string type;                 // fully-qualified class
   std::vector<std::string> aliases; // every other name (named_modules(remove_duplicate=False))
   std::vector<int> children;        // named_children(), indices into Index::module_objects
+  // The class's MRO between itself and torch.nn.Module, both excluded (what isinstance sees
+  // besides `type`: NonDynamicallyQuantizableLinear -> torch.nn.modules.linear.Linear). Empty
+  // when the class derives from Module directly, or the archive predates it.
+  std::vector<std::string> mro{};
+  std::string model_type{};       // the root's Hugging Face config.model_type, when it has one
+  bool output_embeddings = false; // the root model's get_output_embeddings()
+  // `type` or one of `mro` is `qualified_class`.
+  bool is_a(std::string_view qualified_class) const;
 };
 
 // The module that owns `name` directly: everything before the last dot ("" for the root).
