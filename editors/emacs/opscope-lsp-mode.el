@@ -3,7 +3,7 @@
 ;;   (add-to-list 'load-path "/path/to/opscope/editors/emacs")
 ;;   (require 'opscope-lsp-mode)
 ;;   (add-hook 'yaml-mode-hook #'lsp-deferred)   ; lsp-mode picks opscope for configs
-;;   (add-hook 'python-mode-hook #'lsp-deferred) ; and for scripts importing coreai_opt,
+;;   (add-hook 'python-mode-hook #'lsp-deferred) ; and for scripts using coreai_opt or peft,
 ;;                                               ; beside your Python server (an add-on)
 
 ;;; Code:
@@ -12,8 +12,8 @@
 (require 'opscope)
 
 (defun opscope-lsp--activate-p (file-name _mode)
-  "Serve FILE-NAME when it is opscope.yaml or a compression config."
-  (or (string= (file-name-nondirectory file-name) opscope-project-file)
+  "Serve FILE-NAME when it is a config opscope serves (see `opscope-config-buffer-p')."
+  (or (member (file-name-nondirectory file-name) opscope-config-file-names)
       (let ((buffer (get-file-buffer file-name)))
         (and buffer (with-current-buffer buffer (opscope-config-buffer-p))))))
 

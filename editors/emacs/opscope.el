@@ -1,6 +1,7 @@
-;;; opscope.el --- opscope language server for coreai-opt compression configs -*- lexical-binding: t; -*-
+;;; opscope.el --- opscope language server for compression and fine-tuning configs -*- lexical-binding: t; -*-
 
-;; Completion, hover and diagnostics in coreai-opt compression configs (YAML/JSON), computed
+;; Completion, hover and diagnostics in coreai-opt compression configs (YAML/JSON) and PEFT
+;; configs (LoraConfig calls, adapter_config.json, axolotl / LLaMA-Factory YAML), computed
 ;; from the real PyTorch model by `opscope lsp'.  Works with eglot (Emacs 28 + elpa-eglot, or
 ;; Emacs 29+) and with lsp-mode (see opscope-lsp-mode.el).
 ;;
@@ -28,72 +29,117 @@ A plist with any of :model (archive, index file or Python target), :mode (\"grap
 :inputs (a vector of input specs) and :python (the interpreter that exports a Python target)."
   :type 'plist)
 
-(defconst opscope-config-root-keys
-  '("quantization_config" "kmeans_palettization_config" "magnitude_pruning_config")
-  "Root keys that make a YAML or JSON file a coreai-opt compression config.")
+;; Which buffers are configs: the same rules as the VS Code extension's (configDetection.ts).
+(defconst opscope-config-file-names '("opscope.yaml" "adapter_config.json")
+  "Files opscope serves by their name alone: the project file and the adapter config PEFT saves.")
 
 (defconst opscope-project-file "opscope.yaml"
   "The project file naming the model; its folder is the project root.")
 
+(defun opscope--root-key (&rest names)
+  "A YAML root key among NAMES (column 0, optionally quoted) and its colon."
+  (concat "^[\"']?" (regexp-opt names) "[\"']?[ \t]*:"))
+
+(defun opscope--root-key-is (name value)
+  "A YAML root key NAME whose value is the regexp VALUE (optionally quoted, then a comment)."
+  (concat (opscope--root-key name) "[ \t]*[\"']?" value "[\"']?[ \t]*\\(?:#.*\\)?$"))
+
+(defun opscope--python-import (module)
+  "A Python line importing MODULE (`import m', `from m.sub import x')."
+  (concat "^[ \t]*\\(?:from[ \t]+" module "\\(?:\\.[[:alnum:]_.]*\\)?[ \t]+import\\_>"
+          "\\|import[ \t]+" module "\\_>\\)"))
+
+(defun opscope--python-use (&rest classes)
+  "One of CLASSES called or used (`QuantizerConfig.from_dict') in a line's code, not its comment:
+a script that only mentions a config class in a comment is not a config."
+  (concat "^[^#\n]*\\_<" (regexp-opt classes) "[ \t]*[.(]"))
+
+(defconst opscope-config-rules
+  `((yaml
+     ;; coreai-opt
+     ,(opscope--root-key "quantization_config" "kmeans_palettization_config" "magnitude_pruning_config")
+     ;; PEFT through axolotl and LLaMA-Factory
+     ,(opscope--root-key "lora_target_modules" "lora_target_linear" "lora_target")
+     ,(opscope--root-key-is "adapter" "q?lora")
+     ,(opscope--root-key-is "finetuning_type" "lora"))
+    ;; coreai-opt: the quoted key (nesting is not checked).  PEFT's JSON is adapter_config.json.
+    (json
+     ,(concat "\"" (regexp-opt '("quantization_config" "kmeans_palettization_config"
+                                 "magnitude_pruning_config"))
+              "\"[ \t\n]*:"))
+    (python
+     ;; coreai-opt
+     ,(opscope--python-import "coreai_opt")
+     ,(opscope--python-use "QuantizerConfig" "KMeansPalettizerConfig" "MagnitudePrunerConfig")
+     ;; PEFT
+     ,(opscope--python-import "peft")
+     ,(opscope--python-use "LoraConfig" "LoHaConfig" "LoKrConfig" "AdaLoraConfig"
+                           "IA3Config" "OFTConfig" "BOFTConfig" "VeraConfig")))
+  "Per kind of buffer, regexps of which one match in the text makes the buffer a config.")
+
 (defvar opscope-status nil
   "The last `opscope/status' notification, a plist (:state :model :ops :message).")
-
-(defconst opscope-python-config-regexp
-  (concat "^[ \t]*\\(?:from[ \t]+coreai_opt\\(?:\\.[[:alnum:]_.]*\\)?[ \t]+import\\_>"
-          "\\|import[ \t]+coreai_opt\\_>\\)"
-          "\\|^[^#\n]*\\_<\\(?:Quantizer\\|KMeansPalettizer\\|MagnitudePruner\\)Config[ \t]*[.(]")
-  "A Python line that imports coreai_opt or uses a config class in code (not in a comment).
-The same rule as the VS Code extension's: any other Python file stays your Python server's.")
 
 (defvar-local opscope--config-cache nil
   "(TICK . VALUE): `opscope-config-buffer-p' at buffer modification TICK.")
 
 (defun opscope-config-buffer-p ()
-  "Non-nil when the current buffer is a compression config or opscope.yaml.
-A Python buffer is one when it imports coreai_opt or calls a config class (a training script)."
+  "Non-nil when the current buffer is a config opscope serves.
+By its name (`opscope-config-file-names') or by its text (`opscope-config-rules'): a YAML/JSON
+compression config, a Python script using coreai-opt or PEFT, axolotl / LLaMA-Factory LoRA YAML."
   (let ((tick (buffer-chars-modified-tick)))
     (if (eql (car opscope--config-cache) tick)
         (cdr opscope--config-cache)
       (cdr (setq opscope--config-cache (cons tick (opscope--config-buffer-scan)))))))
 
+(defun opscope--python-buffer-p ()
+  (derived-mode-p 'python-mode 'python-ts-mode))
+
+(defun opscope--buffer-rules ()
+  "The rules for the current buffer: Python's, else YAML's and JSON's (JSON is YAML too)."
+  (if (opscope--python-buffer-p)
+      (alist-get 'python opscope-config-rules)
+    (append (alist-get 'yaml opscope-config-rules) (alist-get 'json opscope-config-rules))))
+
 (defun opscope--config-buffer-scan ()
   (or (and buffer-file-name
-           (string= (file-name-nondirectory buffer-file-name) opscope-project-file))
-      (save-excursion
-        (save-restriction
-          (widen)
-          (goto-char (point-min))
-          (if (derived-mode-p 'python-mode 'python-ts-mode)
-              (let ((case-fold-search nil))
-                (re-search-forward opscope-python-config-regexp (min (point-max) 200000) t))
-            (let ((keys (regexp-opt opscope-config-root-keys)))
-              (re-search-forward
-               (concat "^[\"']?" keys "[\"']?[ \t]*:\\|\"" keys "\"[ \t\n]*:")
-               (min (point-max) 200000) t)))))
+           (member (file-name-nondirectory buffer-file-name) opscope-config-file-names)
+           t)
+      (let ((rules (opscope--buffer-rules))
+            (case-fold-search nil)
+            (bound (min (point-max) 200000)))
+        (save-excursion
+          (save-restriction
+            (widen)
+            (cl-some (lambda (rule) (goto-char (point-min)) (re-search-forward rule bound t))
+                     rules))))
       nil))
 
 (defcustom opscope-eglot-python nil
-  "Non-nil: eglot serves Python training scripts that use coreai-opt with opscope.
+  "Non-nil: eglot serves Python training scripts that use coreai-opt or PEFT with opscope.
 eglot runs one server per buffer, so in those buffers (and only those: other Python files
 keep your Python server) opscope then replaces your Python server.  lsp-mode
 \(opscope-lsp-mode.el) runs opscope beside it instead."
   :type 'boolean
   :group 'opscope)
 
-(defun opscope--python-buffer-p ()
-  (derived-mode-p 'python-mode 'python-ts-mode))
-
 (defun opscope-project-find (dir)
   "A project.el project rooted at the nearest opscope.yaml above DIR.
 A Python buffer in DIR belongs to it only when opscope serves it (`opscope-eglot-python' and
 a config): eglot runs one server per project and major mode, so the other Python files
-must stay in their own project, with your Python server."
-  (let ((root (locate-dominating-file dir opscope-project-file)))
+must stay in their own project, with your Python server.  For the same reason a served
+Python config without an opscope.yaml above (a PEFT script names its own base model) is
+rooted at its own folder, not in your version-control project."
+  (let* ((served-python (and (opscope--python-buffer-p) buffer-file-name
+                             (file-equal-p (file-name-directory buffer-file-name) dir)
+                             opscope-eglot-python (opscope-config-buffer-p)))
+         (root (or (locate-dominating-file dir opscope-project-file)
+                   (and served-python dir))))
     (and root
-         (or (not (opscope--python-buffer-p))
+         (or served-python
+             (not (opscope--python-buffer-p))
              (not buffer-file-name)
-             (not (file-equal-p (file-name-directory buffer-file-name) dir))
-             (and opscope-eglot-python (opscope-config-buffer-p)))
+             (not (file-equal-p (file-name-directory buffer-file-name) dir)))
          (cons 'opscope (file-name-as-directory (expand-file-name root))))))
 
 (cl-defmethod project-root ((project (head opscope)))
@@ -180,7 +226,7 @@ later, like `opscope trust' on the command line.  Editing opscope.yaml revokes i
   "Use opscope for compression configs with eglot.
 Registers the server for YAML/JSON modes, roots projects at opscope.yaml and starts eglot
 in config buffers (other files are left alone); with `opscope-eglot-python', also in
-Python buffers that use coreai-opt."
+Python buffers that use coreai-opt or PEFT."
   (require 'eglot)
   (add-to-list 'eglot-server-programs (cons opscope-eglot-modes #'opscope--eglot-contact))
   (add-hook 'project-find-functions #'opscope-project-find)

@@ -1,7 +1,7 @@
 -- Neovim 0.11+ native configuration: put this folder on 'runtimepath' and `vim.lsp.enable('opscope')`.
--- Only compression configs get the server (YAML/JSON with a config root key, opscope.yaml, and
--- Python files that import coreai_opt): any other buffer of these filetypes is left alone, so a
--- Python file keeps your Python server to itself.
+-- Only configs get the server (require('opscope').is_config: coreai-opt YAML/JSON and scripts,
+-- PEFT scripts, adapter_config.json, axolotl / LLaMA-Factory LoRA YAML, opscope.yaml): any other
+-- buffer of these filetypes is left alone, so a Python file keeps your Python server to itself.
 return {
   cmd = { 'opscope', 'lsp' },
   filetypes = { 'yaml', 'json', 'jsonc', 'python' },

@@ -1,45 +1,83 @@
-// Decides whether a document is a compression config opscope should serve, without VS Code.
-// A config is a YAML or JSON file whose root holds one of coreai-opt's config keys, or a Python
-// file that imports coreai_opt or calls one of its config classes (a training script).
+// Decides whether a document is a config opscope should serve, without VS Code. Each library
+// opscope knows (a dialect) contributes file names and text rules below: a file is served when
+// its name is one of CONFIG_FILE_NAMES or one line of its text matches a rule of its language.
+// Any other Python file is left to the Python extension alone.
 
+export const PROJECT_FILE_NAME = 'opscope.yaml';
+
+/** coreai-opt: the root keys of its YAML and JSON configs. */
 export const CONFIG_ROOT_KEYS = [
   'quantization_config',
   'kmeans_palettization_config',
   'magnitude_pruning_config',
 ] as const;
 
-export const PROJECT_FILE_NAME = 'opscope.yaml';
+/** PEFT: the tuner configs that take `target_modules` (written in training scripts). */
+export const PEFT_CONFIG_CLASSES = [
+  'LoraConfig',
+  'LoHaConfig',
+  'LoKrConfig',
+  'AdaLoraConfig',
+  'IA3Config',
+  'OFTConfig',
+  'BOFTConfig',
+  'VeraConfig',
+] as const;
 
-const CONFIG_LANGUAGES = new Set(['yaml', 'json', 'jsonc']);
+/** Files served by their name alone: the project file, and the adapter config PEFT saves. */
+export const CONFIG_FILE_NAMES = [PROJECT_FILE_NAME, 'adapter_config.json'] as const;
 
-const keyAlternatives = CONFIG_ROOT_KEYS.join('|');
-// YAML: the key at column 0 (a root key), optionally quoted, followed by a colon.
-const yamlRootKey = new RegExp(`^(?:["']?)(?:${keyAlternatives})(?:["']?)[ \\t]*:`, 'm');
-// JSON: the quoted key followed by a colon. Nesting is not checked: coreai-opt configs are small
-// and these keys only ever appear at the root.
-const jsonKey = new RegExp(`"(?:${keyAlternatives})"\\s*:`);
+const rootKeys = CONFIG_ROOT_KEYS.join('|');
+// On a line's code, not in its comment: a script that only mentions a config class in a comment
+// is not a config.
+const calledOrUsed = (classes: string) => new RegExp(`^[^#\\n]*\\b(?:${classes})[ \\t]*[.(]`, 'm');
+const imports = (module: string) =>
+  new RegExp(`^[ \\t]*(?:from[ \\t]+${module}(?:\\.[\\w.]*)?[ \\t]+import\\b|import[ \\t]+${module}\\b)`, 'm');
 
-// Python: an import of coreai_opt, or a config class called or used (`QuantizerConfig(`,
-// `QuantizerConfig.from_dict`), on a line's code, not in its comment (a script that only
-// mentions coreai-opt in a comment is left to the Python extension alone).
-const pythonImport = /^[ \t]*(?:from[ \t]+coreai_opt(?:\.[\w.]*)?[ \t]+import\b|import[ \t]+coreai_opt\b)/m;
-const pythonConfigClass = /^[^#\n]*\b(?:Quantizer|KMeansPalettizer|MagnitudePruner)Config[ \t]*[.(]/m;
+/** The text rules per language; YAML keys are root keys (column 0), optionally quoted. */
+const TEXT_RULES: Record<'yaml' | 'json' | 'python', RegExp[]> = {
+  yaml: [
+    // coreai-opt
+    new RegExp(`^["']?(?:${rootKeys})["']?[ \\t]*:`, 'm'),
+    // PEFT through axolotl (lora_target_modules, lora_target_linear, adapter: lora | qlora) and
+    // LLaMA-Factory (lora_target, finetuning_type: lora).
+    /^["']?(?:lora_target_modules|lora_target_linear|lora_target)["']?[ \t]*:/m,
+    /^["']?adapter["']?[ \t]*:[ \t]*["']?q?lora["']?[ \t]*(?:#.*)?$/m,
+    /^["']?finetuning_type["']?[ \t]*:[ \t]*["']?lora["']?[ \t]*(?:#.*)?$/m,
+  ],
+  // coreai-opt: the quoted key followed by a colon. Nesting is not checked: these configs are
+  // small and the keys only ever appear at the root. (PEFT's JSON is adapter_config.json, by name.)
+  json: [new RegExp(`"(?:${rootKeys})"\\s*:`)],
+  python: [
+    // coreai-opt: an import, or a config class called or used (`QuantizerConfig.from_dict`).
+    imports('coreai_opt'),
+    calledOrUsed('(?:Quantizer|KMeansPalettizer|MagnitudePruner)Config'),
+    // PEFT: an import, or a tuner config called or used (`LoraConfig(`).
+    imports('peft'),
+    calledOrUsed(PEFT_CONFIG_CLASSES.join('|')),
+  ],
+};
 
-/** True when `text` in language `languageId` looks like a coreai-opt compression config. */
+const LANGUAGE_RULES = new Map<string, RegExp[]>([
+  ['yaml', TEXT_RULES.yaml],
+  ['json', TEXT_RULES.json],
+  ['jsonc', TEXT_RULES.json],
+  ['python', TEXT_RULES.python],
+]);
+
+/** True when `text` in language `languageId` looks like a compression or fine-tuning config. */
 export function looksLikeCompressionConfig(languageId: string, text: string): boolean {
-  if (!CONFIG_LANGUAGES.has(languageId) && languageId !== 'python') {
+  const rules = LANGUAGE_RULES.get(languageId);
+  if (!rules) {
     return false;
   }
   // Only the head of huge documents is scanned: the root key (or the imports) come first in practice.
   const head = text.length > 200_000 ? text.slice(0, 200_000) : text;
-  if (languageId === 'python') {
-    return pythonImport.test(head) || pythonConfigClass.test(head);
-  }
-  return languageId === 'yaml' ? yamlRootKey.test(head) : jsonKey.test(head);
+  return rules.some((rule) => rule.test(head));
 }
 
-/** True for the project file itself (`opscope.yaml`), which opscope also serves. */
-export function isProjectFile(fsPath: string): boolean {
+/** True for a file opscope serves by its name alone (opscope.yaml, adapter_config.json). */
+export function isConfigFileName(fsPath: string): boolean {
   const base = fsPath.split(/[\\/]/).pop() ?? '';
-  return base === PROJECT_FILE_NAME;
+  return (CONFIG_FILE_NAMES as readonly string[]).includes(base);
 }

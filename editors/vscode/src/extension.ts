@@ -14,7 +14,7 @@ import {
   TransportKind,
 } from 'vscode-languageclient/node';
 import { commandTarget, DocumentView, isCommandTarget } from './commandTarget';
-import { isProjectFile, looksLikeCompressionConfig, PROJECT_FILE_NAME } from './configDetection';
+import { isConfigFileName, looksLikeCompressionConfig, PROJECT_FILE_NAME } from './configDetection';
 import { keepConnection, RestartPolicy } from './restartPolicy';
 import { onInterpreterChange, selectedInterpreter } from './pythonInterpreter';
 import { findServer, ServerPathResult } from './serverPath';
@@ -103,7 +103,7 @@ class OpscopeController implements vscode.Disposable {
     if (this.client || this.starting || this.missingBinary || doc.uri.scheme !== 'file') {
       return;
     }
-    if (isProjectFile(doc.uri.fsPath) || looksLikeCompressionConfig(doc.languageId, doc.getText())) {
+    if (isConfigFileName(doc.uri.fsPath) || looksLikeCompressionConfig(doc.languageId, doc.getText())) {
       void this.start();
     }
   }
@@ -264,7 +264,7 @@ class OpscopeController implements vscode.Disposable {
         { scheme: 'file', language: 'yaml' },
         { scheme: 'file', language: 'json' },
         { scheme: 'file', language: 'jsonc' },
-        // Training scripts: the server answers only inside the strings of coreai-opt config
+        // Training scripts: the server answers only inside the strings of coreai-opt and PEFT config
         // calls (and ignores a file without one); everything else stays the Python extension's.
         { scheme: 'file', language: 'python' },
       ],

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { isProjectFile, looksLikeCompressionConfig } from '../src/configDetection';
+import { isConfigFileName, looksLikeCompressionConfig } from '../src/configDetection';
 
 test('a YAML quantization config is recognised by its root key', () => {
   const text = 'quantization_config:\n  module_name_configs:\n    layer1\\..*: null\n';
@@ -54,7 +54,52 @@ test('a half-typed config (no colon yet) is not recognised until the key is comp
 });
 
 test('the project file is recognised by its name on any platform', () => {
-  assert.equal(isProjectFile('/home/u/proj/opscope.yaml'), true);
-  assert.equal(isProjectFile('C:\\proj\\opscope.yaml'), true);
-  assert.equal(isProjectFile('/home/u/proj/not-opscope.yaml'), false);
+  assert.equal(isConfigFileName('/home/u/proj/opscope.yaml'), true);
+  assert.equal(isConfigFileName('C:\\proj\\opscope.yaml'), true);
+  assert.equal(isConfigFileName('/home/u/proj/not-opscope.yaml'), false);
+});
+
+test("PEFT's saved adapter_config.json is served by its name, whatever it holds", () => {
+  assert.equal(isConfigFileName('/home/u/out/checkpoint-500/adapter_config.json'), true);
+  assert.equal(isConfigFileName('C:\\out\\adapter_config.json'), true);
+  assert.equal(isConfigFileName('/home/u/out/config.json'), false);
+  assert.equal(isConfigFileName('/home/u/out/my_adapter_config.json'), false);
+  // Its content alone does not make another JSON file a config.
+  assert.equal(looksLikeCompressionConfig('json', '{ "peft_type": "LORA", "target_modules": ["q_proj"] }'), false);
+});
+
+test('a training script that imports peft or calls a PEFT tuner config is served', () => {
+  assert.equal(looksLikeCompressionConfig('python', 'from peft import LoraConfig, get_peft_model\n'), true);
+  assert.equal(looksLikeCompressionConfig('python', 'import peft\n'), true);
+  assert.equal(looksLikeCompressionConfig('python', 'from peft.tuners.lora import LoraConfig\n'), true);
+  for (const cls of ['LoraConfig', 'LoHaConfig', 'LoKrConfig', 'AdaLoraConfig', 'IA3Config', 'OFTConfig', 'BOFTConfig', 'VeraConfig']) {
+    assert.equal(looksLikeCompressionConfig('python', `config = ${cls}(target_modules=["q_proj", "v_proj"])\n`), true, cls);
+  }
+  assert.equal(looksLikeCompressionConfig('python', 'cfg = peft.LoraConfig (r=8)\n'), true);
+});
+
+test('a Python file that only mentions PEFT in a comment or a longer name is left alone', () => {
+  assert.equal(looksLikeCompressionConfig('python', '# We may add LoraConfig(...) later with peft.\nimport torch\n'), false);
+  assert.equal(looksLikeCompressionConfig('python', 'import peft_helpers\nMyLoraConfig = dict\n'), false);
+  assert.equal(looksLikeCompressionConfig('python', 'from peftlike import thing\n'), false);
+});
+
+test('axolotl and LLaMA-Factory YAML that fine-tune with LoRA are served', () => {
+  // axolotl
+  assert.equal(looksLikeCompressionConfig('yaml', 'base_model: org/llama\nlora_target_modules:\n  - q_proj\n'), true);
+  assert.equal(looksLikeCompressionConfig('yaml', 'base_model: org/llama\nlora_target_linear: true\n'), true);
+  assert.equal(looksLikeCompressionConfig('yaml', 'base_model: org/llama\nadapter: qlora\nlora_r: 8\n'), true);
+  assert.equal(looksLikeCompressionConfig('yaml', 'adapter: "lora"  # LoRA\n'), true);
+  // LLaMA-Factory
+  assert.equal(looksLikeCompressionConfig('yaml', 'model_name_or_path: org/llama\nlora_target: q_proj,v_proj\n'), true);
+  assert.equal(looksLikeCompressionConfig('yaml', 'stage: sft\nfinetuning_type: lora\n'), true);
+});
+
+test('YAML that is not a LoRA fine-tuning config is left alone', () => {
+  // A full fine-tune, another adapter, nested keys, a key that only starts alike.
+  assert.equal(looksLikeCompressionConfig('yaml', 'finetuning_type: full\n'), false);
+  assert.equal(looksLikeCompressionConfig('yaml', 'adapter: loraxyz\n'), false);
+  assert.equal(looksLikeCompressionConfig('yaml', 'network:\n  adapter: lora\n  lora_target: x\n'), false);
+  assert.equal(looksLikeCompressionConfig('yaml', 'lora_targets_note: x\n'), false);
+  assert.equal(looksLikeCompressionConfig('json', '{ "lora_target_modules": ["q_proj"] }'), false);
 });

@@ -1,13 +1,49 @@
--- opscope for Neovim 0.7+: starts `opscope lsp` for coreai-opt compression configs (YAML/JSON
--- files with a quantization_config / kmeans_palettization_config / magnitude_pruning_config root
--- key, Python files that import coreai_opt, and opscope.yaml itself), one client per project
--- root (the folder holding opscope.yaml).
+-- opscope for Neovim 0.7+: starts `opscope lsp` for model-compression and fine-tuning configs
+-- (coreai-opt YAML/JSON and training scripts, PEFT scripts, adapter_config.json and axolotl /
+-- LLaMA-Factory YAML, and opscope.yaml itself: the rules in M.FILE_NAMES and M.RULES), one client
+-- per project root (the folder holding opscope.yaml, else the file's folder).
 --
 --   require('opscope').setup({ cmd = { '/path/to/opscope', 'lsp' }, settings = { model = '...' } })
 local M = {}
 
-M.ROOT_KEYS = { 'quantization_config', 'kmeans_palettization_config', 'magnitude_pruning_config' }
 M.PROJECT_FILE = 'opscope.yaml'
+
+-- Which buffers are configs: the same rules as the VS Code extension's (configDetection.ts).
+-- Files served by their name alone: the project file and the adapter config PEFT saves.
+M.FILE_NAMES = { M.PROJECT_FILE, 'adapter_config.json' }
+-- Per filetype, Lua patterns of which one matching line makes the buffer a config. YAML keys are
+-- root keys (column 0, optionally quoted). YAML and Python lines are matched on their code, before
+-- a `#` comment: a script that only mentions a config class in a comment is not a config.
+local function key(name) return '^["\']?' .. name .. '["\']?%s*:' end
+local function key_is(name, value) return key(name) .. '%s*["\']?' .. value .. '["\']?%s*$' end
+local function imports(module) return '^%s*from%s+' .. module .. '%f[^%w_][%w_.]*%s+import%f[^%w_]' end
+local function import(module) return '^%s*import%s+' .. module .. '%f[^%w_]' end
+local function used(class) return '%f[%w_]' .. class .. '%s*[.(]' end -- called or `.from_dict`
+M.RULES = {
+  yaml = {
+    -- coreai-opt
+    key('quantization_config'), key('kmeans_palettization_config'), key('magnitude_pruning_config'),
+    -- PEFT through axolotl
+    key('lora_target_modules'), key('lora_target_linear'), key_is('adapter', 'q?lora'),
+    -- PEFT through LLaMA-Factory
+    key('lora_target'), key_is('finetuning_type', 'lora'),
+  },
+  json = {
+    -- coreai-opt (PEFT's JSON is adapter_config.json, by name)
+    '"quantization_config"%s*:', '"kmeans_palettization_config"%s*:', '"magnitude_pruning_config"%s*:',
+  },
+  python = {
+    -- coreai-opt
+    imports('coreai_opt'), import('coreai_opt'),
+    used('QuantizerConfig'), used('KMeansPalettizerConfig'), used('MagnitudePrunerConfig'),
+    -- PEFT
+    imports('peft'), import('peft'),
+    used('LoraConfig'), used('LoHaConfig'), used('LoKrConfig'), used('AdaLoraConfig'),
+    used('IA3Config'), used('OFTConfig'), used('BOFTConfig'), used('VeraConfig'),
+  },
+}
+M.RULES.jsonc = M.RULES.json
+local MATCH_CODE_ONLY = { yaml = true, python = true }
 
 M.defaults = {
   cmd = { 'opscope', 'lsp' },
@@ -56,20 +92,16 @@ function M.find_root(path)
   end
 end
 
-M.CONFIG_CLASSES = { 'Quantizer', 'KMeansPalettizer', 'MagnitudePruner' }
-
---- True when Python `lines` import coreai_opt or use one of its config classes in code (not
---- in a comment): a training script with a config. Any other Python file stays your Python
---- server's alone (the same rule as the VS Code extension's).
-function M.python_uses_coreai_opt(lines)
+--- True when `lines` of a buffer of filetype `ft` match one of M.RULES[ft].
+function M.text_is_config(ft, lines)
+  local rules = M.RULES[ft]
+  if not rules then
+    return false
+  end
   for _, line in ipairs(lines) do
-    if line:match('^%s*from%s+coreai_opt%f[^%w_][%w_.]*%s+import%f[^%w_]')
-      or line:match('^%s*import%s+coreai_opt%f[^%w_]') then
-      return true
-    end
-    local code = line:match('^[^#]*')
-    for _, class in ipairs(M.CONFIG_CLASSES) do
-      if code:match('%f[%w_]' .. class .. 'Config%s*[.(]') then
+    local text = MATCH_CODE_ONLY[ft] and line:match('^[^#]*') or line
+    for _, rule in ipairs(rules) do
+      if text:match(rule) then
         return true
       end
     end
@@ -77,29 +109,15 @@ function M.python_uses_coreai_opt(lines)
   return false
 end
 
---- True when the buffer holds a compression config (a root key) or is opscope.yaml.
+--- True when the buffer is a config opscope serves: by its name (M.FILE_NAMES) or its text.
+--- Any other buffer, a Python file without a config above all, stays your other servers' alone.
 function M.is_config(bufnr)
-  local name = vim.api.nvim_buf_get_name(bufnr)
-  if vim.fn.fnamemodify(name, ':t') == M.PROJECT_FILE then
+  local name = vim.fn.fnamemodify(vim.api.nvim_buf_get_name(bufnr), ':t')
+  if vim.tbl_contains(M.FILE_NAMES, name) then
     return true
   end
-  local ft = vim.bo[bufnr].filetype
   local lines = vim.api.nvim_buf_get_lines(bufnr, 0, math.min(vim.api.nvim_buf_line_count(bufnr), 2000), false)
-  if ft == 'python' then
-    return M.python_uses_coreai_opt(lines)
-  end
-  for _, line in ipairs(lines) do
-    for _, key in ipairs(M.ROOT_KEYS) do
-      if ft == 'yaml' then
-        if line:match('^["\']?' .. key .. '["\']?%s*:') then
-          return true
-        end
-      elseif line:find('"' .. key .. '"%s*:') then
-        return true
-      end
-    end
-  end
-  return false
+  return M.text_is_config(vim.bo[bufnr].filetype, lines)
 end
 
 local function server_options()

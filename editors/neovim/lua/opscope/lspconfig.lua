@@ -9,7 +9,7 @@ if not configs.opscope then
     default_config = {
       cmd = { 'opscope', 'lsp' },
       filetypes = { 'yaml', 'json', 'jsonc', 'python' },
-      -- Only compression configs (opscope.is_config): other YAML, JSON and Python buffers get
+      -- Only configs (opscope.is_config): other YAML, JSON and Python buffers get
       -- no root, and with single_file_support off no server, so your Python server keeps them.
       root_dir = function(fname, bufnr)
         if bufnr and not require('opscope').is_config(bufnr) then
@@ -26,8 +26,9 @@ if not configs.opscope then
     docs = {
       description = [[
 opscope: completion, hover and diagnostics for coreai-opt compression configs (YAML, JSON, and
-the config calls of Python training scripts), from the real PyTorch model. The project file
-`opscope.yaml` (model, inputs, mode, compressor) marks the root.
+the config calls of Python training scripts) and PEFT configs (LoraConfig calls,
+adapter_config.json, axolotl / LLaMA-Factory YAML), from the real PyTorch model. The project
+file `opscope.yaml` (model, inputs, mode, compressor) marks the root.
 ]],
     },
   }
