@@ -124,6 +124,9 @@ def _run(argv: list[str]) -> int:
         print(f"{PROG}: warning: {args.target}: cannot export without weights "
               f"({one_line(result.fallback)}); exported with real weights instead",
               file=sys.stderr, flush=True)
+    if result.built_instead:
+        print(f"{PROG}: warning: {args.target}: {one_line(result.built_instead)}",
+              file=sys.stderr, flush=True)
     print(json.dumps(asdict(result)), flush=True)
     return 0
 

@@ -192,6 +192,10 @@ def _swaps_fake_tensors() -> None:
         return
 
     def swap(first, second):
+        if _aliases(first, second):
+            # `.to(dtype)` of a module already in that dtype (in forward, while torch.export
+            # traces: its tracer holds weak references to every tensor): nothing to swap.
+            return None
         for tensor in (first, second):
             if isinstance(tensor, FakeTensor):
                 _drop_fake_references(tensor)
@@ -199,6 +203,18 @@ def _swaps_fake_tensors() -> None:
 
     swap.releases_fake_tensors = True
     torch.utils.swap_tensors = swap
+
+
+def _aliases(first, second) -> bool:
+    """The two tensors are views of the same storage with the same metadata."""
+    try:
+        return (first.untyped_storage()._cdata == second.untyped_storage()._cdata
+                and first.dtype == second.dtype and first.device == second.device
+                and first.shape == second.shape and first.stride() == second.stride()
+                and first.storage_offset() == second.storage_offset()
+                and first.requires_grad == second.requires_grad)
+    except Exception:  # a tensor without storage
+        return False
 
 
 def _innermost_module(frames) -> str | None:

@@ -14,7 +14,7 @@ import shutil
 import tempfile
 from dataclasses import dataclass, field
 
-from opscope_export.errors import ExportError, describe, describe_os_error, shorten
+from opscope_export.errors import ExportError, describe, describe_os_error, one_line, shorten
 from opscope_export.save import save_program, unserializable
 from opscope_export.specs import InputSpec, make_inputs
 from opscope_export.hf_target import is_hf_target
@@ -61,6 +61,9 @@ class ExportResult:
     weightless: bool = False  # the archive holds no weight data
     # Why a weightless export was not possible (the export then used real weights).
     fallback: str | None = None
+    # For an hf: target without --hf-class: the class built instead of the default one, and
+    # why (the default class failed).
+    built_instead: str | None = None
 
 
 def build_model_and_inputs(request: ExportRequest):
@@ -129,7 +132,40 @@ def export_archive(request: ExportRequest) -> ExportResult:
     split_target(request.target)  # a malformed TARGET is reported before torch loads
     torch_version = require_torch()
     with _rare_full_collections():
+        if not is_hf_target(request.target) or request.hf_class:
+            return _export_archive(request, torch_version)
+        return _export_some_class(request, torch_version)
+
+
+def _export_some_class(request: ExportRequest, torch_version: str) -> ExportResult:
+    """The default class of an hf: target, else the first other class of the model that
+    exports (Llama4ForConditionalGeneration's forward fails in transformers 5.24: its text
+    model, Llama4ForCausalLM, is built from the text_config), saying so; the default class's
+    error when none does."""
+    import dataclasses
+
+    from opscope_export.hf_target import alternative_classes
+
+    try:
         return _export_archive(request, torch_version)
+    except ExportError as first:
+        if "cannot write the archive" in str(first):  # every class would fail to
+            raise
+        tried = alternative_classes(request.target)
+        for name in tried:
+            try:
+                result = _export_archive(dataclasses.replace(request, hf_class=name),
+                                         torch_version)
+            except ExportError:
+                continue
+            why = one_line(str(first)).removeprefix(f"{request.target}: ")
+            result.built_instead = (f"exported {name} (--hf-class {name}) instead of the "
+                                    f"default class, which failed: {shorten(why, max_chars=300)}")
+            return result
+        if not tried:
+            raise
+        raise ExportError(f"{one_line(str(first))} (--hf-class {', '.join(tried)} failed "
+                          "too)") from first
 
 
 class _ExportFailed(ExportError):
@@ -228,8 +264,9 @@ def _first_line(exc: BaseException) -> str:
 
 
 def _other_classes_hint(request: ExportRequest, model) -> str:
-    """For an hf: target, other classes of the model that --hf-class can choose."""
-    if not is_hf_target(request.target):
+    """For an hf: target built with --hf-class, other classes of the model that --hf-class
+    can choose (without it, they are tried: _export_some_class)."""
+    if not is_hf_target(request.target) or not request.hf_class:
         return ""
     from opscope_export.hf_target import other_classes
 

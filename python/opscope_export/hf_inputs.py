@@ -164,6 +164,13 @@ def _derive(name: str, model, config):
     import torch
 
     if name in ("input_ids", "labels"):
+        documented = _documented_dims(model, config, name)
+        if documented is not None and len(documented) == 2 and documented[0] > 1:
+            # MusicGen's decoder: (batch_size * num_codebooks, sequence_length)
+            import torch
+
+            high = max(_size(config, "vocab_size", default=2), 2)
+            return torch.randint(0, high, tuple(documented), dtype=torch.int64)
         return _token_ids(config, SEQUENCE_LENGTH)
     if name == "decoder_input_ids":
         return _token_ids(config, DECODER_LENGTH)
@@ -178,6 +185,11 @@ def _derive(name: str, model, config):
         return torch.zeros(1, SEQUENCE_LENGTH, 4, dtype=torch.int64)
     if name == "lang_ids":  # X-MOD: the language of each sequence, the config's first
         return torch.zeros(1, dtype=torch.int64)
+    if name in ("hidden_states", "pixel_values", "grid_thw") and "grid_thw" in _parameters(model):
+        # a Qwen-VL-style vision tower reads packed patches (Cosmos 3 Edge names them
+        # pixel_values) and their grid
+        patches, grid = _vision_patches(config)
+        return grid if name == "grid_thw" else patches
     if name == "pixel_values":
         return _image(config, _frames(config))
     if name == "pixel_values_videos":
@@ -188,9 +200,6 @@ def _derive(name: str, model, config):
         return _audio(model, config, name)
     if name == "input_features":
         return _features(model, config, name)
-    if name in ("hidden_states", "grid_thw") and "grid_thw" in _parameters(model):
-        patches, grid = _vision_patches(config)
-        return patches if name == "hidden_states" else grid
     if name == "past_values":  # time series: the context the model reads, per channel
         length = _size(config, "context_length", default=SEQUENCE_LENGTH)
         lags = getattr(config, "lags_sequence", None)
@@ -215,31 +224,63 @@ def _as_documented(model, config, name: str):
     width)): integers for ids and masks, floats otherwise. None when a dimension is unknown."""
     import torch
 
-    shape = _documented_shape(model, name)
-    if not shape:
+    dims = _documented_dims(model, config, name)
+    if dims is None:
         return None
-    dims = []
-    for dim in (d.strip() for d in shape.split(",")):
-        if dim in ("batch_size", "batch", "num_images", "num_images_or_videos"):
-            dims.append(1)
-        elif dim in ("sequence_length", "seq_len", "target_sequence_length"):
-            dims.append(SEQUENCE_LENGTH)
-        elif dim in ("num_channels", "channels"):
-            dims.append(_size(config, "num_channels", default=3, sub="vision_config"))
-        elif dim in ("height", "width", "image_size"):
-            dims.append(_image_side(config, 1 if dim == "width" else 0))
-        elif dim == "num_frames":
-            dims.append(_frames(config) or 2)
-        elif dim.isdigit():
-            dims.append(int(dim))
-        else:
-            sized = _size(config, dim)
-            if sized is None:
-                return None
-            dims.append(sized)
     if name.endswith(("_ids", "_mask", "_masks", "labels")) and "pixel" not in name:
         return torch.ones(*dims, dtype=torch.int64)
     return torch.randn(*dims)
+
+
+def _dimension(config, dim: str) -> int | None:
+    """One dimension of a documented shape, sized from the config (a product such as
+    `batch_size * num_codebooks` multiplies its factors); None when the config does not."""
+    if "*" in dim:
+        product = 1
+        for factor in dim.split("*"):
+            size = _dimension(config, factor.strip())
+            if size is None:
+                return None
+            product *= size
+        return product
+    if dim in ("batch_size", "batch", "num_images", "num_images_or_videos"):
+        return 1
+    if dim in ("sequence_length", "seq_len", "target_sequence_length"):
+        return SEQUENCE_LENGTH
+    if dim in ("num_channels", "channels"):
+        return _size(config, "num_channels", default=3, sub="vision_config")
+    if dim in ("height", "width", "image_size"):
+        return _image_side(config, 1 if dim == "width" else 0)
+    if dim == "num_frames":
+        return _frames(config) or 2
+    if dim.isdigit():
+        return int(dim)
+    return _size(config, dim)
+
+
+def _documented_dims(model, config, name: str) -> list[int] | None:
+    """The shape forward()'s docstring gives `name`, sized from the config, or None."""
+    shape = _documented_shape(model, name)
+    if not shape:
+        return None
+    dims = [_dimension(config, dim.strip()) for dim in shape.split(",")]
+    return None if any(dim is None for dim in dims) else dims
+
+
+_PLACEHOLDER_TOKENS = ("image_token_id", "image_token_index")
+
+
+def _unset_placeholder_tokens(model, config, names: list[str]) -> None:
+    """A multimodal config whose image placeholder token is unset (transformers' default
+    Blip-2 config; released checkpoints set one) while its images are inputs: the last id of
+    the vocabulary stands for it, or the model cannot tell where the images go."""
+    if "pixel_values" not in names:
+        return
+    for key in _PLACEHOLDER_TOKENS:
+        if hasattr(config, key) and getattr(config, key) is None:
+            vocabulary = _size(config, "vocab_size", default=2)
+            setattr(config, key, vocabulary - 1)
+            return
 
 
 def _wanted(model, config, parameters: dict) -> list[str]:
@@ -262,6 +303,15 @@ def _wanted(model, config, parameters: dict) -> list[str]:
             if name in parameters and name not in names[:i]]
 
 
+def _takes_tensor(parameter) -> bool:
+    """Whether the parameter's annotation admits a tensor (no annotation: assumed to)."""
+    annotation = parameter.annotation
+    if annotation is inspect.Parameter.empty:
+        return True
+    text = annotation if isinstance(annotation, str) else repr(annotation)
+    return "Tensor" in text or "Any" in text or getattr(annotation, "__name__", "") == "Tensor"
+
+
 def _never_added(name: str) -> bool:
     """Arguments that replace an input rather than add one (embeddings, encoder outputs),
     or are no input at all (labels, caches)."""
@@ -269,9 +319,29 @@ def _never_added(name: str) -> bool:
         name.endswith(("_embeds", "_outputs", "_states"))
 
 
+_CHANNELS = re.compile(r"expected input\[[\d, ]+\] to have (\d+) channels, but got (\d+)")
+
+
+def _other_layout(kwargs: dict, text: str) -> dict | None:
+    """`kwargs` with a (batch, frames, features) input made (batch, features, frames) or the
+    reverse, when a convolution rejected it for its channels (`expected input[1, 64, 130] to
+    have 128 channels, but got 64`): the documented layout was not the one the model reads."""
+    import torch
+
+    match = _CHANNELS.search(text)
+    if not match:
+        return None
+    wanted, got = int(match.group(1)), int(match.group(2))
+    for name, value in kwargs.items():
+        if isinstance(value, torch.Tensor) and value.dim() == 3 and value.is_floating_point() \
+                and value.shape[1] == got and value.shape[2] == wanted:
+            return {**kwargs, name: torch.randn(value.shape[0], wanted, got)}
+    return None
+
+
 def inputs_wanted_by(model, kwargs: dict, exc: BaseException) -> dict | None:
-    """`kwargs` and one more argument for forward(), from the failure `exc`: the first
-    argument it names that `kwargs` lacks and the config can make (`You must specify exactly
+    """`kwargs` with one input in the other layout (`_other_layout`), or one more argument
+    for forward(), from the failure `exc`: the first argument it names that `kwargs` lacks and the config can make (`You must specify exactly
     one of input_features or encoder_inputs_embeds`), else the attention mask of a model that
     failed on a None (LongT5, Switch Transformers index it unconditionally); None when there
     is nothing to add."""
@@ -283,6 +353,9 @@ def inputs_wanted_by(model, kwargs: dict, exc: BaseException) -> dict | None:
             break
         text += f" {seen}"
         seen = seen.__cause__ or seen.__context__
+    transposed = _other_layout(kwargs, text)
+    if transposed is not None:
+        return transposed
     parameters = _parameters(model)
     missing = [name for name in parameters if name not in kwargs and not _never_added(name)
                and parameters[name].kind not in (inspect.Parameter.VAR_POSITIONAL,
@@ -307,11 +380,20 @@ def example_inputs(model, given: dict | None = None, target: str = "hf:") -> dic
     config = model.config
     parameters = _parameters(model)
     kwargs = {}
-    for name in _wanted(model, config, parameters):
+    wanted = _wanted(model, config, parameters)
+    _unset_placeholder_tokens(model, config, wanted)
+    for name in wanted:
         if name in given:
             kwargs[name] = given.pop(name)
             continue
         value = _derive(name, model, config)
+        if value is None and not _takes_tensor(parameters[name]):
+            kind = getattr(parameters[name].annotation, "__name__", None) or \
+                str(parameters[name].annotation)
+            raise ExportError(
+                f"{target}: {type(model).__name__}.forward() needs `{name}`, a {kind} (not a "
+                "tensor), which neither the config nor --input can make; choose another "
+                "class of the model with --hf-class")
         if value is None:
             shape = _documented_shape(model, name)
             documented = f" (documented shape: {shape})" if shape else ""

@@ -112,7 +112,7 @@ def load_config(target: str):
 
 def _model_class(config, hf_class: str | None):
     """The class name to build: --hf-class, else the config's first `architectures` entry
-    (what from_pretrained builds), else AutoModel (the bare model, e.g. BertModel), else the
+    (what from_pretrained builds), else AutoModel's (the bare model, e.g. BertModel), else the
     auto class of another task that takes this model type; else the class itself that
     transformers declares for exactly this config class (the vision or text tower of a
     multimodal model, which transformers does not always export by name)."""
@@ -129,7 +129,10 @@ def _model_class(config, hf_class: str | None):
             return name
     from transformers.models.auto import modeling_auto
 
-    if config.model_type in modeling_auto.MODEL_MAPPING_NAMES:
+    bare = modeling_auto.MODEL_MAPPING_NAMES.get(config.model_type)
+    if isinstance(bare, str) and hasattr(transformers, bare):
+        return bare  # what AutoModel builds; by name, so a sub-config it takes is used
+    if bare:
         return "AutoModel"
     for mapping in dir(modeling_auto):
         names = getattr(modeling_auto, mapping)
@@ -179,25 +182,46 @@ def _classes_declared_for(config_class) -> list:
 def other_classes(model, limit: int = 3) -> list[str]:
     """Other public classes of the model's own module built from its config or one of its
     sub-configs (Llama4ForConditionalGeneration: Llama4ForCausalLM, Llama4TextModel, ...)."""
+    config = getattr(model, "config", None)
+    if config is None:
+        return []
+    return _classes_beside(type(model), config, limit)
+
+
+def _classes_beside(cls, config, limit: int) -> list[str]:
     import sys
 
     import transformers
 
-    config = getattr(model, "config", None)
-    module = sys.modules.get(type(model).__module__)
-    if config is None or module is None:
+    module = sys.modules.get(cls.__module__)
+    if module is None:
         return []
     accepted = {type(config)} | {type(value) for value in vars(config).values()
                                  if hasattr(value, "model_type")}
     found = []
     for name in getattr(module, "__all__", []):
-        cls = getattr(module, name, None)
-        if (isinstance(cls, type) and cls is not type(model) and hasattr(transformers, name)
+        other = getattr(module, name, None)
+        if (isinstance(other, type) and other is not cls and hasattr(transformers, name)
                 and not name.endswith("PreTrainedModel")
-                and getattr(cls, "config_class", None) in accepted):
+                and getattr(other, "config_class", None) in accepted):
             found.append(name)
     # Task heads before bare models, as from_pretrained would pick them.
     return sorted(found, key=lambda name: "For" not in name)[:limit]
+
+
+def alternative_classes(target: str, limit: int = 3) -> list[str]:
+    """The classes `--hf-class` could pick for `target` when the default one fails: those
+    beside the default class built from the config or one of its sub-configs ([] when the
+    config cannot be read or no class is chosen)."""
+    import transformers
+
+    try:
+        config, _ = load_config(target)
+        cls = _model_class(config, None)
+        cls = getattr(transformers, cls) if isinstance(cls, str) else cls
+    except Exception:  # reported by the first attempt already
+        return []
+    return _classes_beside(cls, config, limit)
 
 
 def _config_for(cls, config):
