@@ -127,19 +127,15 @@ keep your Python server) opscope then replaces your Python server.  lsp-mode
   "A project.el project rooted at the nearest opscope.yaml above DIR.
 A Python buffer in DIR belongs to it only when opscope serves it (`opscope-eglot-python' and
 a config): eglot runs one server per project and major mode, so the other Python files
-must stay in their own project, with your Python server.  For the same reason a served
-Python config without an opscope.yaml above (a PEFT script names its own base model) is
-rooted at its own folder, not in your version-control project."
-  (let* ((served-python (and (opscope--python-buffer-p) buffer-file-name
-                             (file-equal-p (file-name-directory buffer-file-name) dir)
-                             opscope-eglot-python (opscope-config-buffer-p)))
-         (root (or (locate-dominating-file dir opscope-project-file)
-                   (and served-python dir))))
+must stay in their own project, with your Python server.  A served config without an
+opscope.yaml above (a PEFT config names its own base model) is rooted at its own folder, as
+in Neovim, not at your version-control root."
+  (let* ((here (and buffer-file-name (file-equal-p (file-name-directory buffer-file-name) dir)))
+         (served (and here (or opscope-eglot-python (not (opscope--python-buffer-p)))
+                      (opscope-config-buffer-p)))
+         (root (or (locate-dominating-file dir opscope-project-file) (and served dir))))
     (and root
-         (or served-python
-             (not (opscope--python-buffer-p))
-             (not buffer-file-name)
-             (not (file-equal-p (file-name-directory buffer-file-name) dir)))
+         (or served (not here) (not (opscope--python-buffer-p)))
          (cons 'opscope (file-name-as-directory (expand-file-name root))))))
 
 (cl-defmethod project-root ((project (head opscope)))

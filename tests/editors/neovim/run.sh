@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # Runs the Neovim headless editor test in a fresh copy of the example project, trusted as a
-# user would (`opscope trust`); `run.sh trust` runs trust.lua in a hostile repository instead.
-# env: OPSCOPE_BIN (required), OPSCOPE_EDITOR_WORK (scratch folder, default a temp dir).
+# user would (`opscope trust`); `run.sh trust` runs trust.lua in a hostile repository instead;
+# `run.sh peft` runs peft.lua on the PEFT configs of ../peft (no opscope.yaml; their base model
+# in a private Hugging Face cache, exported with OPSCOPE_PYTHON's venv as the activated one).
+# env: OPSCOPE_BIN (required), OPSCOPE_EDITOR_WORK (scratch folder, default a temp dir),
+# OPSCOPE_PYTHON (required by `peft`).
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo=$(cd "$here/../../.." && pwd)
@@ -19,6 +22,16 @@ export XDG_CACHE_HOME="$work/xdg/cache" OPSCOPE_WS="$work/ws" OPSCOPE_REPO="$rep
 if [[ ${1:-} == trust ]]; then
   script=trust.lua
   python3 "$repo/tests/hostile_repo.py" "$work/ws" >/dev/null
+elif [[ ${1:-} == peft ]]; then
+  script=peft.lua
+  : "${OPSCOPE_PYTHON:?set OPSCOPE_PYTHON to the python of a venv with torch, transformers and peft}"
+  # $work/peft/ws holds the configs, $work/peft/hf the hub cache; nothing above names a model.
+  python3 "$repo/tests/editors/peft_workspace.py" "$work/peft" >/dev/null
+  export OPSCOPE_WS="$work/peft/ws" HF_HOME="$work/peft/hf" HF_HUB_OFFLINE=1
+  unset HF_HUB_CACHE HUGGINGFACE_HUB_CACHE
+  # The user's activated environment builds the model without a consent question.
+  VIRTUAL_ENV=$(dirname "$(dirname "$OPSCOPE_PYTHON")")
+  export VIRTUAL_ENV
 else
   script=test.lua
   cp -r "$src" "$work/ws"
