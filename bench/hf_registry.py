@@ -140,6 +140,8 @@ def export_row(opscope: Path, python: Path, folder: Path, config: dict, args, ex
     described = json.loads(_last_line(run["stdout"]))
     row["class"] = described["model_type"].rsplit(".", 1)[-1]
     row["weightless"] = described["weightless"]
+    if described.get("built_instead"):  # the default class failed; another one exported
+        row["built_instead"] = described["built_instead"][:200]
     index = folder / "model.index.json"
     indexed = subprocess.run([str(opscope), "index", str(archive), "-o", str(index), "-q"],
                              capture_output=True, text=True, timeout=args.timeout)

@@ -90,6 +90,7 @@ def _mode_class():
             super().__init__(allow_non_fake_inputs=True)
             self.computing_constants = True
             self.constant_bytes = 0
+            self.input_values = {}  # id(input) -> the values it held while being built
 
         def may_turn_const(self, t) -> bool:  # torch's own bound is one element
             if not self.computing_constants:
@@ -131,6 +132,9 @@ def _mode_class():
             self.computing_constants = False
             states = [*model.parameters(), *model.buffers()] \
                 if isinstance(model, torch.nn.Module) else []
+            for tensor in _tensors((args, kwargs)):
+                if self.is_our_fake(tensor) and tensor.constant is not None:
+                    self.input_values[id(tensor)] = tensor.constant
             for tensor in [*states, *_tensors((args, kwargs))]:
                 self.forget_constant(tensor)
 
@@ -156,6 +160,31 @@ def data_free():
     finally:
         if truncated_normal is not None:
             init._no_grad_trunc_normal_ = truncated_normal
+
+
+def real_inputs(mode, args, kwargs):
+    """(args, kwargs) as real tensors: the values each input held while it was built, else
+    (an input added later) ones for a mask, zeros for other integers, random floats. Inputs
+    are small; weights stay fake. With torch's real-tensor propagation, torch.export then
+    decides a branch on values computed from the inputs alone (Longformer's global
+    attention: `if is_index_global_attn.flatten().any().item()`)."""
+    import torch
+
+    def real(name, value):
+        if not isinstance(value, torch.Tensor):
+            return value
+        held = mode.input_values.get(id(value)) if mode is not None else None
+        if held is not None:
+            return held
+        shape, dtype = tuple(value.shape), value.dtype
+        if dtype.is_floating_point:
+            return torch.randn(shape, dtype=dtype)
+        if dtype == torch.bool or str(name).endswith("mask"):
+            return torch.ones(shape, dtype=dtype)
+        return torch.zeros(shape, dtype=dtype)
+
+    return (tuple(real(i, value) for i, value in enumerate(args)),
+            {name: real(name, value) for name, value in (kwargs or {}).items()})
 
 
 def _drop_fake_references(tensor) -> None:

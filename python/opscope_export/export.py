@@ -233,25 +233,43 @@ def _torch_export(request: ExportRequest, model, args, kwargs, mode):
     """(program, kwargs): torch.export under no_grad. For an hf: target whose forward() fails
     for want of an argument that defaults to None (`You must specify exactly one of
     input_features or ...`; LongT5 without its attention_mask), the argument is made from the
-    config, under the build's fake-tensor mode, and the export tried again (a few times)."""
+    config, under the build's fake-tensor mode, and the export tried again (a few times).
+    A weightless export that fails on a value torch.export cannot know is tried once more
+    with real inputs and torch's real-tensor propagation (data_free.real_inputs): a branch on
+    the inputs' values is then decided; one on the weights' values still fails."""
     import torch
+    import torch._functorch.config as functorch_config
 
-    first = None  # the failure reported: the model's own, not one of a retry's inputs
-    for attempt in range(_MORE_INPUTS_ATTEMPTS + 1):
+    from opscope_export.data_free import needs_data, real_inputs
+
+    # The failure reported: the model's own, not one of a retry's inputs; but a value torch
+    # cannot know (a branch on the weights' values) once the retries got that far.
+    first, data_error = None, None
+    attempt, real = 0, False
+    while True:
         try:
-            with torch.no_grad():
+            with torch.no_grad(), functorch_config.patch(
+                    fake_tensor_propagate_real_tensors=real):
                 return torch.export.export(model, args, kwargs=kwargs or None), kwargs
         except Exception as exc:
             first = first or exc
+            if needs_data(exc):
+                data_error = data_error or exc
+            if mode is not None and not real and needs_data(exc):
+                args, kwargs = real_inputs(mode, args, kwargs)
+                real = True
+                continue
             more = None
             if is_hf_target(request.target) and not args and attempt < _MORE_INPUTS_ATTEMPTS:
                 from opscope_export.hf_inputs import inputs_wanted_by
 
                 with mode if mode is not None else contextlib.nullcontext():
                     more = inputs_wanted_by(model, kwargs, exc)
+            attempt += 1
             if more is None:
                 # Never a reason to fall back: torch.export traces on fake tensors (weights
                 # and inputs alike) either way, and fails the same way with real weights.
+                first = data_error or first
                 raise _ExportFailed(
                     f"{request.target}: torch.export failed: {type(first).__name__}: "
                     f"{shorten(str(first), max_lines=3, max_chars=500)}{_module_note(first)}; "

@@ -13,6 +13,7 @@ torch.export fails for want of an argument that defaults to None, `inputs_wanted
 
 from __future__ import annotations
 
+import functools
 import inspect
 import re
 
@@ -90,7 +91,51 @@ def _image_side(config, axis: int) -> int:
                 return value[axis]
             if isinstance(value, int) and not isinstance(value, bool) and value > 0:
                 return value
-    return 224
+    processed = _processor_image_size(type(config))
+    return processed[axis] if processed else 224
+
+
+@functools.cache
+def _processor_image_size(config_class) -> tuple[int, int] | None:
+    """(height, width) the model's own image processor makes (its class's `crop_size`, else
+    `size`, when given as height and width: DepthPro's 1536 x 1536), read from the source of
+    the model's image_processing module without importing it (processors need PIL or
+    torchvision). For configs that do not size their images."""
+    import ast
+    import importlib.util
+    import os
+
+    package = config_class.__module__.rpartition(".")[0]
+    spec = importlib.util.find_spec(package)
+    folder = os.path.dirname(spec.origin) if spec and spec.origin else None
+    if not folder or not os.path.isdir(folder):
+        return None
+    for file in sorted(os.listdir(folder)):
+        if not (file.startswith("image_processing_") and file.endswith(".py")):
+            continue
+        try:
+            with open(os.path.join(folder, file), encoding="utf-8") as handle:
+                tree = ast.parse(handle.read())
+        except (OSError, SyntaxError, ValueError):
+            continue
+        for node in ast.walk(tree):
+            if not isinstance(node, ast.ClassDef):
+                continue
+            found = {}
+            for item in node.body:
+                if isinstance(item, ast.Assign) and len(item.targets) == 1 and \
+                        isinstance(item.targets[0], ast.Name) and \
+                        item.targets[0].id in ("size", "crop_size"):
+                    try:
+                        found[item.targets[0].id] = ast.literal_eval(item.value)
+                    except ValueError:
+                        continue
+            for key in ("crop_size", "size"):
+                value = found.get(key)
+                if isinstance(value, dict) and isinstance(value.get("height"), int) and \
+                        isinstance(value.get("width"), int):
+                    return value["height"], value["width"]
+    return None
 
 
 def _image(config, frames: int | None = None):
@@ -339,6 +384,24 @@ def _other_layout(kwargs: dict, text: str) -> dict | None:
     return None
 
 
+_TOO_FEW_DIMENSIONS = re.compile(r"Dimension out of range \(expected to be in range of "
+                                 r"\[-(\d+), \d+\], but got \d+\)")
+
+
+def _with_channel_axis(model, kwargs: dict, text: str) -> dict | None:
+    """`kwargs` with the main input, a (batch, samples) waveform, as (batch, 1, samples),
+    when the model indexed a dimension it lacks (OmniASR's encoder reads one channel)."""
+    import torch
+
+    match = _TOO_FEW_DIMENSIONS.search(text)
+    name = getattr(model, "main_input_name", None)
+    value = kwargs.get(name)
+    if match and isinstance(value, torch.Tensor) and value.dim() == int(match.group(1)) == 2 \
+            and value.is_floating_point():
+        return {**kwargs, name: torch.randn(value.shape[0], 1, value.shape[1])}
+    return None
+
+
 def inputs_wanted_by(model, kwargs: dict, exc: BaseException) -> dict | None:
     """`kwargs` with one input in the other layout (`_other_layout`), or one more argument
     for forward(), from the failure `exc`: the first argument it names that `kwargs` lacks and the config can make (`You must specify exactly
@@ -353,9 +416,9 @@ def inputs_wanted_by(model, kwargs: dict, exc: BaseException) -> dict | None:
             break
         text += f" {seen}"
         seen = seen.__cause__ or seen.__context__
-    transposed = _other_layout(kwargs, text)
-    if transposed is not None:
-        return transposed
+    for reshaped in (_other_layout(kwargs, text), _with_channel_axis(model, kwargs, text)):
+        if reshaped is not None:
+            return reshaped
     parameters = _parameters(model)
     missing = [name for name in parameters if name not in kwargs and not _never_added(name)
                and parameters[name].kind not in (inspect.Parameter.VAR_POSITIONAL,

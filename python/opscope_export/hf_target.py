@@ -264,9 +264,10 @@ def build_model(target: str, hf_class: str | None = None):
     name = cls if isinstance(cls, str) else cls.__name__
     try:
         cls = getattr(transformers, cls) if isinstance(cls, str) else cls
-        if not name.startswith("Auto"):
+        auto = cls.__module__.startswith("transformers.models.auto.")  # not AutoformerModel
+        if not auto:
             config = _config_for(cls, config)
-        model = cls.from_config(config) if name.startswith("Auto") else cls._from_config(config)
+        model = cls.from_config(config) if auto else cls._from_config(config)
     except Exception as exc:
         missing = _missing_package(exc)
         if missing:
