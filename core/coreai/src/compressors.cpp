@@ -264,6 +264,20 @@ Mode default_mode(Compressor c) {
   return mode_supports(Mode::Graph, c) ? Mode::Graph : Mode::Eager;
 }
 
+std::optional<Mode> execution_mode_value(std::string_view written) {
+  if (written == "pt2e" || written == "PT2E") // ExecutionMode.__deprecated_aliases__
+    return Mode::Graph;
+  return parse_mode(written);
+}
+
+Mode config_mode(Compressor root, const std::optional<std::string>& execution_mode) {
+  if (!mode_supports(Mode::Graph, root))
+    return Mode::Eager;
+  if (!execution_mode)
+    return Mode::Graph;
+  return execution_mode_value(*execution_mode).value_or(Mode::Graph);
+}
+
 std::optional<std::string_view> eager_registered_type(Compressor c, std::string_view function) {
   if (const CompressorInfo* info = find(c))
     for (const RegisteredFunction& entry : info->eager)

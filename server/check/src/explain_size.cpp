@@ -1,5 +1,7 @@
 #include "explain_size.h"
 
+#include "opscope/coreai/compressors.h"
+
 #include "opscope/resolve/size.h"
 
 #include <cstdio>
@@ -11,9 +13,9 @@ nlohmann::ordered_json explain_size(const config::ConfigDocument& document,
                                     const index::Index& shown, const std::string& model,
                                     model::Settings settings,
                                     const resolve::Resolution* resolution) {
-  const bool eager = document.root == index::Compressor::KMeansPalettizer ||
-                     (document.root == index::Compressor::Quantizer &&
-                      document.execution_mode.value_or("graph") == "eager");
+  const bool eager =
+      document.root != index::Compressor::MagnitudePruner &&
+      coreai::config_mode(document.root, document.execution_mode) == index::Mode::Eager;
   if (!eager || shown.mode == index::Mode::Eager)
     return resolve::size_to_json(resolve::projected_size(document, shown, resolution), shown);
   settings.mode = index::Mode::Eager;

@@ -107,7 +107,7 @@ config::ConfigDocument read_document(const std::string& path, std::string& text)
                              ": not a coreai-opt config: explain needs one of the root keys "
                              "coreai-opt loads (" +
                              coreai::root_key_names() + ")");
-  if (doc.execution_mode && *doc.execution_mode != "graph" && *doc.execution_mode != "eager")
+  if (doc.execution_mode && !coreai::execution_mode_value(*doc.execution_mode))
     throw std::runtime_error(path + ":" + std::to_string(doc.execution_mode_range.start.line + 1) +
                              ": execution_mode '" + *doc.execution_mode +
                              "': coreai-opt runs graph or eager; fix the value (`opscope check " +
@@ -190,10 +190,7 @@ int run_explain(const std::vector<std::string>& args) {
     // What coreai-opt runs is decided by the config alone: the palettizer and the pruner
     // eager, the Quantizer as its execution_mode says (graph when it says nothing).
     const bool pruner = doc.root == config::Compressor::MagnitudePruner;
-    const index::Mode mode = doc.root == config::Compressor::KMeansPalettizer || pruner ||
-                                     doc.execution_mode.value_or("graph") == "eager"
-                                 ? index::Mode::Eager
-                                 : index::Mode::Graph;
+    const index::Mode mode = coreai::config_mode(doc.root, doc.execution_mode);
     if (const model::Settings asked = cli::model_settings(parsed);
         asked.mode_given && asked.mode != mode)
       throw UsageError(config_path + " runs in " + index::to_string(mode) +

@@ -404,13 +404,15 @@ Resolution resolve_model(const std::string& config_path, const ConfigHints& hint
   // MagnitudePruner work on the nn.Module (their configs have no execution_mode and
   // ModelInspector refuses them in graph mode), so a project's `mode: graph`, meant for its
   // quantization configs, must not check a palettization config against graph-mode names.
-  std::optional<std::string> mode = editor.mode            ? editor.mode
-                                    : hints.execution_mode ? hints.execution_mode
-                                                           : project_settings.mode;
   if (!index::mode_supports(index::Mode::Graph, out.compressor))
     spec.mode = index::Mode::Eager;
+  else if (editor.mode)
+    spec.mode = index::parse_mode(*editor.mode).value_or(index::Mode::Graph);
+  else if (hints.execution_mode) // as coreai-opt reads it (`pt2e` is graph)
+    spec.mode = coreai::config_mode(out.compressor, hints.execution_mode);
   else
-    spec.mode = mode ? index::parse_mode(*mode).value_or(index::Mode::Graph) : index::Mode::Graph;
+    spec.mode =
+        index::parse_mode(project_settings.mode.value_or("graph")).value_or(index::Mode::Graph);
   out.model = std::move(spec);
   return out;
 }

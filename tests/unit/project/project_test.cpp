@@ -368,5 +368,20 @@ TEST(HfCache, IdsAreOrgSlashNameAndNeverPaths) {
   EXPECT_FALSE(looks_like_hf_id(""));
 }
 
+// coreai-opt reads `pt2e` (and `PT2E`) as graph, its deprecated alias: the one rule every
+// layer asks (coreai::config_mode) says so too, and a palettizer runs eager whatever is written.
+TEST(ConfigMode, OneRuleAsCoreaiOptReadsExecutionMode) {
+  using coreai::Compressor;
+  using coreai::config_mode;
+  using coreai::Mode;
+  EXPECT_EQ(config_mode(Compressor::Quantizer, std::nullopt), Mode::Graph);
+  EXPECT_EQ(config_mode(Compressor::Quantizer, "eager"), Mode::Eager);
+  EXPECT_EQ(config_mode(Compressor::Quantizer, "pt2e"), Mode::Graph);
+  EXPECT_EQ(config_mode(Compressor::Quantizer, "PT2E"), Mode::Graph);
+  EXPECT_FALSE(coreai::execution_mode_value("Graph")); // coreai-opt refuses it
+  EXPECT_EQ(config_mode(Compressor::KMeansPalettizer, "graph"), Mode::Eager);
+  EXPECT_EQ(config_mode(Compressor::MagnitudePruner, std::nullopt), Mode::Eager);
+}
+
 } // namespace
 } // namespace opscope::project

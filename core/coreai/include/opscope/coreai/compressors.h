@@ -85,6 +85,13 @@ std::optional<Mode> parse_mode(std::string_view text);
 bool mode_supports(Mode mode, Compressor c);
 // The mode a compressor runs in when nothing says: graph if it can, else eager.
 Mode default_mode(Compressor c);
+// A config's `execution_mode` value as coreai-opt's ExecutionMode reads it: `graph`, `eager`,
+// and `pt2e` / `PT2E`, its deprecated alias of graph; nothing for a value it refuses.
+std::optional<Mode> execution_mode_value(std::string_view written);
+// The mode coreai-opt runs a config in: the one rule every layer asks. A compressor without
+// graph mode runs eager whatever is written; the Quantizer as its execution_mode says, graph
+// when it says nothing (or something coreai-opt refuses, which the checks report).
+Mode config_mode(Compressor root, const std::optional<std::string>& execution_mode);
 
 // The type under which `c`'s eager registry files a torch function (by
 // torch.overrides.resolve_name), or nothing when `c` does not register it.
