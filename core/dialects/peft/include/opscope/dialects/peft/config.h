@@ -34,20 +34,20 @@ struct PeftConfig {
   // default (resolve() looks it up by the model's Hugging Face model_type).
   std::optional<Written> target_regex;
   std::vector<Written> target_names;
-  bool target_modules_set = false; // written, and not None
+  bool target_modules_set = false;   // written, and not None
   std::optional<Written> all_linear; // the "all-linear" string as written
   std::optional<Written> exclude_regex;
   std::vector<Written> exclude_names;
   std::vector<std::pair<int, config::Range>> layers_to_transform; // an int is a one-item list
-  std::vector<Written> layers_pattern; // a string is a one-item list
+  std::vector<Written> layers_pattern;                            // a string is a one-item list
   int r = 8;
   double lora_alpha = 8;
   std::vector<std::pair<Written, int>> rank_pattern;     // key (regex), rank
   std::vector<std::pair<Written, double>> alpha_pattern; // key (regex), alpha
   std::vector<Written> modules_to_save;
   std::vector<Written> target_parameters;
-  std::optional<Written> task_type; // "SEQ_CLS" changes what all-linear leaves out
-  bool use_dora = false;            // DoRA adds a magnitude vector per wrapped module
+  std::optional<Written> task_type;  // "SEQ_CLS" changes what all-linear leaves out
+  bool use_dora = false;             // DoRA adds a magnitude vector per wrapped module
   std::optional<Written> base_model; // a Hugging Face id or a local path
   // Values written that opscope cannot read (a variable, **kwargs): said, not guessed.
   std::vector<config::Range> unreadable;

@@ -38,8 +38,8 @@ std::optional<HoverText> hover(const PeftConfig& config, const Resolution& resol
                                const index::Index& model, config::Position cursor);
 
 struct Suggestion {
-  std::string label;     // "q_proj" or "model.layers.0.self_attn.q_proj"
-  std::string detail;    // "×32 Linear"
+  std::string label;  // "q_proj" or "model.layers.0.self_attn.q_proj"
+  std::string detail; // "×32 Linear"
   std::string sort_text;
   config::Range replace; // the string being typed (its quotes excluded)
 };
