@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The unit tests under ASan + UBSan, then every libFuzzer harness (tests/fuzz) for
 # OPSCOPE_FUZZ_SECONDS each, built with clang in build-san. Needs scripts/setup.sh first
-# (clang and libclang-rt-dev come from scripts/deps/apt.txt).
+# (clang and libclang-rt-dev come from scripts/deps/apt-test.txt).
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
