@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import io
 import os
 import shutil
 import tempfile
@@ -148,24 +149,22 @@ def _export_some_class(request: ExportRequest, torch_version: str) -> ExportResu
 
     try:
         return _export_archive(request, torch_version)
-    except ExportError as first:
-        if "cannot write the archive" in str(first):  # every class would fail to
+    except ExportError as exc:
+        if "cannot write the archive" in str(exc):  # every class would fail to
             raise
-        tried = alternative_classes(request.target)
-        for name in tried:
-            try:
-                result = _export_archive(dataclasses.replace(request, hf_class=name),
-                                         torch_version)
-            except ExportError:
-                continue
-            why = one_line(str(first)).removeprefix(f"{request.target}: ")
-            result.built_instead = (f"exported {name} (--hf-class {name}) instead of the "
-                                    f"default class, which failed: {shorten(why, max_chars=300)}")
-            return result
-        if not tried:
-            raise
-        raise ExportError(f"{one_line(str(first))} (--hf-class {', '.join(tried)} failed "
-                          "too)") from first
+        # Only its message: the exception's frames hold the model that failed.
+        first = one_line(str(exc))
+    tried = alternative_classes(request.target)
+    for name in tried:
+        try:
+            result = _export_archive(dataclasses.replace(request, hf_class=name), torch_version)
+        except ExportError:
+            continue
+        why = first.removeprefix(f"{request.target}: ")
+        result.built_instead = (f"exported {name} (--hf-class {name}) instead of the "
+                                f"default class, which failed: {shorten(why, max_chars=300)}")
+        return result
+    raise ExportError(first + (f" (--hf-class {', '.join(tried)} failed too)" if tried else ""))
 
 
 class _ExportFailed(ExportError):
@@ -248,7 +247,11 @@ def _torch_export(request: ExportRequest, model, args, kwargs, mode):
     attempt, real = 0, False
     while True:
         try:
-            with torch.no_grad(), functorch_config.patch(
+            # A failed torch.export prints the partial graph it traced on sys.stderr (the
+            # helper's stderr is one error line; OPSCOPE_DEBUG=1 keeps it).
+            chatter = contextlib.redirect_stderr(io.StringIO()) \
+                if os.environ.get("OPSCOPE_DEBUG") != "1" else contextlib.nullcontext()
+            with torch.no_grad(), chatter, functorch_config.patch(
                     fake_tensor_propagate_real_tensors=real):
                 return torch.export.export(model, args, kwargs=kwargs or None), kwargs
         except Exception as exc:
@@ -257,6 +260,10 @@ def _torch_export(request: ExportRequest, model, args, kwargs, mode):
                 data_error = data_error or exc
             if mode is not None and not real and needs_data(exc):
                 args, kwargs = real_inputs(mode, args, kwargs)
+                if is_hf_target(request.target) and not args:
+                    from opscope_export.hf_inputs import precomputed_vision_inputs
+
+                    kwargs = precomputed_vision_inputs(model, kwargs)
                 real = True
                 continue
             more = None

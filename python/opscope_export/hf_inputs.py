@@ -436,6 +436,41 @@ def inputs_wanted_by(model, kwargs: dict, exc: BaseException) -> dict | None:
     return None
 
 
+def precomputed_vision_inputs(model, kwargs: dict) -> dict:
+    """`kwargs` and, for a vision tower that reads a real `grid_thw` and computes its packed
+    attention's boundaries and rotary positions with transformers' vision_utils (which pop
+    them from forward's **kwargs when given: "precomputed before torch.export tracing"), those
+    tensors computed from the grid (GLM-OCR's vision tower). Only with real inputs: the
+    computation reads the grid's values."""
+    import inspect as _inspect
+    import sys
+
+    import torch
+
+    grid = kwargs.get("grid_thw")
+    parameters = _parameters(model)
+    takes_kwargs = any(p.kind is _inspect.Parameter.VAR_KEYWORD for p in parameters.values())
+    module = sys.modules.get(type(model).__module__)
+    if not (isinstance(grid, torch.Tensor) and takes_kwargs and module is not None):
+        return kwargs
+    try:
+        from transformers import vision_utils
+    except ImportError:
+        return kwargs
+    added = dict(kwargs)
+    uses = vars(module)
+    if "cu_seqlens" not in added and (uses.get("get_vision_attention_seqlens") is
+                                       vision_utils.get_vision_attention_seqlens or
+                                       uses.get("get_vision_cu_seqlens") is
+                                       vision_utils.get_vision_cu_seqlens):
+        added["cu_seqlens"] = vision_utils.get_vision_cu_seqlens(grid)
+    if "position_ids" not in added and \
+            uses.get("get_vision_position_ids") is vision_utils.get_vision_position_ids:
+        merge = _size(model.config, "spatial_merge_size", default=2, sub="vision_config")
+        added["position_ids"] = vision_utils.get_vision_position_ids(grid, merge)
+    return added
+
+
 def example_inputs(model, given: dict | None = None, target: str = "hf:") -> dict:
     """Keyword inputs for forward(), from the config's sizes (on the current device); `given`
     (from --input NAME=SPEC) replaces or adds to them."""
