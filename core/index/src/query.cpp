@@ -4,6 +4,7 @@
 #include <re2/set.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cctype>
 #include <list>
 #include <mutex>
@@ -92,78 +93,6 @@ bool has_regex_syntax(std::string_view text) {
   });
 }
 
-// The sets of patterns compiled last, with the DFA states their matching built: the editor
-// re-checks the same config keys after every edit, and compiling the set and its DFA anew each
-// time cost more than the matching. At most kKeptSets per engine, each within RE2's default
-// memory budget (8 MB); a set goes when its cache frees one of its patterns (the document that
-// used it closed, or the key was edited).
-class PatternSets {
-public:
-  std::shared_ptr<const RE2::Set> get(const std::vector<const std::string*>& patterns) {
-    std::string key;
-    for (const std::string* p : patterns) {
-      key += std::to_string(p->size());
-      key += ':';
-      key += *p;
-    }
-    std::lock_guard<std::mutex> lock(mutex_);
-    for (auto it = kept_.begin(); it != kept_.end(); ++it)
-      if (it->key == key) {
-        kept_.splice(kept_.begin(), kept_, it);
-        return kept_.front().set;
-      }
-    auto set = std::make_shared<RE2::Set>(regex_options(), RE2::ANCHOR_BOTH);
-    for (const std::string* p : patterns)
-      if (set->Add(*p, nullptr) < 0)
-        return nullptr; // cannot happen for patterns RE2 compiled alone; be safe
-    if (!set->Compile())
-      return nullptr;
-    Kept& kept = kept_.emplace_front();
-    kept.key = std::move(key);
-    kept.set = set;
-    // Views of the patterns inside `kept.key`, which stays where it is (a list node).
-    std::string_view rest = kept.key;
-    for (const std::string* p : patterns) {
-      rest.remove_prefix(rest.find(':') + 1);
-      kept.patterns.push_back(rest.substr(0, p->size()));
-      rest.remove_prefix(p->size());
-    }
-    std::sort(kept.patterns.begin(), kept.patterns.end());
-    if (kept_.size() > kKeptSets)
-      kept_.pop_back();
-    return set;
-  }
-
-  // Takes out the sets built with any of `gone` (to be destroyed by the caller, unlocked).
-  std::vector<std::shared_ptr<const RE2::Set>>
-  drop_sets_with(const std::vector<std::string_view>& gone) {
-    std::vector<std::shared_ptr<const RE2::Set>> dropped;
-    std::lock_guard<std::mutex> lock(mutex_);
-    for (auto it = kept_.begin(); it != kept_.end();) {
-      bool uses_one = std::any_of(gone.begin(), gone.end(), [&](std::string_view pattern) {
-        return std::binary_search(it->patterns.begin(), it->patterns.end(), pattern);
-      });
-      if (uses_one) {
-        dropped.push_back(std::move(it->set));
-        it = kept_.erase(it);
-      } else {
-        ++it;
-      }
-    }
-    return dropped;
-  }
-
-private:
-  struct Kept {
-    std::string key; // each pattern as "<size>:<pattern>"
-    std::shared_ptr<const RE2::Set> set;
-    std::vector<std::string_view> patterns; // sorted
-  };
-  static constexpr std::size_t kKeptSets = 4;
-  std::mutex mutex_;
-  std::list<Kept> kept_;
-};
-
 // The cache's keys are (table, text) views, looked up without building a string: the editor's
 // check of a 50,000-key config looks each key up several times.
 struct KeyHash {
@@ -228,6 +157,15 @@ std::size_t Query::estimated_bytes() const {
   }
   return bytes;
 }
+
+// Guarded by its mutex: the editor's request thread and its background check share queries.
+struct Query::ModuleMemo {
+  explicit ModuleMemo(std::uint64_t e) : engine(e) {}
+  const std::uint64_t engine;
+  std::mutex mutex;
+  bool known = false;
+  std::vector<int> modules;
+};
 
 Query::~Query() = default;
 Query::Query(Query&&) noexcept = default;
@@ -317,11 +255,17 @@ struct QueryEngine::QueryCache {
   std::list<CacheEntry*> recent; // unheld entries, most recently used first
   std::size_t recent_bytes = 0;
   std::size_t held_bytes = 0;
-  PatternSets sets;
 };
 
+namespace {
+std::uint64_t next_engine_id() {
+  static std::atomic<std::uint64_t> next{1};
+  return next.fetch_add(1, std::memory_order_relaxed);
+}
+} // namespace
+
 QueryEngine::QueryEngine(const Index& index, QueryCacheLimits limits)
-    : index_(index), queries_(std::make_shared<QueryCache>(limits)) {
+    : index_(index), id_(next_engine_id()), queries_(std::make_shared<QueryCache>(limits)) {
   subtree_.assign(index_.modules.size(), {0, 0});
   if (!index_.modules.empty())
     add_module(0);
@@ -416,7 +360,28 @@ std::vector<int> QueryEngine::ops_under_matching_modules(const Query& query) con
   return positions;
 }
 
+Query::ModuleMemo* QueryEngine::memo_of(const Query& query) const {
+  return query.module_memo_ && query.module_memo_->engine == id_ ? query.module_memo_.get()
+                                                                 : nullptr;
+}
+
 std::vector<int> QueryEngine::match_modules(const Query& query) const {
+  Query::ModuleMemo* memo = memo_of(query);
+  if (memo) {
+    std::lock_guard<std::mutex> lock(memo->mutex);
+    if (memo->known)
+      return memo->modules;
+  }
+  std::vector<int> out = match_modules_uncached(query);
+  if (memo) {
+    std::lock_guard<std::mutex> lock(memo->mutex);
+    memo->modules = out;
+    memo->known = true;
+  }
+  return out;
+}
+
+std::vector<int> QueryEngine::match_modules_uncached(const Query& query) const {
   std::vector<int> out;
   if (!query.usable())
     return out;
@@ -437,42 +402,70 @@ std::vector<std::vector<int>>
 QueryEngine::match_modules_each(const std::vector<const Query*>& queries) const {
   std::vector<std::vector<int>> out(queries.size());
   std::vector<std::size_t> in_set; // positions in `queries` of the set's patterns, in order
-  std::vector<const std::string*> patterns;
+  std::vector<std::size_t> alone;  // the others not answered before
   for (std::size_t i = 0; i < queries.size(); ++i) {
     const Query* q = queries[i];
-    if (q && q->usable() && q->kind() == Table::ModuleName && q->regex_) {
-      in_set.push_back(i);
-      patterns.push_back(&q->text_);
-    }
-  }
-  std::shared_ptr<const RE2::Set> set;
-  if (in_set.size() > 1)
-    set = queries_->sets.get(patterns);
-  bool pooled = set != nullptr;
-  if (pooled) {
-    std::vector<int> hits;
-    RE2::Set::ErrorInfo error{RE2::Set::kNoError};
-    // Ascending module order, as match_modules() returns it.
-    for (std::size_t m = 0; m < index_.modules.size() && pooled; ++m) {
-      const std::string& name = index_.modules[m].name;
-      hits.clear();
-      if (set->Match(re2::StringPiece(name.data(), name.size()), &hits, &error)) {
-        for (int h : hits)
-          out[in_set[static_cast<std::size_t>(h)]].push_back(static_cast<int>(m));
-      } else if (error.kind != RE2::Set::kNoError) {
-        pooled = false; // the DFA's memory budget ran out: one pattern at a time instead
+    if (!q)
+      continue;
+    if (Query::ModuleMemo* memo = memo_of(*q)) {
+      std::lock_guard<std::mutex> lock(memo->mutex);
+      if (memo->known) {
+        out[i] = memo->modules;
+        continue;
       }
     }
+    if (q->usable() && q->kind() == Table::ModuleName && q->regex_)
+      in_set.push_back(i);
+    else
+      alone.push_back(i);
   }
-  std::size_t next_in_set = 0;
-  for (std::size_t i = 0; i < queries.size(); ++i) {
-    bool from_set = next_in_set < in_set.size() && in_set[next_in_set] == i;
-    next_in_set += from_set ? 1 : 0;
-    if (from_set && pooled)
-      continue;
-    out[i] = queries[i] ? match_modules(*queries[i]) : std::vector<int>{};
+  // In sets of kPerSet patterns: one set of a 50,000-key config's patterns passes RE2's memory
+  // budget (its program alone), and then every pattern was matched alone after all.
+  constexpr std::size_t kPerSet = 500;
+  for (std::size_t first = 0; first < in_set.size(); first += kPerSet) {
+    std::size_t last = std::min(in_set.size(), first + kPerSet);
+    if (last - first < 2 || !match_in_one_set(queries, in_set, first, last, out))
+      alone.insert(alone.end(), in_set.begin() + static_cast<std::ptrdiff_t>(first),
+                   in_set.begin() + static_cast<std::ptrdiff_t>(last));
   }
+  for (std::size_t i : alone)
+    out[i] = match_modules(*queries[i]);
   return out;
+}
+
+bool QueryEngine::match_in_one_set(const std::vector<const Query*>& queries,
+                                   const std::vector<std::size_t>& in_set, std::size_t first,
+                                   std::size_t last, std::vector<std::vector<int>>& out) const {
+  RE2::Set set(regex_options(), RE2::ANCHOR_BOTH);
+  for (std::size_t k = first; k < last; ++k)
+    if (set.Add(queries[in_set[k]]->text_, nullptr) < 0)
+      return false; // cannot happen for patterns RE2 compiled alone; be safe
+  if (!set.Compile())
+    return false;
+  std::vector<std::vector<int>> found(last - first);
+  std::vector<int> hits;
+  RE2::Set::ErrorInfo error{RE2::Set::kNoError};
+  // Ascending module order, as match_modules() returns it.
+  for (std::size_t m = 0; m < index_.modules.size(); ++m) {
+    const std::string& name = index_.modules[m].name;
+    hits.clear();
+    if (set.Match(re2::StringPiece(name.data(), name.size()), &hits, &error)) {
+      for (int h : hits)
+        found[static_cast<std::size_t>(h)].push_back(static_cast<int>(m));
+    } else if (error.kind != RE2::Set::kNoError) {
+      return false; // the DFA's memory budget ran out: one pattern at a time instead
+    }
+  }
+  for (std::size_t k = first; k < last; ++k) {
+    std::size_t i = in_set[k];
+    out[i] = std::move(found[k - first]);
+    if (Query::ModuleMemo* memo = memo_of(*queries[i])) {
+      std::lock_guard<std::mutex> lock(memo->mutex);
+      memo->modules = out[i];
+      memo->known = true;
+    }
+  }
+  return true;
 }
 
 std::vector<int> QueryEngine::finish(std::vector<int> order_positions,
@@ -524,8 +517,14 @@ std::unique_ptr<QueryEngine::CacheEntry> QueryEngine::compile(Table kind,
   constexpr std::size_t kNamesWorthARange = 256;
   bool find_range = std::max(module_names_.size(), op_names_.size()) > kNamesWorthARange;
   auto entry = std::make_unique<CacheEntry>();
-  entry->query = std::make_shared<const Query>(kind, std::string(text), find_range);
-  entry->bytes = entry->query->estimated_bytes() + QueryCache::kNodeBytes;
+  auto query = std::make_shared<Query>(kind, std::string(text), find_range);
+  std::size_t memo_bytes = 0;
+  if (kind == Table::ModuleName || kind == Table::ModuleType) {
+    query->module_memo_ = std::make_unique<Query::ModuleMemo>(id_);
+    memo_bytes = sizeof(Query::ModuleMemo) + 32; // and the few modules a key names, typically
+  }
+  entry->query = std::move(query);
+  entry->bytes = entry->query->estimated_bytes() + memo_bytes + QueryCache::kNodeBytes;
   return entry;
 }
 
@@ -585,18 +584,9 @@ void QueryEngine::Hold::release() {
   // Destroyed last, with no lock held: freeing a closed document's 50,000 RE2 programs must
   // not stall the lookups of other threads.
   QueryCache::Freed freed;
-  std::vector<std::shared_ptr<const RE2::Set>> sets;
-  {
-    std::lock_guard<std::mutex> lock(cache->mutex);
-    for (CacheEntry* entry : entries)
-      cache->let_go(*entry, freed);
-  }
-  std::vector<std::string_view> gone; // the freed module-name patterns, which sets are made of
-  for (const auto& entry : freed)
-    if (entry->query->kind() == Table::ModuleName)
-      gone.push_back(entry->query->text());
-  if (!gone.empty())
-    sets = cache->sets.drop_sets_with(gone);
+  std::lock_guard<std::mutex> lock(cache->mutex);
+  for (CacheEntry* entry : entries)
+    cache->let_go(*entry, freed);
 }
 
 std::size_t QueryEngine::cached_queries() const {

@@ -142,7 +142,34 @@ TEST(Query, ModuleKeysMatchedTogetherSelectWhatEachSelectsAlone) {
   EXPECT_TRUE(together.back().empty());
   EXPECT_EQ(together[3].size(), index.modules.size()); // ".*": the root and every module
   EXPECT_EQ(together[6], std::vector<int>{0});         // "(|x)": the root only
-  // The second check of the same keys reuses the compiled set and answers the same.
+  // The second check of the same keys answers the same (from what the engine kept).
+  EXPECT_EQ(engine.match_modules_each(pointers), together);
+}
+
+// A 50,000-key config's patterns are more than one RE2::Set holds (its memory budget): matched in
+// several sets, each pattern still selects what it selects alone, and asked again (the next
+// check) the engine answers from what it kept.
+TEST(Query, ThousandsOfModuleKeysMatchedTogetherSelectWhatEachSelectsAlone) {
+  Index index = opscope::fixtures::my_model_index();
+  QueryEngine engine(index);
+  std::vector<std::shared_ptr<const Query>> queries;
+  std::vector<const Query*> pointers;
+  for (int i = 0; i < 3000; ++i) {
+    std::string p = i % 3 == 0   ? "linear[12](_" + std::to_string(i) + ")?"
+                    : i % 3 == 1 ? "relu(_" + std::to_string(i) + ")?"
+                                 : "nothing(_" + std::to_string(i) + ")?";
+    queries.push_back(engine.query(Table::ModuleName, p));
+    pointers.push_back(queries.back().get());
+  }
+  std::vector<std::vector<int>> together = engine.match_modules_each(pointers);
+  ASSERT_EQ(together.size(), pointers.size());
+  for (std::size_t i = 0; i < pointers.size(); ++i) {
+    QueryEngine fresh(index); // answers without anything kept
+    ASSERT_EQ(together[i], fresh.match_modules(*queries[i])) << queries[i]->text();
+  }
+  EXPECT_EQ(together[0].size(), 2u); // linear1, linear2
+  EXPECT_EQ(together[1].size(), 1u); // relu
+  EXPECT_TRUE(together[2].empty());
   EXPECT_EQ(engine.match_modules_each(pointers), together);
 }
 

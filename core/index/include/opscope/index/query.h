@@ -9,6 +9,7 @@
 #include "opscope/coreai/tables.h"
 #include "opscope/index/index.h"
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -68,6 +69,10 @@ private:
   bool has_range_ = false;
   std::string literal_prefix_;
   bool literal_ = false;
+  // What QueryEngine::match_modules() answered, kept for the engine that compiled this query:
+  // the editor re-checks a config's 50,000 keys against the same names after every keystroke.
+  struct ModuleMemo;
+  std::unique_ptr<ModuleMemo> module_memo_;
   friend class QueryEngine;
 };
 
@@ -98,10 +103,12 @@ public:
   std::vector<int> match(const Query& query, Compressor compressor = Compressor::None) const;
   // Indices into Index::modules of the modules a ModuleName / ModuleType query selects itself
   // (not their children), ascending; the root included when it matches. Empty if unusable.
+  // A query this engine compiled (query(), hold()) keeps its answer: asked again, it is a copy.
   std::vector<int> match_modules(const Query& query) const;
-  // match_modules() of each query (null entries: empty), in one pass over the module names for
-  // all the regex ModuleName queries together (RE2::Set) instead of one pass per pattern: a
-  // 100-key config on GPT-384's 4,000 modules spent a quarter of `opscope explain` there.
+  // match_modules() of each query (null entries: empty). Those not answered before are matched
+  // in one pass over the module names for all the regex ModuleName queries together (RE2::Set)
+  // instead of one pass per pattern: a 100-key config on GPT-384's 4,000 modules spent a
+  // quarter of `opscope explain` there. The set is built for the call and freed after it.
   std::vector<std::vector<int>> match_modules_each(const std::vector<const Query*>& queries) const;
   // Every op the summary tree shows for the compressor, in coreai-opt's order.
   std::vector<int> all_ops(Compressor compressor = Compressor::None) const;
@@ -140,8 +147,18 @@ private:
   template <typename Emit>
   void scan_names(const std::vector<Name>& sorted, const Query& query, Emit emit) const;
 
+  // The memo `query` keeps for this engine's answers, null for a query compiled elsewhere.
+  Query::ModuleMemo* memo_of(const Query& query) const;
+  std::vector<int> match_modules_uncached(const Query& query) const;
+  // Matches queries[in_set[first..last)] with one RE2::Set into `out` (and their memos); false
+  // when RE2 cannot (its memory budget), `out` untouched.
+  bool match_in_one_set(const std::vector<const Query*>& queries,
+                        const std::vector<std::size_t>& in_set, std::size_t first, std::size_t last,
+                        std::vector<std::vector<int>>& out) const;
+
   const Index& index_;
-  std::vector<int> order_;                   // op positions in coreai-opt's all_ops order
+  std::uint64_t id_;       // tells this engine's memos from another's (see Query::module_memo_)
+  std::vector<int> order_; // op positions in coreai-opt's all_ops order
   std::vector<bool> under_root_;             // order_[i] has the root module in its stack
   std::vector<std::pair<int, int>> subtree_; // module -> [begin, end) in order_ (below root)
   std::vector<Name> op_names_;               // sorted by name
