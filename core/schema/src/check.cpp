@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <map>
 #include <set>
+#include <tuple>
 #include <unordered_map>
 
 namespace opscope::schema {
@@ -23,6 +24,29 @@ constexpr int kMaxDepth = 300;    // the reader stops at 256 levels
 // merge keys nested through aliases grow exponentially, so the bound is what stops them (4,000,000
 // took the YAML fuzzer over its 10 s timeout under ASan).
 constexpr std::size_t kMaxVisits = 1'000'000;
+
+bool same_problem(const Problem& a, const Problem& b) {
+  return a.kind == b.kind && a.range == b.range && a.message == b.message;
+}
+
+// A problem found twice (an anchored value reached from many keys, one a union dropped and
+// met again) is reported once, where first found.
+void drop_repeats(std::vector<Problem>& problems) {
+  std::vector<bool> repeat(problems.size(), false);
+  std::set<std::tuple<config::Position, config::Position, Problem::Kind, std::string_view>> seen;
+  for (std::size_t i = 0; i < problems.size(); ++i) {
+    const Problem& p = problems[i];
+    repeat[i] = !seen.emplace(p.range.start, p.range.end, p.kind, p.message).second;
+  }
+  std::size_t kept = 0;
+  for (std::size_t i = 0; i < problems.size(); ++i)
+    if (!repeat[i]) {
+      if (kept != i)
+        problems[kept] = std::move(problems[i]);
+      ++kept;
+    }
+  problems.resize(kept);
+}
 
 const Node* resolve(const Node* node) {
   for (int hops = 0; node && node->kind == Node::Kind::Alias; ++hops) {
@@ -343,17 +367,30 @@ private:
 
   // Each mapping's view is built once: merge keys naming the same anchors again and again
   // would otherwise rebuild them exponentially.
-  MapView view(const Node& map, int depth) {
+  // (A reference into views_, whose elements stay where they are.)
+  const MapView& view(const Node& map, int depth) {
     if (auto known = views_.find(&map); known != views_.end())
       return known->second;
     MapView out = build_view(map, depth);
-    views_.emplace(&map, out);
-    return out;
+    return views_.emplace(&map, std::move(out)).first->second;
   }
 
   MapView build_view(const Node& map, int depth) {
     MapView out;
-    std::map<std::string, std::size_t, std::less<>> explicit_at;
+    // Keys to their place in out.entries: a map of a few keys (most of them) is searched in
+    // place, without building a tree of strings for each of a config's 50,000 entries.
+    constexpr std::size_t kFewKeys = 16;
+    std::map<std::string_view, std::size_t> explicit_at;
+    auto place_of = [&](std::string_view key) -> std::size_t {
+      if (map.entries.size() > kFewKeys) {
+        auto it = explicit_at.find(key);
+        return it == explicit_at.end() ? out.entries.size() : it->second;
+      }
+      for (std::size_t i = 0; i < out.entries.size(); ++i)
+        if (out.entries[i]->key == key)
+          return i;
+      return out.entries.size();
+    };
     std::vector<const Entry*> merged;
     std::set<std::string, std::less<>> merged_keys;
     for (const Entry& e : map.entries) {
@@ -363,15 +400,21 @@ private:
         merge_into(e, depth, merged, merged_keys);
         continue;
       }
-      auto [it, inserted] = explicit_at.emplace(e.key, out.entries.size());
-      if (inserted)
+      std::size_t at = place_of(e.key);
+      if (at == out.entries.size()) {
+        if (map.entries.size() > kFewKeys)
+          explicit_at.emplace(e.key, at);
         out.entries.push_back(&e);
-      else
-        out.entries[it->second] = &e; // PyYAML keeps the last
+      } else {
+        out.entries[at] = &e; // PyYAML keeps the last
+      }
     }
-    for (const Entry* m : merged)
-      if (!explicit_at.count(m->key))
+    std::size_t explicit_count = out.entries.size();
+    for (const Entry* m : merged) {
+      std::size_t at = place_of(m->key);
+      if (at >= explicit_count)
         out.entries.push_back(m);
+    }
     return out;
   }
 
@@ -402,7 +445,45 @@ private:
 
   // --- types -------------------------------------------------------------------------
   // Checks `node` (null: nothing written, at `at`) against `type`; returns the errors found.
+  // An alias checked against a type it was checked against before gives what it gave then:
+  // a generated config writes `op_state_spec: *w8` 50,000 times, and its anchor is one value
+  // with one set of problems, not 50,000 (nor a check cut short by kMaxVisits half way).
   int check_type(const Node* written, const Type& type, Range at, int depth) {
+    if (!written || written->kind != Node::Kind::Alias)
+      return check_value(written, type, at, depth);
+    const Node* target = resolve(written);
+    if (!target)
+      return check_value(written, type, at, depth);
+    auto key = std::make_pair(target, &type);
+    if (auto known = aliases_checked_.find(key); known != aliases_checked_.end()) {
+      const AliasCheck& check = known->second;
+      errors_ += check.errors;
+      // Reported again only when a union dropped them since (one of its options failed).
+      bool still_there =
+          check.at + check.problems.size() <= out_.size() &&
+          std::equal(check.problems.begin(), check.problems.end(),
+                     out_.begin() + static_cast<std::ptrdiff_t>(check.at), same_problem);
+      if (!still_there)
+        out_.insert(out_.end(), check.problems.begin(), check.problems.end());
+      return check.errors;
+    }
+    std::size_t mark = out_.size();
+    int errors = check_value(written, type, at, depth);
+    // Kept only when every problem is inside the anchored value: one placed at this use (its
+    // key, the alias itself) is this use's own.
+    bool inside = std::all_of(
+        out_.begin() + static_cast<std::ptrdiff_t>(mark), out_.end(), [&](const Problem& p) {
+          return target->range.start <= p.range.start && p.range.end <= target->range.end;
+        });
+    if (inside)
+      aliases_checked_.emplace(
+          key, AliasCheck{errors, mark,
+                          std::vector<Problem>(out_.begin() + static_cast<std::ptrdiff_t>(mark),
+                                               out_.end())});
+    return errors;
+  }
+
+  int check_value(const Node* written, const Type& type, Range at, int depth) {
     // Counted per call too: unions are tried one option at a time, so a hostile dump nesting
     // unions would otherwise multiply the work per level.
     if (depth > kMaxDepth || ++visits_ > kMaxVisits)
@@ -764,11 +845,8 @@ private:
                    std::string_view skip = {}) {
     if (depth > kMaxDepth)
       return;
-    MapView map = view(map_node, 0);
+    const MapView& map = view(map_node, 0);
     int before = errors_;
-    std::vector<std::string> names;
-    for (const Field& f : model.fields)
-      names.push_back(f.name);
     for (const Entry* e : map.entries) {
       if (MapView::is_merge(*e) || e->key == skip)
         continue;
@@ -783,6 +861,9 @@ private:
       const Field* field = key_value(*e).kind == PyValue::Kind::Str ? model.field(e->key) : nullptr;
       if (!field) {
         bool forbid = model.forbid && !model.strip_unknown;
+        std::vector<std::string> names;
+        for (const Field& f : model.fields)
+          names.push_back(f.name);
         unknown(*e, "a " + model.name, names, forbid);
         continue;
       }
@@ -1126,6 +1207,12 @@ private:
   int errors_ = 0;
   std::size_t visits_ = 0;
   std::unordered_map<const Node*, MapView> views_;
+  struct AliasCheck {
+    int errors = 0;
+    std::size_t at = 0; // where in out_ its problems were reported
+    std::vector<Problem> problems;
+  };
+  std::map<std::pair<const Node*, const Type*>, AliasCheck> aliases_checked_; // check_type()
   std::set<const Node*> instances_; // Python: the class calls checked so far
 };
 
@@ -1157,9 +1244,12 @@ std::vector<Problem> check(const config::ConfigDocument& document, const Schema&
                            std::string_view expected_root) {
   if (!document.tree || !document.tree->root)
     return {};
-  if (document.format == config::Format::Python)
-    return Checker(schema, document).run_python(*document.tree);
-  return Checker(schema, document).run(*document.tree->root, expected_root);
+  std::vector<Problem> problems =
+      document.format == config::Format::Python
+          ? Checker(schema, document).run_python(*document.tree)
+          : Checker(schema, document).run(*document.tree->root, expected_root);
+  drop_repeats(problems);
+  return problems;
 }
 
 } // namespace opscope::schema

@@ -135,6 +135,10 @@ PyValue yaml_scalar(const std::string& text, bool quoted) {
     return PyValue::string(text);
   if (text.empty() || text == "~" || text == "null" || text == "Null" || text == "NULL")
     return PyValue{PyValue::Kind::Null, 0, {}, text};
+  // A YAML 1.1 bool, int or float starts with one of these: anything else (most keys and names)
+  // is a string without three regex matches.
+  if (std::string_view("+-.0123456789yYnNtTfFoO").find(text.front()) == std::string_view::npos)
+    return PyValue::string(text);
   if (RE2::FullMatch(text, yaml_bool())) {
     char c = static_cast<char>(std::tolower(static_cast<unsigned char>(text[0])));
     bool yes = c == 'y' || c == 't' || lower(text) == "on";

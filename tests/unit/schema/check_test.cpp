@@ -127,6 +127,25 @@ quantization_config:
   EXPECT_EQ(problems[1].range.start.line, 9); // the explicit key overrides the merged one
 }
 
+// A generated config writes `op_state_spec: *w8` for each of 50,000 keys, with a spec where a map
+// of specs goes: the anchor is one wrong value, reported once (not 26,388 times), and the keys
+// after the check's visit budget are still checked (a wrong dtype in the last entry).
+TEST(SchemaCheck, AnAnchorUsedByManyKeysIsReportedOnceAndEveryKeyIsStillChecked) {
+  std::string text = "quantization_spec:\n  w8: &w8\n    dtype: int8\nquantization_config:\n"
+                     "  module_name_configs:\n";
+  constexpr int kKeys = 50000;
+  for (int i = 0; i < kKeys; ++i)
+    text += "    'layer1\\.conv(_" + std::to_string(i) + ")?':\n" +
+            (i + 1 < kKeys ? "      op_state_spec: *w8\n"
+                           : "      op_state_spec: {weight: {dtype: int9}}\n");
+  auto problems = check_yaml(text);
+  ASSERT_EQ(problems.size(), 2u);
+  EXPECT_EQ(problems[0].range.start.line, 2); // `int8`, in the anchor
+  EXPECT_EQ(problems[0].kind, Problem::Kind::WrongType);
+  EXPECT_EQ(problems[1].range.start.line, 4 + 2 * kKeys); // the last key's `int9`
+  EXPECT_EQ(problems[1].kind, Problem::Kind::NotAllowed);
+}
+
 TEST(SchemaCheck, ComputedKeysInASpecAreIgnoredByCoreaiOptSoAWarning) {
   auto problems = check_yaml(R"(quantization_config:
   global_config:
