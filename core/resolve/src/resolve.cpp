@@ -28,7 +28,8 @@ using config::Table;
 // key written twice keeps the position of its first occurrence and the value of its last.
 std::vector<int> dict_order(const ConfigDocument& doc, const std::vector<int>& keys) {
   std::vector<int> order;
-  std::unordered_map<std::string, std::size_t> slot;
+  std::unordered_map<std::string_view, std::size_t> slot; // views of doc.keys' texts
+  slot.reserve(keys.size());
   for (int k : keys) {
     auto [it, inserted] = slot.emplace(doc.keys[static_cast<std::size_t>(k)].text, order.size());
     if (inserted)
