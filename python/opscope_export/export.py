@@ -233,7 +233,7 @@ def _torch_export(request: ExportRequest, model, args, kwargs, mode):
     for want of an argument that defaults to None (`You must specify exactly one of
     input_features or ...`; LongT5 without its attention_mask), the argument is made from the
     config, under the build's fake-tensor mode, and the export tried again (a few times).
-    A weightless export that fails on a value torch.export cannot know is tried once more
+    An hf: export that fails on a value torch.export cannot know is tried once more
     with real inputs and torch's real-tensor propagation (data_free.real_inputs): a branch on
     the inputs' values is then decided; one on the weights' values still fails."""
     import torch
@@ -258,9 +258,12 @@ def _torch_export(request: ExportRequest, model, args, kwargs, mode):
             first = first or exc
             if needs_data(exc):
                 data_error = data_error or exc
-            if mode is not None and not real and needs_data(exc):
+            if mode is not None and not real and needs_data(exc) and \
+                    is_hf_target(request.target):
+                # Only for configs, whose inputs opscope made: a user's model that branches
+                # on its input's values is reported (the branch would follow random values).
                 args, kwargs = real_inputs(mode, args, kwargs)
-                if is_hf_target(request.target) and not args:
+                if not args:
                     from opscope_export.hf_inputs import precomputed_vision_inputs
 
                     kwargs = precomputed_vision_inputs(model, kwargs)
