@@ -214,7 +214,7 @@ def llama4(opscope: Path, python: Path, args, tmp: Path) -> dict:
     for shape, config in (("Scout (transformers' default Llama4Config)", LLAMA4_SCOUT),
                           ("Maverick-shaped", LLAMA4_MAVERICK)):
         for extra in ((), ("--hf-class", "Llama4ForCausalLM")):
-            label = f"{shape}, {' '.join(extra) or 'the class the config names'}"
+            label = f"{shape}, {' '.join(extra) or 'the default class choice'}"
             folder = tmp / "llama4" / f"{len(rows)}"
             row = export_row(opscope, python, folder, config, args, extra)
             row["command"] = (f"opscope export hf:{shape.split()[0].lower()}/config.json "
