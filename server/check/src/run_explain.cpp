@@ -2,6 +2,7 @@
 
 #include "check_host.h"
 #include "explain_parameters.h"
+#include "explain_peft.h"
 #include "explain_size.h"
 #include "paint.h"
 
@@ -10,6 +11,7 @@
 #include "opscope/config/document.h"
 #include "opscope/config/values.h"
 #include "opscope/coreai/compressors.h"
+#include "opscope/dialects/peft/config.h"
 #include "opscope/features/overridden.h"
 #include "opscope/features/prepare_failures.h"
 #include "opscope/features/schema_diagnostics.h"
@@ -99,6 +101,8 @@ config::ConfigDocument read_document(const std::string& path, std::string& text)
                              " (coreai-opt cannot load this config either; `opscope check " + path +
                              "` lists every problem)");
   }
+  if (doc.root == config::Compressor::None && dialects::peft::looks_like_peft(path, text))
+    return doc; // the PEFT dialect explains it (explain_peft.h)
   // The palettizer and the eager Quantizer: module decisions and the projected size (params).
   if (doc.root != config::Compressor::Quantizer &&
       doc.root != config::Compressor::KMeansPalettizer &&
@@ -219,6 +223,9 @@ int run_explain(const std::vector<std::string>& args) {
       throw std::runtime_error(config_path + ": " +
                                (problem ? problem->message : std::string("no model to explain")));
     }
+    if (analysis.peft) // the PEFT dialect explains its own configs
+      return explain_peft(config_path, *analysis.peft, *analysis.model->index,
+                          parsed.has("--json"));
     // A config coreai-opt refuses (from_yaml / from_dict raise) does nothing: say why, as
     // `opscope check` would, instead of explaining what it cannot do.
     const coreai::CompressorInfo* compressor = coreai::find(doc.root);

@@ -46,9 +46,12 @@ protocol::CompletionList complete(const FeatureInput& in, protocol::Position cur
   features::Model model = model_of(in);
   features::CompletionOptions options;
   options.max_items = max_items;
-  features::CompletionList found = features::complete(in.config, in.positions.to_config(cursor),
-                                                      in.index ? &model : nullptr, options);
-  if (found.items.empty()) { // not a pattern key or a known field: coreai-opt's models say
+  features::CompletionList found =
+      in.peft ? features::complete_peft(*in.peft, in.index, in.positions.to_config(cursor), options)
+              : features::complete(in.config, in.positions.to_config(cursor),
+                                   in.index ? &model : nullptr, options);
+  if (found.items.empty() &&
+      !in.peft) { // not a pattern key or a known field: coreai-opt's models say
     const coreai::CompressorInfo* c = coreai::find(in.compressor);
     found = features::schema_complete(in.config, in.positions.to_config(cursor), schema_of(in),
                                       c ? c->root_key : std::string_view());
@@ -75,6 +78,12 @@ protocol::CompletionList complete(const FeatureInput& in, protocol::Position cur
 }
 
 std::optional<protocol::Hover> hover(const FeatureInput& in, protocol::Position cursor) {
+  if (in.peft) {
+    auto found = features::hover_peft(*in.peft, in.index, in.positions.to_config(cursor));
+    if (!found)
+      return std::nullopt;
+    return protocol::Hover{found->markdown, in.positions.to_lsp(found->range)};
+  }
   features::Model model = model_of(in);
   auto found =
       features::hover(in.config, in.positions.to_config(cursor), in.index ? &model : nullptr);

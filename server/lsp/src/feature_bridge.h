@@ -6,6 +6,7 @@
 
 #include "opscope/config/document.h"
 #include "opscope/features/diagnostics.h"
+#include "opscope/features/dialect_peft.h"
 #include "opscope/index/index.h"
 #include "opscope/index/query.h"
 #include "opscope/protocol/lsp_types.h"
@@ -29,6 +30,8 @@ struct FeatureInput {
   const resolve::SharedResolution* resolution = nullptr; // the workspace's, per revision
   // coreai-opt's models for this config (workspace::Analysis::schema); null: the built-in copy.
   const schema::Schema* schema = nullptr;
+  // A PEFT config (workspace::Analysis::peft): its dialect answers completion and hover.
+  const features::PeftConfigs* peft = nullptr;
 };
 
 // At most `max_items` items; more sets isIncomplete.

@@ -483,6 +483,7 @@ FeatureInput LspServer::feature_input(const Analysis& analysis, const PositionMa
   input.queries = model.queries;
   input.resolution = model.resolution;
   input.schema = analysis.schema.get();
+  input.peft = analysis.peft.get();
   return input;
 }
 

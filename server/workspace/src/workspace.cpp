@@ -88,10 +88,20 @@ Analysis Workspace::analyse(const Document& doc) {
   Analysis out;
   out.schema = schema::builtin();
   out.config = parse(doc);
-  if (!is_checked(*out.config) || doc.path.empty())
+  project::ConfigHints hints{out.config->root, out.config->execution_mode};
+  // A file without a coreai-opt root key may be another library's config.
+  if (out.config->root == config::Compressor::None &&
+      dialects::peft::looks_like_peft(doc.path, doc.text)) {
+    auto configs = std::make_shared<features::PeftConfigs>(
+        dialects::peft::read_peft_configs(doc.path, doc.text));
+    for (const dialects::peft::PeftConfig& config : *configs)
+      if (config.base_model && !hints.model)
+        hints.model = config.base_model->text;
+    out.peft = std::move(configs);
+  }
+  if ((!is_checked(*out.config) && !out.peft) || doc.path.empty())
     return out; // not a compression config (or not a file): no model needed
   out.resolved = true;
-  project::ConfigHints hints{out.config->root, out.config->execution_mode};
   out.resolution = project::resolve_model(doc.path, hints, settings_.models, settings_.base_dir,
                                           &project_file_cache_);
   if (const std::string& file = out.resolution.project_file;
@@ -106,6 +116,8 @@ Analysis Workspace::analyse(const Document& doc) {
     else
       out.model = host_.ensure(*out.resolution.model);
   }
+  if (out.peft)
+    return out; // coreai-opt's schema and resolution are not this dialect's
   out.schema = schema_of(out);
   if (doc.revision != 0) {
     std::shared_ptr<HeldPatterns>& held = held_[doc.uri];
@@ -189,7 +201,8 @@ std::optional<features::ModelProblem> Workspace::model_problem(const Analysis& a
     return std::nullopt;
   const project::Resolution& resolution = analysis.resolution;
   if (!resolution.model)
-    return ModelProblem{resolution.project_file.empty() ? kNoModel : resolution.problem,
+    return ModelProblem{resolution.project_file.empty() && !analysis.peft ? kNoModel
+                                                                          : resolution.problem,
                         Severity::Error, kNoModelCode};
   if (analysis.untrusted.needed())
     return ModelProblem{host_.untrusted_message(analysis.untrusted), Severity::Error,
@@ -229,6 +242,14 @@ std::vector<features::Diagnostic> Workspace::diagnose(const Analysis& analysis) 
 }
 
 Workspace::Diagnosis Workspace::diagnosis(const Analysis& analysis) const {
+  if (analysis.peft) {
+    std::shared_ptr<const index::Index> index; // the model as loaded now, kept while it runs
+    if (analysis.model)
+      index = analysis.model->index;
+    return [configs = analysis.peft, index, problem = model_problem(analysis)] {
+      return features::diagnose_peft(*configs, index.get(), problem);
+    };
+  }
   if (!is_checked(*analysis.config))
     return [held = analysis.held_patterns] {
       if (held)

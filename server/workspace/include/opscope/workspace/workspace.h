@@ -9,6 +9,7 @@
 
 #include "opscope/config/document.h"
 #include "opscope/features/diagnostics.h"
+#include "opscope/features/dialect_peft.h"
 #include "opscope/features/model.h"
 #include "opscope/index/index.h"
 #include "opscope/index/query.h"
@@ -120,6 +121,9 @@ struct Analysis {
   std::shared_ptr<const schema::Schema> schema;
   // Where its check keeps the patterns it compiled, for an open document (revision != 0).
   std::shared_ptr<HeldPatterns> held_patterns;
+  // Set when the document is a PEFT config (LoraConfig calls, adapter_config.json, axolotl or
+  // LLaMA-Factory YAML): the PEFT dialect answers for it instead of coreai-opt's rules.
+  std::shared_ptr<const features::PeftConfigs> peft;
 };
 
 class Workspace {

@@ -1,0 +1,143 @@
+#include "explain_peft.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdio>
+#include <iostream>
+
+namespace opscope::check {
+namespace peft = dialects::peft;
+
+namespace {
+
+// "1,234,567", as PEFT prints counts.
+std::string grouped(std::int64_t n) {
+  std::string digits = std::to_string(n < 0 ? -n : n);
+  std::string out;
+  for (std::size_t i = 0; i < digits.size(); ++i) {
+    if (i && (digits.size() - i) % 3 == 0)
+      out += ',';
+    out += digits[i];
+  }
+  return n < 0 ? "-" + out : out;
+}
+
+std::string short_type(const std::string& type) {
+  std::size_t dot = type.rfind('.');
+  return dot == std::string::npos ? type : type.substr(dot + 1);
+}
+
+// The entry that targets a wrapped module, as written.
+std::string entry_of(const peft::PeftConfig& config, const peft::Resolution& resolution,
+                     const peft::Wrapped& w) {
+  if (w.target_entry >= 0 && static_cast<std::size_t>(w.target_entry) < config.target_names.size())
+    return config.target_names[static_cast<std::size_t>(w.target_entry)].text;
+  if (config.all_linear)
+    return config.all_linear->text;
+  if (config.target_regex)
+    return config.target_regex->text;
+  if (resolution.default_regex)
+    return *resolution.default_regex + " (PEFT's default)";
+  return "PEFT's default for this architecture";
+}
+
+std::string trainable_line(const peft::Resolution& r) {
+  char percent[32];
+  std::snprintf(percent, sizeof percent, "%.4f",
+                r.all_parameters ? 100.0 * static_cast<double>(r.trainable_parameters) /
+                                       static_cast<double>(r.all_parameters)
+                                 : 0.0);
+  return "trainable params: " + grouped(r.trainable_parameters) +
+         " || all params: " + grouped(r.all_parameters) + " || trainable%: " + percent;
+}
+
+std::string number(double value) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%g", value);
+  return text;
+}
+
+} // namespace
+
+int explain_peft(const std::string& config_path, const features::PeftConfigs& configs,
+                 const index::Index& model, bool json) {
+  const std::vector<index::ModuleObject>& modules = model.named_modules();
+  nlohmann::ordered_json out = {{"configs", nlohmann::ordered_json::array()}};
+  int exit_code = 0;
+  if (configs.empty())
+    std::cerr << config_path << ": holds no PEFT config opscope can read\n";
+  for (const peft::PeftConfig& config : configs) {
+    peft::Resolution r = peft::resolve(config, model);
+    std::string where = config_path + ":" + std::to_string(config.anchor.start.line + 1);
+    if (r.error) {
+      int line = (r.error_range ? *r.error_range : config.anchor).start.line + 1;
+      std::cerr << config_path << ":" << line << ": error: " << *r.error << " [" << r.error_code
+                << "]\n"
+                << where << ": get_peft_model raises on this model, so this " << config.class_name
+                << " wraps nothing; fix the error above\n";
+      exit_code = 1;
+    }
+    if (json) {
+      nlohmann::ordered_json wrapped = nlohmann::ordered_json::array();
+      for (const peft::Wrapped& w : r.wrapped) {
+        const index::ModuleObject& m = modules[static_cast<std::size_t>(w.module)];
+        wrapped.push_back({{"module", m.name},
+                           {"type", m.type},
+                           {"entry", entry_of(config, r, w)},
+                           {"r", w.rank},
+                           {"alpha", w.alpha},
+                           {"trainable_parameters", w.trainable_parameters}});
+      }
+      nlohmann::ordered_json saved = nlohmann::ordered_json::array();
+      for (int s : r.saved)
+        saved.push_back(modules[static_cast<std::size_t>(s)].name);
+      nlohmann::ordered_json one = {{"class", config.class_name},
+                                    {"line", config.anchor.start.line + 1},
+                                    {"wrapped", std::move(wrapped)},
+                                    {"modules_to_save", std::move(saved)},
+                                    {"wrapped_parameters", r.wrapped_parameters}};
+      if (r.counted) {
+        one["trainable_parameters"] = r.trainable_parameters;
+        one["all_parameters"] = r.all_parameters;
+      }
+      one["error"] = r.error ? nlohmann::ordered_json(*r.error) : nlohmann::ordered_json();
+      out["configs"].push_back(std::move(one));
+      continue;
+    }
+    std::cout << where << ": " << config.class_name << " wraps " << r.wrapped.size() << " of "
+              << modules.size() << " modules";
+    if (r.counted)
+      std::cout << "; " << trainable_line(r);
+    std::cout << "\n";
+    std::size_t name_width = 6, entry_width = 5;
+    for (const peft::Wrapped& w : r.wrapped) {
+      name_width = std::max(name_width, modules[static_cast<std::size_t>(w.module)].name.size());
+      entry_width = std::max(entry_width, entry_of(config, r, w).size());
+    }
+    auto pad = [](std::string s, std::size_t width) {
+      s.resize(std::max(s.size(), width), ' ');
+      return s;
+    };
+    if (!r.wrapped.empty())
+      std::cout << "  " << pad("module", name_width) << "  " << pad("type", 12) << "  "
+                << pad("entry", entry_width) << "  " << pad("r", 4) << "  " << pad("alpha", 6)
+                << "  trainable\n";
+    for (const peft::Wrapped& w : r.wrapped) {
+      const index::ModuleObject& m = modules[static_cast<std::size_t>(w.module)];
+      std::cout << "  " << pad(m.name, name_width) << "  " << pad(short_type(m.type), 12) << "  "
+                << pad(entry_of(config, r, w), entry_width) << "  "
+                << pad(std::to_string(w.rank), 4) << "  " << pad(number(w.alpha), 6) << "  "
+                << grouped(w.trainable_parameters) << "\n";
+    }
+    for (const std::string& p : r.wrapped_parameters)
+      std::cout << "  parameter " << p << " (target_parameters)\n";
+    for (int s : r.saved)
+      std::cout << "  " << modules[static_cast<std::size_t>(s)].name
+                << "  copied and trained in full (modules_to_save)\n";
+  }
+  if (json)
+    std::cout << out.dump(2) << "\n";
+  return exit_code;
+}
+
+} // namespace opscope::check

@@ -1,0 +1,147 @@
+"""PEFT configs end to end: `opscope check` and `opscope explain` on a training script, a saved
+adapter_config.json and axolotl YAML whose base model is a Hugging Face id in a private cache
+(config.json only, as the hub lays it out; nothing downloaded, no opscope.yaml). PEFT itself is
+the judge of what `explain` says: get_peft_model on the same architecture built on meta.
+"""
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+MODEL_ID = "opscope-test/tiny-llama"
+TINY_LLAMA = {
+    "architectures": ["LlamaForCausalLM"],
+    "model_type": "llama",
+    "hidden_size": 64,
+    "intermediate_size": 128,
+    "num_hidden_layers": 2,
+    "num_attention_heads": 4,
+    "num_key_value_heads": 2,
+    "vocab_size": 256,
+    "max_position_embeddings": 128,
+    "tie_word_embeddings": False,
+}
+
+
+@pytest.fixture(scope="module")
+def workspace(tmp_path_factory):
+    root = tmp_path_factory.mktemp("peft")
+    repo = root / "hf" / "hub" / ("models--" + MODEL_ID.replace("/", "--"))
+    (repo / "refs").mkdir(parents=True)
+    (repo / "refs" / "main").write_text("0123abcd")
+    snapshot = repo / "snapshots" / "0123abcd"
+    snapshot.mkdir(parents=True)
+    (snapshot / "config.json").write_text(json.dumps(TINY_LLAMA))
+    (root / "project").mkdir()
+    return root
+
+
+def opscope(workspace, *args):
+    # The test's own caches and consent store; the export runs with this venv's Python
+    # (the user's activated environment), so no consent is asked.
+    env = dict(os.environ, HF_HOME=str(workspace / "hf"), XDG_CACHE_HOME=str(workspace / "cache"),
+               XDG_CONFIG_HOME=str(workspace / "config"), VIRTUAL_ENV=sys.prefix)
+    env.pop("HF_HUB_CACHE", None)
+    return subprocess.run([os.environ["OPSCOPE_BIN"], *args], cwd=workspace / "project", env=env,
+                          capture_output=True, text=True, timeout=600)
+
+
+def write(workspace, name, text):
+    path = workspace / "project" / name
+    path.write_text(textwrap.dedent(text))
+    return path
+
+
+def diagnostics(result):
+    return [json.loads(line) for line in result.stdout.splitlines() if line.startswith("{")]
+
+
+def test_a_misspelt_target_in_a_training_script_is_named_with_the_real_one(workspace):
+    script = write(workspace, "train.py", f"""\
+        from peft import LoraConfig, get_peft_model
+        from transformers import AutoModelForCausalLM
+
+        model = AutoModelForCausalLM.from_pretrained("{MODEL_ID}")
+        config = LoraConfig(r=8, lora_alpha=16, target_modules=["q_proj", "v_projj"])
+        model = get_peft_model(model, config)
+        """)
+    result = opscope(workspace, "check", "--format", "json", str(script))
+    found = diagnostics(result)
+    no_match = [d for d in found if d["code"] == "no-match"]
+    assert no_match, result.stdout + result.stderr
+    assert "v_projj" in no_match[0]["message"] and "v_proj" in no_match[0]["message"].replace(
+        "v_projj", ""), no_match[0]
+    assert no_match[0]["range"]["start"][0] == 5, no_match[0]
+    # q_proj matches: nothing said about it.
+    assert not any("'q_proj'" in d["message"] or "`q_proj`" in d["message"] for d in found), found
+
+
+def peft_wraps(target_modules, **fields):
+    """What get_peft_model wraps on the tiny Llama, built on meta, and its trainable count."""
+    import torch
+    from peft import LoraConfig, get_peft_model
+    from transformers import AutoConfig, AutoModelForCausalLM
+
+    config = AutoConfig.for_model(**TINY_LLAMA)
+    with torch.device("meta"):
+        model = AutoModelForCausalLM.from_config(config)
+    peft_model = get_peft_model(model, LoraConfig(target_modules=target_modules, **fields))
+    prefix = "base_model.model."
+    wrapped = sorted(name[len(prefix):] for name, module in peft_model.named_modules()
+                     if hasattr(module, "lora_A") and name.startswith(prefix))
+    trainable, total = peft_model.get_nb_trainable_parameters()
+    return wrapped, trainable, total
+
+
+@pytest.mark.parametrize("target_modules, fields", [
+    (["q_proj", "v_proj"], {"r": 8, "lora_alpha": 16}),
+    ("all-linear", {"r": 4}),
+    (r".*\.1\.mlp\.(gate|up)_proj", {"r": 16, "rank_pattern": {"up_proj": 2}}),
+    (["o_proj", "down_proj"], {"layers_to_transform": [1], "layers_pattern": "layers"}),
+])
+def test_explain_wraps_what_get_peft_model_wraps(workspace, target_modules, fields):
+    adapter = {"peft_type": "LORA", "base_model_name_or_path": MODEL_ID,
+               "target_modules": target_modules, **fields}
+    path = write(workspace, "adapter_config.json", json.dumps(adapter, indent=2))
+    result = opscope(workspace, "explain", "--json", str(path))
+    assert result.returncode == 0, result.stdout + result.stderr
+    said = json.loads(result.stdout)["configs"][0]
+    wrapped, trainable, total = peft_wraps(target_modules, **fields)
+    assert sorted(w["module"] for w in said["wrapped"]) == wrapped
+    assert said["trainable_parameters"] == trainable
+    assert said["all_parameters"] == total
+    ranks = {w["module"]: w["r"] for w in said["wrapped"]}
+    for name, rank in fields.get("rank_pattern", {}).items():
+        assert all(r == rank for m, r in ranks.items() if m.endswith(name)), ranks
+
+
+def test_axolotl_yaml_is_checked_against_its_base_model(workspace):
+    path = write(workspace, "axolotl.yaml", f"""\
+        base_model: {MODEL_ID}
+        adapter: lora
+        lora_r: 8
+        lora_alpha: 16
+        lora_target_modules:
+          - q_proj
+          - k_projection
+        """)
+    result = opscope(workspace, "check", "--format", "json", str(path))
+    found = [d for d in diagnostics(result) if d["code"] == "no-match"]
+    assert len(found) == 1 and "k_projection" in found[0]["message"], result.stdout + result.stderr
+    assert found[0]["range"]["start"][0] == 7
+
+
+def test_a_base_model_missing_from_the_cache_says_how_to_get_it(workspace):
+    path = write(workspace, "other_adapter_config.json", json.dumps(
+        {"peft_type": "LORA", "base_model_name_or_path": "nobody/not-cached",
+         "target_modules": ["q_proj"]}))
+    # The name decides adapter_config.json; this one is checked because it is named.
+    result = opscope(workspace, "check", "--format", "json", str(path))
+    found = diagnostics(result)
+    assert found and found[0]["code"] == "no-model", result.stdout + result.stderr
+    assert "nobody/not-cached" in found[0]["message"] and "hf download" in found[0]["message"]

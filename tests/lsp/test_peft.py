@@ -1,0 +1,77 @@
+"""A LoRA training script in the editor, with no opscope.yaml: the base model is the id the
+script loads, found in a private Hugging Face cache (config.json only). The server exports it
+weightless in the background, then a misspelt target is a warning offering the real name,
+completion inside the target list offers the model's module names with their counts, and hover
+on an entry lists what it wraps."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+from conftest import text_position
+from lsp_client import file_uri
+
+MODEL_ID = "opscope-test/tiny-llama"
+TINY_LLAMA = {
+    "architectures": ["LlamaForCausalLM"], "model_type": "llama", "hidden_size": 64,
+    "intermediate_size": 128, "num_hidden_layers": 2, "num_attention_heads": 4,
+    "num_key_value_heads": 2, "vocab_size": 256, "max_position_embeddings": 128,
+    "tie_word_embeddings": False,
+}
+SCRIPT = f'''from peft import LoraConfig, get_peft_model
+from transformers import AutoModelForCausalLM
+
+model = AutoModelForCausalLM.from_pretrained("{MODEL_ID}")
+config = LoraConfig(r=8, lora_alpha=16, target_modules=["q_proj", "v_projj"])
+model = get_peft_model(model, config)
+'''
+
+
+def hf_cache(root: Path) -> Path:
+    repo = root / "hf" / "hub" / ("models--" + MODEL_ID.replace("/", "--"))
+    (repo / "refs").mkdir(parents=True)
+    (repo / "refs" / "main").write_text("0123abcd")
+    (repo / "snapshots" / "0123abcd").mkdir(parents=True)
+    (repo / "snapshots" / "0123abcd" / "config.json").write_text(json.dumps(TINY_LLAMA))
+    return root / "hf"
+
+
+def test_a_lora_script_is_checked_completed_and_hovered_against_its_base_model(make_client,
+                                                                                tmp_path):
+    home = hf_cache(tmp_path)
+    project = tmp_path / "project"
+    project.mkdir()
+    script = project / "train.py"
+    script.write_text(SCRIPT)
+    client = make_client(env={"HF_HOME": str(home), "VIRTUAL_ENV": sys.prefix})
+    client.initialize(root=project)
+    uri = client.open(script, SCRIPT, language="python")
+
+    def has_no_match(diags):
+        return any(d.get("code") == "no-match" for d in diags)
+
+    diags = client.diagnostics(uri, has_no_match, timeout=240)
+    no_match = [d for d in diags if d.get("code") == "no-match"]
+    assert len(no_match) == 1, diags
+    assert no_match[0]["range"]["start"]["line"] == 4
+    assert "v_projj" in no_match[0]["message"]
+    assert "v_proj" in json.dumps(no_match[0].get("data", {})) or \
+        "`v_proj`" in no_match[0]["message"], no_match[0]
+
+    # Completion inside `"v_projj"`: the model's leaf names, with how many modules each names.
+    line = SCRIPT.splitlines()[4]
+    inside = line.index('"v_projj"') + 2
+    items = client.result("textDocument/completion", text_position(uri, 4, inside))
+    items = items["items"] if isinstance(items, dict) else items
+    labels = {item["label"]: item.get("detail", "") for item in items}
+    assert "v_proj" in labels and "q_proj" in labels, sorted(labels)[:20]
+    assert "2" in labels["v_proj"], labels["v_proj"]  # one per layer of the two
+
+    # Hover on `q_proj`: the modules it wraps.
+    hover = client.result("textDocument/hover",
+                          text_position(uri, 4, line.index('"q_proj"') + 2))
+    text = hover["contents"]["value"] if isinstance(hover["contents"], dict) else str(hover)
+    assert "model.layers.0.self_attn.q_proj" in text and "model.layers.1.self_attn.q_proj" in text
+    assert client.shutdown_and_exit() == 0
