@@ -3,7 +3,9 @@
 // edits and a server crash; a training script's Python config (issue 12) and a weight spec typed
 // from coreai-opt's schema (issue 11), both from tests/editors/workspace/; and a hostile
 // repository opened in Restricted Mode, which must run nothing. Workspace trust is on, as for users: each folder's trust is answered in VS Code's
-// dialog. Screenshots of every step go to $OPSCOPE_SCREENSHOTS.
+// dialog. A second test, in a code-server of its own: a PEFT training script in a folder without
+// opscope.yaml, its base model in a private Hugging Face cache (issue 26). Screenshots of every
+// step go to $OPSCOPE_SCREENSHOTS.
 //
 // env: OPSCOPE_BIN (the built opscope, required), OPSCOPE_EDITOR_TOOLS (code-server and
 // playwright-core, from tests/editors/install.sh), OPSCOPE_VSIX (optional: else built here),
