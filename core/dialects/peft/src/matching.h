@@ -36,6 +36,7 @@ class NameList {
 public:
   explicit NameList(const std::vector<std::string>& names);
   bool matches(std::string_view key) const;
+  bool contains(std::string_view key) const { return set_.count(key) != 0; }
   // The entries `key` matches (exactly or as a dot-suffix), for per-entry bookkeeping.
   std::vector<int> entries_matching(std::string_view key) const;
 

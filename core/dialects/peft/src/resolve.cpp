@@ -75,7 +75,7 @@ public:
     r_.rank_matches.resize(c_.rank_pattern.size());
     r_.alpha_matches.resize(c_.alpha_pattern.size());
     r_.saved_matches.resize(c_.modules_to_save.size());
-    if (!prepare_targets())
+    if (!config_accepted() || !prepare_targets())
       return std::move(r_);
     inject();
     if (!r_.error)
@@ -93,6 +93,25 @@ private:
     r_.error_code = std::move(code);
     r_.error = std::move(message);
     r_.error_range = where ? *where : c_.anchor;
+  }
+
+  // LoraConfig.__post_init__'s refusals of layer selections (before any model is seen).
+  bool config_accepted() {
+    if (!lora())
+      return true;
+    bool string_targets = c_.target_regex || c_.all_linear;
+    if (string_targets && !c_.layers_to_transform.empty())
+      fail("layers-with-regex",
+           "`layers_to_transform` cannot be used when `target_modules` is a str.",
+           c_.layers_to_transform.front().second);
+    else if (string_targets && !c_.layers_pattern.empty())
+      fail("layers-with-regex", "`layers_pattern` cannot be used when `target_modules` is a str.",
+           c_.layers_pattern.front().range);
+    else if (!c_.layers_pattern.empty() && c_.layers_to_transform.empty())
+      fail("layers-pattern-alone",
+           "When `layers_pattern` is specified, `layers_to_transform` must also be specified.",
+           c_.layers_pattern.front().range);
+    return !r_.error;
   }
 
   const std::string& model_type() const { return modules_.front().model_type; }
@@ -121,7 +140,14 @@ private:
       list_.emplace(texts(c_.target_names));
       return true;
     }
-    // Unset: the architecture's default (LoRA's table), else target_parameters alone.
+    // Unset: the architecture's default (LoRA's table), else target_parameters alone. On the
+    // MoE models PEFT rewrites for transformers v5, unset has become an empty set first.
+    std::vector<std::string> moe = split_commas(detail::kV5MoeModelTypes);
+    bool rewritten = lora() && std::find(moe.begin(), moe.end(), model_type()) != moe.end();
+    if (rewritten) {
+      list_.emplace(std::vector<std::string>{});
+      return true;
+    }
     for (const detail::DefaultTargets& d : detail::kLoraDefaultTargets) {
       if (d.model_type != model_type() || model_type().empty())
         continue;
@@ -208,7 +234,8 @@ private:
     } else {
       found = list_->matches(key);
     }
-    if (found && !c_.layers_to_transform.empty()) {
+    // An exact name skips the layer selection (PEFT's `elif key in config.target_modules`).
+    if (found && !c_.layers_to_transform.empty() && !list_->contains(key)) {
       std::optional<long long> layer = detail::layer_index(key, texts(c_.layers_pattern));
       found = layer && std::any_of(c_.layers_to_transform.begin(), c_.layers_to_transform.end(),
                                    [&](const auto& l) { return l.first == *layer; });
@@ -229,7 +256,13 @@ private:
       exclude_list_.emplace(texts(c_.exclude_names));
     }
     for (const Written& m : c_.modules_to_save)
-      saved_exclusions_.push_back(detail::saved_exclusion(m.text));
+      saved_names_.push_back(m.text);
+    // PeftModelForSequenceClassification / ForTokenClassification save the head too.
+    if (c_.task_type && (c_.task_type->text == "SEQ_CLS" || c_.task_type->text == "TOKEN_CLS"))
+      for (const char* head : {"classifier", "score"})
+        saved_names_.push_back(head);
+    for (const std::string& m : saved_names_)
+      saved_exclusions_.push_back(detail::saved_exclusion(m));
     if (c_.target_modules_set && !c_.all_linear && !c_.target_regex)
       names_.emplace(texts(c_.target_names));
     std::vector<Pattern> rank_keys, alpha_keys;
@@ -407,7 +440,7 @@ private:
   // _set_trainable: every name of named_modules(remove_duplicate=False) that ends with an entry
   // (plain endswith, no dot boundary) gets a ModulesToSaveWrapper holding a trained copy.
   void save_modules() {
-    if (c_.modules_to_save.empty())
+    if (saved_names_.empty())
       return;
     for (std::size_t i = 1; i < modules_.size(); ++i) {
       std::vector<const std::string*> names{&modules_[i].name};
@@ -415,10 +448,11 @@ private:
         names.push_back(&a);
       bool saved = false;
       for (const std::string* name : names)
-        for (std::size_t e = 0; e < c_.modules_to_save.size(); ++e)
-          if (name->ends_with(c_.modules_to_save[e].text)) {
-            if (std::find(r_.saved_matches[e].begin(), r_.saved_matches[e].end(), int(i)) ==
-                r_.saved_matches[e].end())
+        for (std::size_t e = 0; e < saved_names_.size(); ++e)
+          if (name->ends_with(saved_names_[e])) {
+            if (e < r_.saved_matches.size() &&
+                std::find(r_.saved_matches[e].begin(), r_.saved_matches[e].end(), int(i)) ==
+                    r_.saved_matches[e].end())
               r_.saved_matches[e].push_back(static_cast<int>(i));
             if (!saved)
               saved_copies_.push_back(static_cast<int>(i)); // one trained copy
@@ -497,6 +531,7 @@ private:
   Resolution r_;
   std::optional<Pattern> regex_, exclude_regex_;
   std::optional<NameList> list_, exclude_list_, names_;
+  std::vector<std::string> saved_names_; // modules_to_save, then the heads a task type adds
   std::vector<Pattern> saved_exclusions_;
   std::vector<std::string> all_linear_names_;
   std::vector<int> saved_copies_;
