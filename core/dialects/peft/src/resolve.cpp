@@ -350,7 +350,7 @@ private:
       fail("no-match", "Target modules " + target_text() + " not found in the base model." + layers,
            target_range());
     else
-      fail("no-match",
+      fail("targets-excluded",
            "No modules were targeted for adaptation: the target modules that match are excluded "
            "(exclude_modules, modules_to_save)." +
                layers,

@@ -22,7 +22,8 @@ struct Finding {
   config::Range range;
   Severity severity = Severity::Warning;
   // stable: "no-match", "unsupported-module", "layer-out-of-range", "pattern-no-match",
-  // "save-suffix", "all-excluded", "no-target", "regex", "unreadable"
+  // "save-suffix", "all-excluded", "targets-excluded", "no-target", "regex",
+  // "layers-with-regex", "layers-pattern-alone", "rank", "unreadable"
   std::string code;
   std::string message;
   std::vector<Replacement> fixes;
