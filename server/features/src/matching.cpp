@@ -97,9 +97,11 @@ void add_named_module_matches(const index::QueryEngine& engine, const index::Que
 
 CompiledPattern compile_pattern(const std::string& pattern, const index::QueryEngine* engine) {
   CompiledPattern out;
+  // Without a model (still loading) the pattern is only checked: no match range to find, which
+  // would cost two thirds of a compile per key again.
   std::shared_ptr<const index::Query> query =
       engine ? engine->query(index::Table::ModuleName, pattern)
-             : std::make_shared<const index::Query>(index::Table::ModuleName, pattern);
+             : std::make_shared<const index::Query>(index::Table::ModuleName, pattern, false);
   const index::PatternStatus& status = query->status();
   if (status.ok()) {
     out.re = std::move(query);
