@@ -35,6 +35,9 @@ def _sizes(config) -> list:
         sub = getattr(config, key, None)
         if sub is not None and not isinstance(sub, (dict, str)):
             found.append(sub)
+    # Then any other sub-config (X-Codec 2's semantic_model_config sizes its features).
+    found += [sub for sub in vars(config).values()
+              if hasattr(sub, "model_type") and all(sub is not seen for seen in found)]
     return found
 
 
@@ -180,7 +183,8 @@ def _features(model, config, name: str):
                      "input_dim", sub="audio_config")
     if features:
         channels = _size(config, "input_channels", default=1, sub="audio_config")
-        return torch.randn(1, FEATURE_FRAMES, features * channels)
+        return torch.randn(1, _frames_beside_waveform(model, config) or FEATURE_FRAMES,
+                           features * channels)
     bins = _size(config, "num_mel_bins", "feature_size", "n_mels", default=80,
                  sub="audio_config")
     positions = _size(config, "max_source_positions", sub="audio_config")
@@ -188,6 +192,15 @@ def _features(model, config, name: str):
     if not positions and len(layout) == 3 and "length" in layout[1]:
         return torch.randn(1, FEATURE_FRAMES, bins)
     return torch.randn(1, bins, 2 * (positions or 1500))
+
+
+def _frames_beside_waveform(model, config) -> int | None:
+    """Frames of speech features read beside the waveform (X-Codec 2 joins both): one per
+    `hop_length` samples of the waveform, so the two line up; None otherwise."""
+    hop = getattr(config, "hop_length", None)
+    if "input_values" in _required(_parameters(model)) and isinstance(hop, int) and hop > 0:
+        return max(AUDIO_SAMPLES // hop, 1)
+    return None
 
 
 def _vision_patches(config):
