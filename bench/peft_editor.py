@@ -98,7 +98,7 @@ def main() -> int:
     parser.add_argument("--requests", type=int, default=200)
     parser.add_argument("--seed", type=int, default=26)
     args = parser.parse_args()
-    opscope = Path(args.build_dir) / "opscope"
+    opscope = (Path(args.build_dir) / "opscope").resolve()
     rng = random.Random(args.seed)
     text = script(args.entries, rng)
     lines = text.splitlines()

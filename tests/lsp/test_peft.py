@@ -75,3 +75,13 @@ def test_a_lora_script_is_checked_completed_and_hovered_against_its_base_model(m
     text = hover["contents"]["value"] if isinstance(hover["contents"], dict) else str(hover)
     assert "model.layers.0.self_attn.q_proj" in text and "model.layers.1.self_attn.q_proj" in text
     assert client.shutdown_and_exit() == 0
+    assert any("exporting" in line for line in client.stderr_lines), client.stderr_lines
+
+    # The editor opened again: the index of the unchanged config.json is read, not exported.
+    again = make_client(env={"HF_HOME": str(home), "VIRTUAL_ENV": sys.prefix})
+    again.initialize(root=project)
+    uri = again.open(script, SCRIPT, language="python")
+    assert any(d.get("code") == "no-match"
+               for d in again.diagnostics(uri, has_no_match, timeout=60))
+    assert again.shutdown_and_exit() == 0
+    assert not any("exporting" in line for line in again.stderr_lines), again.stderr_lines

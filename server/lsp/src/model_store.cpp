@@ -2,11 +2,13 @@
 
 #include "opscope/index/serialize.h"
 #include "opscope/support/cache_dir.h"
+#include "opscope/support/version.h"
 
 #include <boost/asio/post.hpp>
 
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <functional>
 #include <string_view>
 #include <unistd.h>
@@ -56,6 +58,29 @@ template <class Log> void log_warnings(const std::string& output, Log&& log) {
 // A config closed and opened again (switching files, reverting) keeps its model loaded rather
 // than reading the index again.
 constexpr auto kReleaseDelay = std::chrono::seconds(30);
+
+std::string stamp_text(const FileStamp& stamp) {
+  return std::to_string(stamp.mtime_ns) + ":" + std::to_string(stamp.size) + ":" +
+         std::to_string(stamp.inode);
+}
+
+// An hf: target is built from its config.json alone: the index of its last export stays
+// good while that file, the interpreter, the spec and opscope are unchanged, so a restarted
+// editor reads it (milliseconds) instead of exporting again (seconds to a minute for a 70B
+// shape). Empty: not reusable (a Python target's code may import anything).
+std::string reusable_stamp(const project::ModelSpec& spec) {
+  FileStamp config = stamp_of(spec.path);
+  if (!spec.target.starts_with("hf:") || spec.path.empty() || config.mtime_ns < 0)
+    return "";
+  return spec.key() + "\n" + stamp_text(config) + "\n" + stamp_text(stamp_of(spec.python)) + "\n" +
+         support::version();
+}
+
+std::string read_small_file(const std::string& path) {
+  std::ifstream in(path);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  return text.size() > 65536 ? "" : text;
+}
 
 int count_call_ops(const index::Index& index) {
   int count = 0;
@@ -114,6 +139,8 @@ void ModelStore::reload(const std::string& key) {
   if (it == models_.end())
     return;
   LoadedModel& model = *it->second;
+  std::error_code ec;
+  fs::remove(cache_path(model.spec, ".stamp"), ec); // asked for again: export it again
   if (model.worker) {
     model.rebuild_pending = true; // after the running one, so its result is not stale
     return;
@@ -223,6 +250,27 @@ void ModelStore::start_load(LoadedModel& model) {
     run_index(model, spec.path, generation);
     return;
   case project::ModelKind::PythonTarget: {
+    std::string stamp = reusable_stamp(spec);
+    std::string stamp_path = cache_path(spec, ".stamp");
+    if (!stamp.empty() && read_small_file(stamp_path) == stamp &&
+        fs::is_regular_file(cache_path(spec, ".json"), ec)) {
+      model.step = "reading the index";
+      listener_.load_started(model);
+      boost::asio::post(
+          io_, [this, key = spec.key(), generation, stamp_path, index = cache_path(spec, ".json")] {
+            auto it = models_.find(key);
+            if (it == models_.end())
+              return;
+            finish(*it->second, generation, index, "");
+            if (it->second->state == ModelState::Failed) { // damaged since: export it again
+              std::error_code ignored;
+              fs::remove(stamp_path, ignored);
+              start_load(*it->second);
+            }
+          });
+      return;
+    }
+    fs::remove(stamp_path, ec); // written again once this export's index is in place
     model.step = "exporting";
     listener_.load_started(model);
     std::string archive = cache_path(spec, ".pt2");
@@ -240,7 +288,8 @@ void ModelStore::start_load(LoadedModel& model) {
     log_.info("exporting " + spec.written + " with " + spec.python);
     model.worker = ChildProcess::start(
         io_, argv, spec.work_dir, settings_.timeout,
-        [this, key = spec.key(), archive, generation](const ChildResult& result) {
+        [this, key = spec.key(), archive, generation, stamp,
+         stamp_path](const ChildResult& result) {
           auto it = models_.find(key);
           if (it == models_.end())
             return;
@@ -250,14 +299,15 @@ void ModelStore::start_load(LoadedModel& model) {
             return finish(m, generation, "", result.describe("exporting " + m.spec.written));
           m.step = "indexing";
           listener_.load_started(m);
-          run_index(m, archive, generation);
+          run_index(m, archive, generation, stamp.empty() ? "" : stamp_path, stamp);
         });
     return;
   }
   }
 }
 
-void ModelStore::run_index(LoadedModel& model, const std::string& archive, int generation) {
+void ModelStore::run_index(LoadedModel& model, const std::string& archive, int generation,
+                           const std::string& stamp_path, const std::string& stamp) {
   std::string index_path = cache_path(model.spec, ".json");
   std::vector<std::string> argv = {settings_.executable,
                                    "index",
@@ -269,13 +319,16 @@ void ModelStore::run_index(LoadedModel& model, const std::string& archive, int g
   log_.info("indexing " + archive + " (" + index::to_string(model.spec.mode) + " mode)");
   model.worker = ChildProcess::start(
       io_, argv, model.spec.work_dir, settings_.timeout,
-      [this, key = model.spec.key(), index_path, generation](const ChildResult& result) {
+      [this, key = model.spec.key(), index_path, generation, stamp_path,
+       stamp](const ChildResult& result) {
         auto it = models_.find(key);
         if (it == models_.end())
           return;
         LoadedModel& m = *it->second;
         m.worker.reset();
         log_child_warnings(result.output);
+        if (result.ok() && !stamp_path.empty() && generation == m.generation)
+          std::ofstream(stamp_path) << stamp; // the next session reads this index as it is
         finish(m, generation, index_path,
                result.ok() ? "" : result.describe("indexing " + m.spec.written));
       });

@@ -82,7 +82,9 @@ public:
 private:
   void start_load(LoadedModel& model);
   void log_child_warnings(const std::string& output);
-  void run_index(LoadedModel& model, const std::string& archive, int generation);
+  // `stamp` is written to `stamp_path` once the index is in place (reusable_stamp).
+  void run_index(LoadedModel& model, const std::string& archive, int generation,
+                 const std::string& stamp_path = "", const std::string& stamp = "");
   void finish(LoadedModel& model, int generation, const std::string& index_path,
               const std::string& error);
   void record_watched(LoadedModel& model);
