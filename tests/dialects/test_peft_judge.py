@@ -74,8 +74,9 @@ KNOWN_LIMITS = {
     "written, so Mixtral's configs here are lists without those names",
     "python-only-regex": "lookarounds and backreferences: RE2 cannot run them; opscope says so "
     "instead of matching",
-    "nested-modules-to-save": "a modules_to_save entry matching a module inside another saved "
-    "or LoRA-wrapped module (PEFT wraps the wrapper's internals)",
+    "nested-modules-to-save": "modules_to_save matching a module and one inside it (`model` "
+    "also ends `model.language_model`): PEFT wraps the inner one inside the outer wrapper's "
+    "original module; opscope counts a copy of each",
     "mha-and-grouped-conv-counts": "trainable counts of nn.MultiheadAttention and grouped "
     "convolutions (groups are not in the index): counted is false",
 }
@@ -230,20 +231,17 @@ def _config(rng: random.Random, family: str, names: list[str], linear: list[str]
         pool += heads
         if pool:
             cfg["modules_to_save"] = [rng.choice(pool)]
+            if _nested_save(cfg, names, set()):  # KNOWN_LIMITS["nested-modules-to-save"]
+                del cfg["modules_to_save"]
     if family == "bert" and rng.random() < 0.5:
         cfg["task_type"] = "SEQ_CLS"
     return cfg
 
 
 def _nested_save(cfg: dict, names: list[str], wrapped: set[str]) -> bool:
-    """KNOWN_LIMITS["nested-modules-to-save"]: a saved name inside or around a wrapped one."""
-    for m in cfg.get("modules_to_save") or []:
-        for n in names:
-            if n.endswith(m):
-                for w in wrapped:
-                    if w == n or w.startswith(n + ".") or n.startswith(w + "."):
-                        return True
-    return False
+    """KNOWN_LIMITS["nested-modules-to-save"]: two saved names, one inside the other."""
+    saved = [n for n in names if any(n.endswith(m) for m in cfg.get("modules_to_save") or [])]
+    return any(b.startswith(a + ".") for a in saved for b in saved)
 
 
 # ---- PEFT's side ---------------------------------------------------------------------------
@@ -371,11 +369,18 @@ def test_peft_agrees(family, families, tmp_path):
     assert len(ours) == len(configs)
     disagreements = []
     judged = 0
+    judged_configs, saving_raises = [], []
     for cfg, got in zip(configs, ours):
         want = peft_matching(cfg, model)
         if _nested_save(cfg, names, set(want["wrapped"])):
             continue
         judged += 1
+        if got["error"] == "save-unwrappable" and not want["error"]:
+            # modules_to_save raising is _set_trainable's, after injection: matching cannot see
+            # it; get_peft_model judges it below (the sample takes such configs first).
+            saving_raises.append(len(judged_configs))
+            got = dict(got, error=None)
+        judged_configs.append(cfg)
         if bool(got["error"]) != want["error"]:
             disagreements.append((cfg, "error", got["error"], want["error"]))
         elif not want["error"] and (
@@ -383,20 +388,34 @@ def test_peft_agrees(family, families, tmp_path):
             {k: float(v) for k, v in got["alpha"].items()} != {k: float(v) for k, v in want["alpha"].items()}
         ):
             disagreements.append((cfg, "wrapped/rank/alpha", got, want))
-    assert judged >= CONFIGS_PER_FAMILY * 0.95
+    assert judged == CONFIGS_PER_FAMILY
     assert not disagreements, f"{len(disagreements)} of {judged}: {disagreements[:3]}"
 
     # A sample by get_peft_model itself, on a fresh model each time.
-    sample = [i for i in range(len(configs)) if not _nested_save(configs[i], names, set(ours[i]["wrapped"]))]
-    sample = rng.sample(sample, SAMPLE_PER_FAMILY)
+    # A third of the sample where opscope says PEFT raises, the rest where it wraps (modules to
+    # save over-represented: their copies are what the counts can get wrong).
+    usable = [i for i in range(len(configs)) if not _nested_save(configs[i], names, set(ours[i]["wrapped"]))]
+    raising = [i for i in usable if ours[i]["error"]]
+    saving = [i for i in usable if not ours[i]["error"] and ours[i]["saved"]]
+    wrapping = [i for i in usable if not ours[i]["error"]]
+    unwrappable = [i for i in raising if ours[i]["error"] == "save-unwrappable"]
+    sample = rng.sample(unwrappable, min(len(unwrappable), 3))
+    raising = [i for i in raising if i not in sample]
+    sample += rng.sample(raising, min(len(raising), SAMPLE_PER_FAMILY // 3 - len(sample)))
+    sample += rng.sample(saving, min(len(saving), SAMPLE_PER_FAMILY // 4))
+    sample += rng.sample(wrapping, SAMPLE_PER_FAMILY - len(sample))
+    counted = 0
     for i in sample:
         want = peft_itself(configs[i], build())
         got = ours[i]
-        assert bool(got["error"]) == want["error"], (configs[i], got, want)
+        assert bool(got["error"]) == want["error"], (json.dumps(configs[i]), got, want)
         if want["error"]:
             continue
         assert sorted(got["wrapped"]) == want["wrapped"], configs[i]
-        if got["counted"]:
-            assert (got["trainable"], got["all"]) == (want["trainable"], want["all"]), configs[i]
-    print(f"{family}: {judged} configs agree, {len(sample)} by get_peft_model, "
-          f"{time.monotonic() - started:.1f} s")
+        # Counted for every LoRA config here (no MultiheadAttention, no grouped convolution).
+        assert got["counted"], configs[i]
+        assert (got["trainable"], got["all"]) == (want["trainable"], want["all"]), json.dumps(configs[i])
+        counted += 1
+    print(f"{family}: {judged} configs agree with PEFT's matching; get_peft_model on "
+          f"{len(sample)}: {len(sample) - counted} raise, {counted} wrap with equal "
+          f"trainable/all counts; {time.monotonic() - started:.1f} s")

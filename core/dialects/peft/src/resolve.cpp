@@ -438,29 +438,85 @@ private:
   }
 
   // _set_trainable: every name of named_modules(remove_duplicate=False) that ends with an entry
-  // (plain endswith, no dot boundary) gets a ModulesToSaveWrapper holding a trained copy.
+  // (plain endswith, no dot boundary) gets a ModulesToSaveWrapper holding a trained copy. The
+  // names are those after LoRA's injection: each wrapped module has gained children (base_layer,
+  // the lora_* dicts and their `default` entries), which an entry can match too.
   void save_modules() {
     if (saved_names_.empty())
       return;
-    for (std::size_t i = 1; i < modules_.size(); ++i) {
+    std::vector<bool> wrapped(modules_.size(), false);
+    for (const Wrapped& w : r_.wrapped)
+      wrapped[static_cast<std::size_t>(w.module)] = true;
+    auto entry_of = [&](const std::string& name) -> int {
+      for (std::size_t e = 0; e < saved_names_.size(); ++e)
+        if (name.ends_with(saved_names_[e]))
+          return static_cast<int>(e);
+      return -1;
+    };
+    for (std::size_t i = 1; i < modules_.size() && !r_.error; ++i) {
       std::vector<const std::string*> names{&modules_[i].name};
       for (const std::string& a : modules_[i].aliases)
         names.push_back(&a);
       bool saved = false;
-      for (const std::string* name : names)
-        for (std::size_t e = 0; e < saved_names_.size(); ++e)
-          if (name->ends_with(saved_names_[e])) {
-            if (e < r_.saved_matches.size() &&
-                std::find(r_.saved_matches[e].begin(), r_.saved_matches[e].end(), int(i)) ==
-                    r_.saved_matches[e].end())
-              r_.saved_matches[e].push_back(static_cast<int>(i));
-            if (!saved)
-              saved_copies_.push_back(static_cast<int>(i)); // one trained copy
-            saved = true;
-          }
-      if (saved)
+      for (const std::string* name : names) {
+        int e = entry_of(*name);
+        if (e < 0)
+          continue;
+        if (static_cast<std::size_t>(e) < r_.saved_matches.size())
+          r_.saved_matches[static_cast<std::size_t>(e)].push_back(static_cast<int>(i));
+        if (wrapped[i] || is_container(modules_[i]))
+          return fail("save-unwrappable",
+                      "modules_to_save cannot be applied to " + *name + " (" +
+                          (wrapped[i] ? std::string("a LoRA layer") : modules_[i].type) + ")",
+                      saved_range(e));
+        saved = true;
+      }
+      if (saved) {
+        saved_copies_.push_back(static_cast<std::int64_t>(parameters_under(modules_[i].name)));
         r_.saved.push_back(static_cast<int>(i));
+      }
+      if (!wrapped[i])
+        continue;
+      // LoRA's own children of a wrapped module, as named_modules() lists them after injection.
+      const std::string& w = modules_[i].name;
+      bool embedding = lora_layer(modules_[i]) == Layer::Embedding;
+      if (int e = entry_of(w + ".base_layer"); e >= 0) {
+        saved_copies_.push_back(parameters_under(w)); // a copy of the base layer
+        r_.saved.push_back(static_cast<int>(i));
+      }
+      for (const char* child : {"lora_dropout", "lora_A", "lora_B", "lora_embedding_A",
+                                "lora_embedding_B", "lora_magnitude_vector"})
+        if (int e = entry_of(w + "." + child); e >= 0)
+          return fail("save-unwrappable",
+                      "modules_to_save cannot be applied to " + w + "." + child +
+                          " (LoRA's own ModuleDict)",
+                      saved_range(e));
+      for (const char* child : {"lora_dropout.default", "lora_A.default", "lora_B.default"}) {
+        if (embedding && std::string_view(child) != "lora_dropout.default")
+          continue;
+        if (int e = entry_of(w + "." + child); e >= 0)
+          return fail("save-unwrappable",
+                      "modules_to_save matches " + w + "." + child +
+                          ", inside a LoRA layer: the adapter's own module",
+                      saved_range(e));
+      }
     }
+  }
+
+  // ModulesToSaveWrapper.check_module's forbidden classes.
+  static bool is_container(const ModuleObject& m) {
+    for (std::string_view c :
+         {"torch.nn.modules.container.ModuleDict", "torch.nn.modules.container.ModuleList",
+          "torch.nn.modules.container.ParameterDict", "torch.nn.modules.container.ParameterList"})
+      if (m.is_a(c))
+        return true;
+    return false;
+  }
+
+  config::Range saved_range(int e) const {
+    if (e >= 0 && static_cast<std::size_t>(e) < c_.modules_to_save.size())
+      return c_.modules_to_save[static_cast<std::size_t>(e)].range;
+    return c_.task_type ? c_.task_type->range : c_.anchor;
   }
 
   // The parameters under module `m` (recursively, each tensor once).
@@ -512,14 +568,20 @@ private:
   void count() {
     std::int64_t base = parameters_under("");
     bool known = lora() && !c_.use_dora && r_.wrapped_parameters.empty() && !r_.error;
+    if (r_.error) { // get_peft_model raises: nothing is trained
+      r_.trainable_parameters = 0;
+      r_.all_parameters = base;
+      r_.counted = false;
+      return;
+    }
     std::int64_t adapters = 0;
     for (Wrapped& w : r_.wrapped) {
       w.trainable_parameters = lora() ? lora_parameters(w, known) : 0;
       adapters += w.trainable_parameters;
     }
     std::int64_t saved = 0;
-    for (int i : saved_copies_)
-      saved += parameters_under(modules_[static_cast<std::size_t>(i)].name);
+    for (std::int64_t copy : saved_copies_)
+      saved += copy;
     r_.trainable_parameters = adapters + saved;
     r_.all_parameters = base + adapters + saved;
     r_.counted = known;
@@ -534,7 +596,7 @@ private:
   std::vector<std::string> saved_names_; // modules_to_save, then the heads a task type adds
   std::vector<Pattern> saved_exclusions_;
   std::vector<std::string> all_linear_names_;
-  std::vector<int> saved_copies_;
+  std::vector<std::int64_t> saved_copies_; // the parameters of each trained copy
 };
 
 } // namespace
