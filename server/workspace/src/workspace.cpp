@@ -72,6 +72,8 @@ std::shared_ptr<const config::ConfigDocument> Workspace::parse(const Document& d
           config::read_config(doc.text, config::guess_format(doc.path, doc.text)));
     cached.revision = doc.revision;
     cached.decisions.reset(); // a new text resolves anew
+    cached.peft.reset();
+    cached.peft_read = false;
   }
   cached.last_used = ++parse_clock_;
   std::shared_ptr<const config::ConfigDocument> config = cached.config;
@@ -90,15 +92,11 @@ Analysis Workspace::analyse(const Document& doc) {
   out.config = parse(doc);
   project::ConfigHints hints{out.config->root, out.config->execution_mode};
   // A file without a coreai-opt root key may be another library's config.
-  if (out.config->root == config::Compressor::None &&
-      dialects::peft::looks_like_peft(doc.path, doc.text)) {
-    auto configs = std::make_shared<features::PeftConfigs>(
-        dialects::peft::read_peft_configs(doc.path, doc.text));
-    for (const dialects::peft::PeftConfig& config : *configs)
-      if (config.base_model && !hints.model)
-        hints.model = config.base_model->text;
-    out.peft = std::move(configs);
-  }
+  if (out.config->root == config::Compressor::None)
+    if ((out.peft = peft_configs(doc)))
+      for (const dialects::peft::PeftConfig& config : *out.peft)
+        if (config.base_model && !hints.model)
+          hints.model = config.base_model->text;
   if ((!is_checked(*out.config) && !out.peft) || doc.path.empty())
     return out; // not a compression config (or not a file): no model needed
   out.resolved = true;
@@ -130,6 +128,24 @@ Analysis Workspace::analyse(const Document& doc) {
     out.decisions_kept = doc.revision != 0;
   }
   return out;
+}
+
+std::shared_ptr<const features::PeftConfigs> Workspace::peft_configs(const Document& doc) {
+  auto read = [&]() -> std::shared_ptr<const features::PeftConfigs> {
+    if (!dialects::peft::looks_like_peft(doc.path, doc.text))
+      return nullptr;
+    return std::make_shared<const features::PeftConfigs>(
+        dialects::peft::read_peft_configs(doc.path, doc.text));
+  };
+  auto cached = parsed_.find(doc.uri);
+  if (doc.revision == 0 || cached == parsed_.end())
+    return read();
+  // Read once per revision: every completion and hover of a script would parse it again.
+  if (!cached->second.peft_read) {
+    cached->second.peft = read();
+    cached->second.peft_read = true;
+  }
+  return cached->second.peft;
 }
 
 std::shared_ptr<const schema::Schema> Workspace::schema_of(const Analysis& analysis) {

@@ -166,6 +166,8 @@ private:
   std::shared_ptr<const resolve::SharedResolution>
   decisions_for(const Document& doc, const std::shared_ptr<const index::Index>& index);
   std::shared_ptr<const schema::Schema> schema_of(const Analysis& analysis);
+  // The PEFT configs `doc` holds (null: not a PEFT config), read once per revision.
+  std::shared_ptr<const features::PeftConfigs> peft_configs(const Document& doc);
 
   Host& host_;
   Settings settings_;
@@ -178,6 +180,8 @@ private:
     // The resolution of this revision against `resolved_index` (compared while it lives).
     std::shared_ptr<const resolve::SharedResolution> decisions;
     std::weak_ptr<const index::Index> resolved_index;
+    std::shared_ptr<const features::PeftConfigs> peft; // this revision's, once read
+    bool peft_read = false;
   };
   std::map<std::string, ParsedDocument> parsed_;
   std::uint64_t parse_clock_ = 0;
