@@ -251,7 +251,7 @@ bool resolves_eager_weights(const config::ConfigDocument& document, const index:
   case config::Compressor::MagnitudePruner:
     return true;
   case config::Compressor::Quantizer:
-    return document.execution_mode && *document.execution_mode == "eager";
+    return coreai::config_mode(document.root, document.execution_mode) == index::Mode::Eager;
   default:
     return false;
   }

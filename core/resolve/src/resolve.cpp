@@ -460,8 +460,7 @@ Resolution resolve_quantizer(const ConfigDocument& document, const index::Index&
 bool resolves_in_graph_mode(const ConfigDocument& document, const index::Index& index) {
   if (document.root != config::Compressor::Quantizer || index.mode != index::Mode::Graph)
     return false;
-  return !document.execution_mode || *document.execution_mode == "graph" ||
-         *document.execution_mode == "pt2e";
+  return coreai::config_mode(document.root, document.execution_mode) == index::Mode::Graph;
 }
 
 std::shared_ptr<const Resolution> SharedResolution::ready() const {

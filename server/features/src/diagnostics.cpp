@@ -147,7 +147,8 @@ private:
     if (!doc_.execution_mode)
       return;
     const std::string& mode = *doc_.execution_mode;
-    if (mode != "graph" && mode != "eager" && mode != "pt2e") {
+    std::optional<index::Mode> read = coreai::execution_mode_value(mode);
+    if (!read) {
       out_.push_back({doc_.execution_mode_range,
                       Severity::Error,
                       "execution-mode",
@@ -155,7 +156,7 @@ private:
                       {}});
       return;
     }
-    std::string wanted = mode == "pt2e" ? "graph" : mode;
+    std::string wanted = index::to_string(*read); // pt2e, coreai-opt's alias, is graph
     if (index_ && wanted != index::to_string(index_->mode))
       out_.push_back({doc_.execution_mode_range,
                       Severity::Warning,
