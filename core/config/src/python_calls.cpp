@@ -23,6 +23,18 @@ public:
     if (!wanted)
       return std::move(out_);
     detail::PythonTree tree = detail::parse_python(text_);
+    // A call being typed at the end of the file (`LoraConfig(target_modules=["q_`): read again
+    // with its string and brackets closed, as an editor's half-typed text needs.
+    std::string closed;
+    if (tree && ts_node_has_error(ts_tree_root_node(tree.get()))) {
+      closed = std::string(text_) + closers(text_);
+      if (closed.size() > text_.size()) {
+        if (detail::PythonTree again = detail::parse_python(closed)) {
+          tree = std::move(again);
+          text_ = closed; // the added closers are past every range read from the original
+        }
+      }
+    }
     if (!tree) {
       out_.problems.push_back(
           {{}, "this Python file took too long to read; opscope reads no config in it", "syntax"});
@@ -33,6 +45,34 @@ public:
   }
 
 private:
+  // What closes the string and brackets still open at the end of `text` (comments skipped).
+  static std::string closers(std::string_view text) {
+    std::string open;
+    for (std::size_t i = 0; i < text.size(); ++i) {
+      char c = text[i];
+      if (c == '#') {
+        i = text.find('\n', i);
+        if (i == std::string_view::npos)
+          break;
+      } else if (c == '"' || c == '\'') {
+        bool triple = text.substr(i, 3) == std::string(3, c);
+        std::string_view end = triple ? text.substr(i, 3) : text.substr(i, 1);
+        std::size_t at = i + end.size();
+        while (at < text.size() && text.substr(at, end.size()) != end &&
+               (triple || text[at] != '\n'))
+          at += text[at] == '\\' ? 2 : 1;
+        if (at >= text.size())
+          return std::string(end) + std::string(open.rbegin(), open.rend());
+        i = at + end.size() - 1;
+      } else if (c == '(' || c == '[' || c == '{') {
+        open += c == '(' ? ')' : c == '[' ? ']' : '}';
+      } else if ((c == ')' || c == ']' || c == '}') && !open.empty()) {
+        open.pop_back();
+      }
+    }
+    return std::string(open.rbegin(), open.rend());
+  }
+
   std::string_view text_of(TSNode n) const {
     std::size_t b = ts_node_start_byte(n), e = ts_node_end_byte(n);
     return e <= text_.size() && b <= e ? text_.substr(b, e - b) : std::string_view();
@@ -213,7 +253,7 @@ private:
     return expression(n, std::move(node));
   }
 
-  detail::SourceText source_;
+  detail::SourceText source_; // over the original text: closers only ever follow it
   std::string_view text_;
   const std::vector<std::string>& functions_;
   PythonCalls out_;

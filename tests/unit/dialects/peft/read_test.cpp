@@ -120,7 +120,13 @@ TEST(PeftRead, LlamaFactorysCommaListGivesEachNameItsOwnRange) {
 TEST(PeftRead, OtherFilesAreNotPeftConfigs) {
   EXPECT_FALSE(looks_like_peft("config.yaml", "quantization_config:\n  global_config: {}\n"));
   EXPECT_TRUE(read_peft_configs("config.yaml", "a: [1, 2\n").empty());
-  EXPECT_TRUE(read_peft_configs("t.py", "LoraConfig(((((").size() <= 1);
+  // A call being typed still gives what is written so far.
+  std::vector<PeftConfig> typing = read_peft_configs(
+      "t.py", "from peft import LoraConfig\nc = LoraConfig(r=4, target_modules=[\"q_pr");
+  ASSERT_EQ(typing.size(), 1u);
+  EXPECT_EQ(typing[0].r, 4);
+  ASSERT_EQ(typing[0].target_names.size(), 1u);
+  EXPECT_EQ(typing[0].target_names[0].text, "q_pr");
 }
 
 } // namespace

@@ -23,7 +23,7 @@ struct Finding {
   Severity severity = Severity::Warning;
   // stable: "no-match", "unsupported-module", "layer-out-of-range", "pattern-no-match",
   // "save-suffix", "all-excluded", "targets-excluded", "no-target", "regex",
-  // "layers-with-regex", "layers-pattern-alone", "rank", "unreadable"
+  // "layers-with-regex", "layers-pattern-alone", "rank", "save-unwrappable", "unreadable"
   std::string code;
   std::string message;
   std::vector<Replacement> fixes;
