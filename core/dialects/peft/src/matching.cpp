@@ -51,33 +51,32 @@ std::vector<int> NameList::entries_matching(std::string_view key) const {
   return out;
 }
 
-std::optional<long long> layer_index(std::string_view key,
-                                     const std::vector<std::string>& patterns) {
-  auto first = [&](const std::string& text) -> std::optional<std::string> {
-    RE2 re("^(?:" + text + ")", options());
-    if (!re.ok())
-      return std::nullopt;
-    auto named = re.NamedCapturingGroups().find("idx");
-    if (named == re.NamedCapturingGroups().end())
-      return std::nullopt;
+LayerIndex::LayerIndex(const std::vector<std::string>& patterns) {
+  if (patterns.empty())
+    res_.push_back(std::make_unique<RE2>(R"(^(?:.*?\.[^.]*\.(?P<idx>\d+)\.))", options()));
+  for (const std::string& p : patterns)
+    res_.push_back(
+        std::make_unique<RE2>("^(?:(?:^|.*?\\.)" + p + "\\.(?P<idx>\\d+)\\.)", options()));
+}
+
+std::optional<long long> LayerIndex::of(std::string_view key) const {
+  for (const auto& re : res_) { // the first pattern that matches decides
+    if (!re->ok())
+      continue;
+    auto named = re->NamedCapturingGroups().find("idx");
+    if (named == re->NamedCapturingGroups().end())
+      continue;
     std::vector<re2::StringPiece> groups(static_cast<std::size_t>(named->second) + 1);
     // re.match: anchored at the start; RE2's leftmost-first semantics keep `.*?` lazy.
-    if (!re.Match(key, 0, key.size(), RE2::UNANCHORED, groups.data(),
-                  static_cast<int>(groups.size())))
+    if (!re->Match(key, 0, key.size(), RE2::UNANCHORED, groups.data(),
+                   static_cast<int>(groups.size())))
+      continue;
+    std::string_view idx(groups.back().data(), groups.back().size());
+    if (idx.empty() || idx.size() > 15)
       return std::nullopt;
-    return std::string(groups.back().data(), groups.back().size());
-  };
-  std::optional<std::string> idx;
-  if (patterns.empty()) {
-    idx = first(R"(.*?\.[^.]*\.(?P<idx>\d+)\.)");
-  } else {
-    for (const std::string& p : patterns)
-      if ((idx = first("(?:^|.*?\\.)" + p + "\\.(?P<idx>\\d+)\\.")))
-        break;
+    return std::stoll(std::string(idx));
   }
-  if (!idx || idx->empty() || idx->size() > 15)
-    return std::nullopt;
-  return std::stoll(*idx);
+  return std::nullopt;
 }
 
 Pattern pattern_key(std::string_view key) {

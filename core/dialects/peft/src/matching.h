@@ -45,10 +45,17 @@ private:
   std::unordered_set<std::string_view> set_;
 };
 
-// check_target_module_exists' layer index of `key`: the first numbered segment after a layers
-// pattern (any segment when `patterns` is empty); nullopt when there is none.
-std::optional<long long> layer_index(std::string_view key,
-                                     const std::vector<std::string>& patterns);
+// check_target_module_exists' layer index of a name: the first numbered segment after a layers
+// pattern (any segment when there is no pattern); nullopt when there is none. The patterns are
+// compiled once.
+class LayerIndex {
+public:
+  explicit LayerIndex(const std::vector<std::string>& patterns);
+  std::optional<long long> of(std::string_view key) const;
+
+private:
+  std::vector<std::unique_ptr<RE2>> res_;
+};
 
 // get_pattern_key: `re.match(rf"(.*\.)?({key})$", name)`.
 Pattern pattern_key(std::string_view key);

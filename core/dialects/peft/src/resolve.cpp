@@ -236,7 +236,9 @@ private:
     }
     // An exact name skips the layer selection (PEFT's `elif key in config.target_modules`).
     if (found && !c_.layers_to_transform.empty() && !list_->contains(key)) {
-      std::optional<long long> layer = detail::layer_index(key, texts(c_.layers_pattern));
+      if (!layers_)
+        layers_.emplace(texts(c_.layers_pattern));
+      std::optional<long long> layer = layers_->of(key);
       found = layer && std::any_of(c_.layers_to_transform.begin(), c_.layers_to_transform.end(),
                                    [&](const auto& l) { return l.first == *layer; });
     }
@@ -595,6 +597,7 @@ private:
   std::optional<NameList> list_, exclude_list_, names_;
   std::vector<std::string> saved_names_; // modules_to_save, then the heads a task type adds
   std::vector<Pattern> saved_exclusions_;
+  std::optional<detail::LayerIndex> layers_;
   std::vector<std::string> all_linear_names_;
   std::vector<std::int64_t> saved_copies_; // the parameters of each trained copy
 };
