@@ -146,8 +146,8 @@ TEST(Query, ModuleKeysMatchedTogetherSelectWhatEachSelectsAlone) {
   EXPECT_EQ(engine.match_modules_each(pointers), together);
 }
 
-// A 50,000-key config's patterns are more than one RE2::Set holds (its memory budget): matched in
-// several sets, each pattern still selects what it selects alone, and asked again (the next
+// A 50,000-key config's patterns are more than one RE2::Set holds (its memory budget): matched
+// without one, each pattern still selects what it selects alone, and asked again (the next
 // check) the engine answers from what it kept.
 TEST(Query, ThousandsOfModuleKeysMatchedTogetherSelectWhatEachSelectsAlone) {
   Index index = opscope::fixtures::my_model_index();
