@@ -27,14 +27,17 @@ FEATURE_FRAMES = 64  # speech feature frames, past the subsampling convolutions 
 _NEEDED_WHEN_PRESENT = ("bbox", "lang_ids", "qformer_input_ids", "grid_thw")
 
 
-def _sizes(config) -> list:
-    """The config and its sub-configs, the model's own first: where a size is looked up."""
+def _sizes(config, every: bool = True) -> list:
+    """The config and its sub-configs, the model's own first: where a size is looked up
+    (`every`: then the other sub-configs too)."""
     found = [config]
     for key in ("vision_config", "text_config", "audio_config", "encoder_config",
                 "qformer_config", "backbone_config"):
         sub = getattr(config, key, None)
         if sub is not None and not isinstance(sub, (dict, str)):
             found.append(sub)
+    if not every:
+        return found
     # Then any other sub-config (X-Codec 2's semantic_model_config sizes its features).
     found += [sub for sub in vars(config).values()
               if hasattr(sub, "model_type") and all(sub is not seen for seen in found)]
@@ -86,7 +89,9 @@ def _token_ids(config, length: int, sub: str | None = None):
 
 def _image_side(config, axis: int) -> int:
     """The image's height (axis 0) or width (1): `image_size` is one side or (height, width)."""
-    for place in [getattr(config, "vision_config", None), *_sizes(config)]:
+    # Not every sub-config: DepthPro's image_model_config sizes its patches (384), not the
+    # image its processor makes (1536).
+    for place in [getattr(config, "vision_config", None), *_sizes(config, every=False)]:
         for name in ("image_size", "img_size", "input_size"):
             value = getattr(place, name, None) if place is not None else None
             if isinstance(value, (list, tuple)) and len(value) >= 2 and \
