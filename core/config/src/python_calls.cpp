@@ -73,14 +73,8 @@ private:
     return std::string(open.rbegin(), open.rend());
   }
 
-  std::string_view text_of(TSNode n) const {
-    std::size_t b = ts_node_start_byte(n), e = ts_node_end_byte(n);
-    return e <= text_.size() && b <= e ? text_.substr(b, e - b) : std::string_view();
-  }
-  Range range_of(TSNode n) const {
-    return source_.range(std::min<std::size_t>(ts_node_start_byte(n), text_.size()),
-                         std::min<std::size_t>(ts_node_end_byte(n), text_.size()));
-  }
+  std::string_view text_of(TSNode n) const { return detail::text_of(text_, n); }
+  Range range_of(TSNode n) const { return detail::range_of(source_, n, text_.size()); }
 
   // Depth and size limits: one problem, then nothing more is read below.
   bool over_limit(TSNode n, int depth) {

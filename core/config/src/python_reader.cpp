@@ -124,14 +124,8 @@ private:
     return first != std::string_view::npos || text_.find("coreai_opt") != std::string_view::npos;
   }
 
-  std::string_view text_of(TSNode n) const {
-    std::size_t b = ts_node_start_byte(n), e = ts_node_end_byte(n);
-    return e <= text_.size() && b <= e ? text_.substr(b, e - b) : std::string_view();
-  }
-  Range range_of(TSNode n) const {
-    return source_.range(std::min<std::size_t>(ts_node_start_byte(n), text_.size()),
-                         std::min<std::size_t>(ts_node_end_byte(n), text_.size()));
-  }
+  std::string_view text_of(TSNode n) const { return detail::text_of(text_, n); }
+  Range range_of(TSNode n) const { return detail::range_of(source_, n, text_.size()); }
 
   bool too_deep(TSNode n, int depth) {
     if (depth <= kMaxNesting)

@@ -1,17 +1,23 @@
 #include "python_syntax.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 
 extern "C" const TSLanguage* tree_sitter_python();
 
 namespace opscope::config::detail {
-namespace {
-
 std::string_view text_of(std::string_view text, TSNode n) {
   std::size_t b = ts_node_start_byte(n), e = ts_node_end_byte(n);
   return e <= text.size() && b <= e ? text.substr(b, e - b) : std::string_view();
 }
+
+Range range_of(const SourceText& source, TSNode n, std::size_t parsed_size) {
+  return source.range(std::min<std::size_t>(ts_node_start_byte(n), parsed_size),
+                      std::min<std::size_t>(ts_node_end_byte(n), parsed_size));
+}
+
+namespace {
 
 struct ParserDeleter {
   void operator()(TSParser* p) const { ts_parser_delete(p); }

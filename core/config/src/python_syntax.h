@@ -30,6 +30,12 @@ using PythonTree = std::unique_ptr<TSTree, TreeDeleter>;
 // `text` parsed with this thread's parser; null when the time limit ran out.
 PythonTree parse_python(std::string_view text);
 
+// The source of `n` in the parsed `text` (empty if its bytes lie outside it), and where it is
+// written, clamped to the parsed text's size (which may extend `source`: python_calls.cpp
+// parses a half-typed call with its closers added).
+std::string_view text_of(std::string_view text, TSNode n);
+Range range_of(const SourceText& source, TSNode n, std::size_t parsed_size);
+
 bool is(TSNode n, const char* type);
 TSNode field(TSNode n, const char* name);
 // The named children of `n`, in order, comments left out.
