@@ -28,6 +28,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from lsp_client import LspClient  # noqa: E402
 from measure import percentile  # noqa: E402
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "python"))
+from fixtures.hf_hub import write_hub_config  # noqa: E402
+
 DEBOUNCE_S = 0.200
 MODEL_ID = "opscope-bench/llama-3-70b-shaped"
 LLAMA_70B = {
@@ -37,15 +40,6 @@ LLAMA_70B = {
     "rms_norm_eps": 1e-5, "rope_theta": 500000.0, "tie_word_embeddings": False,
 }
 LEAVES = ["q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"]
-
-
-def hub_cache(root: Path) -> Path:
-    repo = root / "hf" / "hub" / ("models--" + MODEL_ID.replace("/", "--"))
-    (repo / "refs").mkdir(parents=True)
-    (repo / "refs" / "main").write_text("0123abcd")
-    (repo / "snapshots" / "0123abcd").mkdir(parents=True)
-    (repo / "snapshots" / "0123abcd" / "config.json").write_text(json.dumps(LLAMA_70B))
-    return root / "hf"
 
 
 def script(entries: int, rng: random.Random) -> str:
@@ -105,7 +99,7 @@ def main() -> int:
     first = next(i for i, line in enumerate(lines) if line.strip().startswith('"'))
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
-        env = dict(os.environ, HF_HOME=str(hub_cache(root)), VIRTUAL_ENV=sys.prefix,
+        env = dict(os.environ, HF_HOME=str(write_hub_config(root / "hf", MODEL_ID, LLAMA_70B)), VIRTUAL_ENV=sys.prefix,
                    XDG_CACHE_HOME=str(root / "cache"), XDG_CONFIG_HOME=str(root / "config"))
         env.pop("HF_HUB_CACHE", None)
         cold, client, _ = open_once(opscope, root, env, text)

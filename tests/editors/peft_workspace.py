@@ -10,31 +10,13 @@ import shutil
 import sys
 from pathlib import Path
 
-MODEL_ID = "opscope-test/tiny-llama"
-REVISION = "0123456789abcdef0123456789abcdef01234567"
-# Small enough to export in seconds: what a LlamaForCausalLM needs to be built from config.json.
-TINY_LLAMA = {
-    "architectures": ["LlamaForCausalLM"],
-    "model_type": "llama",
-    "hidden_size": 64,
-    "intermediate_size": 128,
-    "num_hidden_layers": 2,
-    "num_attention_heads": 4,
-    "num_key_value_heads": 2,
-    "vocab_size": 256,
-    "max_position_embeddings": 128,
-    "tie_word_embeddings": False,
-}
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "python"))
+from fixtures.hf_hub import TINY_LLAMA, TINY_LLAMA_ID as MODEL_ID, write_hub_config  # noqa: E402
 
 
 def main(dest: Path) -> None:
     shutil.rmtree(dest, ignore_errors=True)
-    repo = dest / "hf" / "hub" / ("models--" + MODEL_ID.replace("/", "--"))
-    (repo / "refs").mkdir(parents=True)
-    (repo / "refs" / "main").write_text(REVISION)
-    snapshot = repo / "snapshots" / REVISION
-    snapshot.mkdir(parents=True)
-    (snapshot / "config.json").write_text(json.dumps(TINY_LLAMA, indent=2))
+    write_hub_config(dest / "hf", MODEL_ID, TINY_LLAMA)
     workspace = dest / "ws"
     shutil.copytree(Path(__file__).resolve().parent / "peft", workspace)
     script = workspace / "train_lora.py"

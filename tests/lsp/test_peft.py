@@ -13,13 +13,9 @@ from pathlib import Path
 from conftest import text_position
 from lsp_client import file_uri
 
-MODEL_ID = "opscope-test/tiny-llama"
-TINY_LLAMA = {
-    "architectures": ["LlamaForCausalLM"], "model_type": "llama", "hidden_size": 64,
-    "intermediate_size": 128, "num_hidden_layers": 2, "num_attention_heads": 4,
-    "num_key_value_heads": 2, "vocab_size": 256, "max_position_embeddings": 128,
-    "tie_word_embeddings": False,
-}
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "python"))
+from fixtures.hf_hub import TINY_LLAMA, TINY_LLAMA_ID as MODEL_ID, write_hub_config  # noqa: E402
+
 SCRIPT = f'''from peft import LoraConfig, get_peft_model
 from transformers import AutoModelForCausalLM
 
@@ -29,18 +25,9 @@ model = get_peft_model(model, config)
 '''
 
 
-def hf_cache(root: Path) -> Path:
-    repo = root / "hf" / "hub" / ("models--" + MODEL_ID.replace("/", "--"))
-    (repo / "refs").mkdir(parents=True)
-    (repo / "refs" / "main").write_text("0123abcd")
-    (repo / "snapshots" / "0123abcd").mkdir(parents=True)
-    (repo / "snapshots" / "0123abcd" / "config.json").write_text(json.dumps(TINY_LLAMA))
-    return root / "hf"
-
-
 def test_a_lora_script_is_checked_completed_and_hovered_against_its_base_model(make_client,
                                                                                 tmp_path):
-    home = hf_cache(tmp_path)
+    home = write_hub_config(tmp_path / "hf", MODEL_ID, TINY_LLAMA)
     project = tmp_path / "project"
     project.mkdir()
     script = project / "train.py"

@@ -13,30 +13,14 @@ from pathlib import Path
 
 import pytest
 
-MODEL_ID = "opscope-test/tiny-llama"
-TINY_LLAMA = {
-    "architectures": ["LlamaForCausalLM"],
-    "model_type": "llama",
-    "hidden_size": 64,
-    "intermediate_size": 128,
-    "num_hidden_layers": 2,
-    "num_attention_heads": 4,
-    "num_key_value_heads": 2,
-    "vocab_size": 256,
-    "max_position_embeddings": 128,
-    "tie_word_embeddings": False,
-}
+sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "python"))
+from fixtures.hf_hub import TINY_LLAMA, TINY_LLAMA_ID as MODEL_ID, write_hub_config  # noqa: E402
 
 
 @pytest.fixture(scope="module")
 def workspace(tmp_path_factory):
     root = tmp_path_factory.mktemp("peft")
-    repo = root / "hf" / "hub" / ("models--" + MODEL_ID.replace("/", "--"))
-    (repo / "refs").mkdir(parents=True)
-    (repo / "refs" / "main").write_text("0123abcd")
-    snapshot = repo / "snapshots" / "0123abcd"
-    snapshot.mkdir(parents=True)
-    (snapshot / "config.json").write_text(json.dumps(TINY_LLAMA))
+    write_hub_config(root / "hf", MODEL_ID, TINY_LLAMA)
     (root / "project").mkdir()
     return root
 
