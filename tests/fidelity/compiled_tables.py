@@ -1,4 +1,4 @@
-"""The compressor table as compiled into opscope (core/coreai/src/compressors.cpp), read
+"""The compressor table as compiled into opscope (core/dialects/coreai/tables/src/compressors.cpp), read
 through tests/fidelity/dump_compressor_tables.cpp (ctest sets OPSCOPE_COMPRESSOR_TABLES)."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The compressor table compiled into opscope (core/coreai/src/compressors.cpp) equals what
+"""The compressor table compiled into opscope (core/dialects/coreai/tables/src/compressors.cpp) equals what
 the installed coreai-opt defines: each compressor's config root key and spec section, the
 execution modes it runs in, and its graph-mode registries. (The eager registries:
 test_eager_tables.py.) A coreai-opt release that changes any of them fails here, naming

@@ -1,4 +1,4 @@
-"""The eager compressor tables compiled into opscope (core/coreai/src/compressors.cpp)
+"""The eager compressor tables compiled into opscope (core/dialects/coreai/tables/src/compressors.cpp)
 equal the registries of the installed coreai-opt: same functions, same registered types.
 A coreai-opt upgrade that registers a new op fails here, naming it."""
 

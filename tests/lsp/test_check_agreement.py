@@ -1,5 +1,5 @@
 """`opscope check` and the editor give identical diagnostics (issue 15): both are faces of one
-workspace (server/workspace), so every config in the tests, checked with `opscope check --json`
+workspace (engine/workspace), so every config in the tests, checked with `opscope check --json`
 and opened in `opscope lsp`, must get the same diagnostics: code, range, message, severity.
 
 The corpus is every committed config with a coreai-opt root key (the fuzzers' seed configs,

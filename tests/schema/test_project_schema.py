@@ -28,7 +28,7 @@ def test_a_wrong_value_is_refused(bad):
 
 
 def test_every_key_the_project_reader_knows_is_described():
-    source = "\n".join(p.read_text() for p in (ROOT / "server/project/src").glob("*.cpp"))
+    source = "\n".join(p.read_text() for p in (ROOT / "engine/project/src").glob("*.cpp"))
     # The project file's reader compares each key it reads (`key == "model"`); settings_from_json
     # reads the editor settings (camelCase, e.g. hfClass), which are not project-file keys.
     keys = set(re.findall(r'key == "(\w+)"', source))

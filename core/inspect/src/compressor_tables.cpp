@@ -1,4 +1,4 @@
-// The compressor table's registries applied to ops (the data: core/coreai/src/compressors.cpp).
+// The compressor table's registries applied to ops (the data: core/dialects/coreai/tables/src/compressors.cpp).
 #include "opscope/inspect/compressor_tables.h"
 
 namespace opscope::inspect {

@@ -24,7 +24,7 @@ std::uint64_t fnv(std::uint64_t hash, const unsigned char* data, std::size_t siz
 
 // FNV-1a over four interleaved byte lanes (independent multiply chains run
 // several times faster), per 1 MiB chunk; lanes and length folded at the end.
-// Identical to the front end's cache key (server/model/src/file_hash.cpp).
+// Identical to the front end's cache key (engine/model/src/file_hash.cpp).
 class Hasher {
 public:
   void update_chunk(const unsigned char* data, std::size_t size) {

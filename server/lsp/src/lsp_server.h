@@ -37,7 +37,7 @@ inline constexpr const char* kShowSummary = "opscope.showSummary";
 inline constexpr const char* kReloadModel = "opscope.reloadModel";
 inline constexpr const char* kTrustProject = "opscope.trustProject";
 
-// LSP glue over the workspace (server/workspace): binds methods, converts types, runs the
+// LSP glue over the workspace (engine/workspace): binds methods, converts types, runs the
 // timers and the model store; the workspace decides what each config is checked against.
 class LspServer : public MessageHandler, private workspace::Host {
 public:

@@ -1,4 +1,4 @@
-// The session's side of trust (server/trust, through TrustGate): the editor's workspace trust,
+// The session's side of trust (engine/trust, through TrustGate): the editor's workspace trust,
 // the question asked the first time a config's project wants to run code, the quick fix that
 // trusts later, and the command opscope.trustProject. Bound in lsp_server.cpp.
 #include "lsp_server.h"

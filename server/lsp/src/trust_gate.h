@@ -1,4 +1,4 @@
-// The language server's side of the trust model (server/trust): whether a config's model may
+// The language server's side of the trust model (engine/trust): whether a config's model may
 // run, what the config's `untrusted-project` diagnostic says, and when to ask the user
 // (window/showMessageRequest, once per content per session). Knows nothing of the wire.
 #pragma once

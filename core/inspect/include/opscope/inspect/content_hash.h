@@ -1,5 +1,5 @@
 // A 64-bit content hash of a file, as 16 lowercase hex digits: the worker records
-// it as the index's provenance.archive_hash and the front end (server/model) caches
+// it as the index's provenance.archive_hash and the front end (engine/model) caches
 // indexes by it, both through this one function.
 // No LibTorch (target opscope_content_hash).
 #pragma once

@@ -1,4 +1,4 @@
-// The resolution (core/resolve) the features read: the model's shared one when the host keeps
+// The resolution (core/dialects/coreai/resolve) the features read: the model's shared one when the host keeps
 // it, else computed for the call; null when opscope does not resolve this config
 // (resolve::resolves) or there is no model.
 #pragma once

@@ -1,4 +1,4 @@
-// The model's projected size once the config is applied (core/resolve/size.h, coreai-opt's
+// The model's projected size once the config is applied (core/dialects/coreai/resolve/size.h, coreai-opt's
 // bits_per_weight): as a code lens on the config's root key, and as text for hovers on the
 // root key and on module keys. No LSP types: server/lsp turns the lens into the protocol's.
 #pragma once
