@@ -27,6 +27,10 @@ int main() {
       if (mode_supports(m, c.id))
         modes.push_back(to_string(m));
     table[std::string(c.name)] = {
+        {"class_name", std::string(c.class_name)},
+        {"config_classes",
+         {config_class(c, ConfigLevel::Top), config_class(c, ConfigLevel::Module),
+          config_class(c, ConfigLevel::Op)}},
         {"root_key", std::string(c.root_key)},
         {"spec_key", std::string(c.spec_key)},
         {"modes", modes},

@@ -23,25 +23,10 @@
 namespace opscope::config::detail {
 namespace {
 
-enum class ClassLevel { Top, Module, Op };
-
-struct ConfigClass {
-  std::string_view name;
-  Compressor compressor;
-  ClassLevel level;
-};
-
-constexpr ConfigClass kConfigClasses[] = {
-    {"QuantizerConfig", Compressor::Quantizer, ClassLevel::Top},
-    {"ModuleQuantizerConfig", Compressor::Quantizer, ClassLevel::Module},
-    {"OpQuantizerConfig", Compressor::Quantizer, ClassLevel::Op},
-    {"KMeansPalettizerConfig", Compressor::KMeansPalettizer, ClassLevel::Top},
-    {"ModuleKMeansPalettizerConfig", Compressor::KMeansPalettizer, ClassLevel::Module},
-    {"OpKMeansPalettizerConfig", Compressor::KMeansPalettizer, ClassLevel::Op},
-    {"MagnitudePrunerConfig", Compressor::MagnitudePruner, ClassLevel::Top},
-    {"ModuleMagnitudePrunerConfig", Compressor::MagnitudePruner, ClassLevel::Module},
-    {"OpMagnitudePrunerConfig", Compressor::MagnitudePruner, ClassLevel::Op},
-};
+// QuantizerConfig, ModuleQuantizerConfig, OpQuantizerConfig, ...: coreai::find_config_class
+// reads them off the compressor table.
+using coreai::ConfigClass;
+using coreai::ConfigLevel;
 
 // coreai-opt 0.4.0's other pydantic classes a config holds (specs, granularities, schedules):
 // a call of one is read as a mapping of its keyword arguments, named by the class, for
@@ -68,13 +53,6 @@ constexpr std::string_view kValueClasses[] = {
 bool is_value_class(std::string_view name) {
   return std::find(std::begin(kValueClasses), std::end(kValueClasses), name) !=
          std::end(kValueClasses);
-}
-
-const ConfigClass* find_class(std::string_view name) {
-  for (const ConfigClass& c : kConfigClasses)
-    if (c.name == name)
-      return &c;
-  return nullptr;
 }
 
 bool is_pattern_field(std::string_view field) {
@@ -115,12 +93,11 @@ private:
   // A file that names neither coreai_opt nor a config class is not parsed at all.
   bool worth_parsing() {
     std::size_t first = std::string_view::npos;
-    for (const ConfigClass& c : kConfigClasses)
-      if (c.level == ClassLevel::Top)
-        if (std::size_t at = text_.find(c.name); at < first) {
-          first = at;
-          fallback_ = c.compressor;
-        }
+    for (const coreai::CompressorInfo& info : coreai::compressors())
+      if (std::size_t at = text_.find(coreai::config_class(info, ConfigLevel::Top)); at < first) {
+        first = at;
+        fallback_ = info.id;
+      }
     return first != std::string_view::npos || text_.find("coreai_opt") != std::string_view::npos;
   }
 
@@ -151,12 +128,12 @@ private:
   }
 
   // The config class a call's function names (`QuantizerConfig`, `coreai_opt.x.QuantizerConfig`).
-  const ConfigClass* class_of(TSNode function) const {
+  std::optional<ConfigClass> class_of(TSNode function) const {
     if (is(function, "identifier"))
-      return find_class(text_of(function));
+      return coreai::find_config_class(text_of(function));
     if (is(function, "attribute"))
-      return find_class(text_of(field(function, "attribute")));
-    return nullptr;
+      return coreai::find_config_class(text_of(field(function, "attribute")));
+    return std::nullopt;
   }
 
   // Which compressor an expression's value configures: a config class call, a preset
@@ -164,8 +141,9 @@ private:
   std::optional<Compressor> compressor_of(TSNode n, int depth = 0) const {
     for (; depth < 64 && !ts_node_is_null(n); ++depth) {
       if (is(n, "identifier")) {
-        if (const ConfigClass* c = find_class(text_of(n)); c && c->level == ClassLevel::Top)
-          return c->compressor;
+        if (std::optional<ConfigClass> c = coreai::find_config_class(text_of(n));
+            c && c->level == ConfigLevel::Top)
+          return c->id;
         auto it = variables_.find(std::string(text_of(n)));
         if (it != variables_.end())
           return it->second;
@@ -257,11 +235,11 @@ private:
       do {
         TSNode child = ts_tree_cursor_current_node(&cursor);
         if (is(child, "(") && is(previous, "identifier"))
-          if (const ConfigClass* c = find_class(text_of(previous));
-              c && c->level == ClassLevel::Top) {
+          if (std::optional<ConfigClass> c = coreai::find_config_class(text_of(previous));
+              c && c->level == ConfigLevel::Top) {
             served_ = true;
             note_statement(previous);
-            add_top(c->compressor, previous).config_object = objects_++;
+            add_top(c->id, previous).config_object = objects_++;
           }
         previous = child;
       } while (ts_tree_cursor_goto_next_sibling(&cursor));
@@ -285,20 +263,20 @@ private:
   bool call(TSNode n, int depth) {
     TSNode function = field(n, "function");
     TSNode arguments = field(n, "arguments");
-    if (const ConfigClass* c = class_of(function)) {
+    if (std::optional<ConfigClass> c = class_of(function)) {
       served_ = true;
-      if (c->level == ClassLevel::Op)
+      if (c->level == ConfigLevel::Op)
         return detached_value(n, depth); // its fields are specs: no names
       note_statement(n);
       TSNode name = is(function, "attribute") ? field(function, "attribute") : function;
-      if (c->level == ClassLevel::Top) {
-        Node& top = add_top(c->compressor, name);
+      if (c->level == ConfigLevel::Top) {
+        Node& top = add_top(c->id, name);
         top.config_object = new_object(n);
-        top.model = std::string(c->name);
+        top.model = coreai::config_class(*coreai::find(c->id), ConfigLevel::Top);
         top.range = range_of(arguments);
         keyword_fields(arguments, top, depth + 1, true);
       } else {
-        Node& top = add_top(c->compressor, name);
+        Node& top = add_top(c->id, name);
         top.config_object = new_object(n);
         Entry e = field_entry(kDetachedModuleConfig, name);
         e.has_colon = false;
@@ -317,8 +295,8 @@ private:
     TSNode receiver = field(function, "object");
     std::string_view name = text_of(method);
     if (name == "from_dict") {
-      const ConfigClass* c = class_of(receiver);
-      if (!c || c->level != ClassLevel::Top)
+      std::optional<ConfigClass> c = class_of(receiver);
+      if (!c || c->level != ConfigLevel::Top)
         return false;
       served_ = true;
       note_statement(n);
@@ -330,7 +308,7 @@ private:
           FromDict site;
           site.first = root_->entries.size();
           site.count = document->entries.size();
-          site.config_key = std::string(coreai::find(c->compressor)->root_key);
+          site.config_key = std::string(coreai::find(c->id)->root_key);
           site.range = range_of(n);
           out_.tree.from_dict.push_back(std::move(site));
         }
@@ -614,11 +592,11 @@ private:
     }
     if (is(n, "call")) {
       TSNode function = field(n, "function");
-      const ConfigClass* c = class_of(function);
+      std::optional<ConfigClass> c = class_of(function);
       TSNode name = is(function, "attribute") ? field(function, "attribute") : function;
       bool value_class = !c && (is(function, "identifier") || is(function, "attribute")) &&
                          is_value_class(text_of(name));
-      if ((c && c->level != ClassLevel::Top) || value_class ||
+      if ((c && c->level != ConfigLevel::Top) || value_class ||
           (is(function, "identifier") && text_of(function) == "dict")) {
         node->kind = Node::Kind::Map;
         bool class_call = c || value_class;

@@ -1,6 +1,7 @@
 #include "resolution.h"
 
 #include "opscope/config/values.h"
+#include "opscope/coreai/compressors.h"
 
 namespace opscope::features::detail {
 namespace {
@@ -14,22 +15,22 @@ bool resolvable(const config::ConfigDocument& document, const Model* model) {
 } // namespace
 
 ResolutionWords resolution_words(const index::Index& index, index::Compressor compressor) {
-  // The weight compressors' registries (pruning/, palettization/kmeans/supported_ops_registry.py).
-  const std::string weight_ops = " (linear, conv, multi-head attention)";
-  switch (compressor) {
-  case index::Compressor::MagnitudePruner:
-    return {"eager mode", "the MagnitudePruner prunes", "configured by the MagnitudePruner",
-            "the MagnitudePruner prunes", weight_ops};
-  case index::Compressor::KMeansPalettizer:
-    return {"eager mode", "the KMeansPalettizer palettizes", "configured by the KMeansPalettizer",
-            "the KMeansPalettizer palettizes", weight_ops};
-  default:
-    if (index.mode == index::Mode::Eager)
-      return {"eager mode", "the eager Quantizer quantizes", "configured by the eager Quantizer",
-              "the eager Quantizer quantizes", ""};
-    return {"graph mode", "the Quantizer annotates", "annotated by the Quantizer",
-            "the Quantizer compresses", ""};
+  const coreai::CompressorInfo* info = coreai::find(compressor);
+  if (!info) // no compressor: the Quantizer's words
+    info = coreai::find(index::Compressor::Quantizer);
+  const std::string name(info->class_name);
+  const std::string verb(info->verb);
+  if (info->weight_only) {
+    // Their registries (pruning/ and palettization/kmeans/supported_ops_registry.py).
+    const std::string weight_ops = " (linear, conv, multi-head attention)";
+    return {"eager mode", "the " + name + " " + verb, "configured by the " + name,
+            "the " + name + " " + verb, weight_ops};
   }
+  if (index.mode == index::Mode::Eager)
+    return {"eager mode", "the eager " + name + " " + verb, "configured by the eager " + name,
+            "the eager " + name + " " + verb, ""};
+  return {"graph mode", "the " + name + " annotates", "annotated by the " + name,
+          "the " + name + " compresses", ""};
 }
 
 std::string entry_name(const config::ConfigDocument& document, const resolve::Decider& who) {

@@ -104,9 +104,7 @@ config::ConfigDocument read_document(const std::string& path, std::string& text)
   if (doc.root == config::Compressor::None && dialects::peft::looks_like_peft(path, text))
     return doc; // the PEFT dialect explains it (explain_peft.h)
   // The palettizer and the eager Quantizer: module decisions and the projected size (params).
-  if (doc.root != config::Compressor::Quantizer &&
-      doc.root != config::Compressor::KMeansPalettizer &&
-      doc.root != config::Compressor::MagnitudePruner)
+  if (!coreai::find(doc.root))
     throw std::runtime_error(path +
                              ": not a coreai-opt config: explain needs one of the root keys "
                              "coreai-opt loads (" +
@@ -247,7 +245,8 @@ int run_explain(const std::vector<std::string>& args) {
     const std::string& model = model_source(analysis.model->spec);
     const model::Settings settings = load_settings(analysis.model->spec, parsed);
     if (pruner && index.mode != index::Mode::Eager)
-      throw UsageError("MagnitudePruner runs eager only: give an eager-mode index or a .pt2 "
+      throw UsageError(std::string(coreai::find(doc.root)->class_name) +
+                       " runs eager only: give an eager-mode index or a .pt2 "
                        "archive, not a graph-mode index");
     // Eager mode (the pruner, the palettizer, execution_mode: eager): the compressor's own
     // registered calls, not the graph Quantizer's annotation.
@@ -392,10 +391,8 @@ int run_explain(const std::vector<std::string>& args) {
         std::count_if(resolution.ops.begin(), resolution.ops.end(),
                       [](const resolve::OpDecision& d) { return d.full_precision; }));
     std::cout << resolution.ops.size() << " ops configured by the "
-              << (doc.root == config::Compressor::MagnitudePruner    ? "MagnitudePruner"
-                  : doc.root == config::Compressor::KMeansPalettizer ? "KMeansPalettizer"
-                                                                     : "Quantizer")
-              << ", " << full_precision << " left in full precision\n";
+              << coreai::find(doc.root)->class_name << ", " << full_precision
+              << " left in full precision\n";
     for (const resolve::SharedTensor& shared : resolution.shared) {
       const index::Parameter& p = index.parameters[static_cast<std::size_t>(shared.parameter)];
       const resolve::OpDecision& first =

@@ -231,3 +231,28 @@ TEST(PythonContext, NothingOutsideConfigStrings) {
     EXPECT_EQ(context_at(doc, a.point()).kind, CursorContext::Kind::None) << code;
   }
 }
+
+// The config classes come from the compressor table (<class>Config, Module<class>Config,
+// Op<class>Config): each is read as its compressor's, and a name only resembling one is code.
+TEST(PythonReader, ConfigClassesAreTheTablesAndOnlyThose) {
+  using opscope::coreai::ConfigLevel;
+  for (const opscope::coreai::CompressorInfo& info : opscope::coreai::compressors()) {
+    for (ConfigLevel level : {ConfigLevel::Top, ConfigLevel::Module, ConfigLevel::Op}) {
+      auto found = opscope::coreai::find_config_class(opscope::coreai::config_class(info, level));
+      ASSERT_TRUE(found) << info.class_name;
+      EXPECT_EQ(found->id, info.id);
+      EXPECT_EQ(found->level, level);
+    }
+    ConfigDocument doc =
+        read("import coreai_opt\nc = " + opscope::coreai::config_class(info, ConfigLevel::Top) +
+             "(global_config={})\n");
+    EXPECT_EQ(doc.root, info.id) << info.class_name;
+  }
+  for (const char* near :
+       {"Config", "ModuleConfig", "OpModuleQuantizerConfig", "ModuleOpQuantizerConfig",
+        "QuantizerConfigs", "XQuantizerConfig", "Quantizer", "OpConfig"})
+    EXPECT_FALSE(opscope::coreai::find_config_class(near)) << near;
+  ConfigDocument near = read("import coreai_opt\nc = OpModuleQuantizerConfig(global_config={})\n");
+  EXPECT_TRUE(near.keys.empty());
+  EXPECT_EQ(near.root, Compressor::None);
+}

@@ -131,6 +131,8 @@ constexpr std::array kCompressors = {
     CompressorInfo{
         .id = Compressor::Quantizer,
         .name = "quantizer",
+        .class_name = "Quantizer",
+        .verb = "quantizes",
         .root_key = "quantization_config",
         .spec_key = "quantization_spec",
         .graph_mode = true,
@@ -146,6 +148,8 @@ constexpr std::array kCompressors = {
     CompressorInfo{
         .id = Compressor::KMeansPalettizer,
         .name = "kmeans_palettizer",
+        .class_name = "KMeansPalettizer",
+        .verb = "palettizes",
         .root_key = "kmeans_palettization_config",
         .spec_key = "palettization_spec",
         .graph_mode = false,
@@ -159,6 +163,8 @@ constexpr std::array kCompressors = {
     CompressorInfo{
         .id = Compressor::MagnitudePruner,
         .name = "magnitude_pruner",
+        .class_name = "MagnitudePruner",
+        .verb = "prunes",
         .root_key = "magnitude_pruning_config",
         .spec_key = "pruning_spec",
         .graph_mode = false,
@@ -233,7 +239,28 @@ std::string listed(std::string_view CompressorInfo::*field, std::string_view las
   }
   return out;
 }
+
+constexpr std::string_view kConfigSuffix = "Config";
+// The prefix of each ConfigLevel's class, in the enum's order.
+constexpr std::array<std::string_view, 3> kConfigPrefixes = {"", "Module", "Op"};
 } // namespace
+
+std::optional<ConfigClass> find_config_class(std::string_view class_name) {
+  if (!class_name.ends_with(kConfigSuffix))
+    return std::nullopt;
+  class_name.remove_suffix(kConfigSuffix.size());
+  for (const CompressorInfo& info : kCompressors)
+    for (std::size_t level = 0; level < kConfigPrefixes.size(); ++level)
+      if (class_name.size() == kConfigPrefixes[level].size() + info.class_name.size() &&
+          class_name.starts_with(kConfigPrefixes[level]) && class_name.ends_with(info.class_name))
+        return ConfigClass{info.id, static_cast<ConfigLevel>(level)};
+  return std::nullopt;
+}
+
+std::string config_class(const CompressorInfo& info, ConfigLevel level) {
+  return std::string(kConfigPrefixes[static_cast<std::size_t>(level)]) +
+         std::string(info.class_name) + std::string(kConfigSuffix);
+}
 
 std::string compressor_names(std::string_view last) {
   return listed(&CompressorInfo::name, last);

@@ -46,7 +46,11 @@ struct GraphRegistry {
 
 struct CompressorInfo {
   Compressor id;
-  std::string_view name;     // --compressor, opscope.yaml `compressor:`, index files
+  std::string_view name; // --compressor, opscope.yaml `compressor:`, index files
+  // coreai-opt's class, as messages name it ("Quantizer"); its config classes are
+  // <class>Config, Module<class>Config and Op<class>Config (config_class below).
+  std::string_view class_name;
+  std::string_view verb;     // what it does to the ops it configures: "quantizes"
   std::string_view root_key; // the config's top-level key: "quantization_config"
   std::string_view spec_key; // the top-level section for shared specs: "quantization_spec"
   bool graph_mode;           // coreai-opt runs it in graph mode
@@ -67,6 +71,18 @@ std::uint8_t all_compressor_bits();
 const CompressorInfo* find(Compressor c);
 // By root key ("quantization_config"), or null.
 const CompressorInfo* find_by_root_key(std::string_view root_key);
+
+// The three pydantic classes of a compressor's config: the whole config
+// (QuantizerConfig), one module's (ModuleQuantizerConfig) and one op's (OpQuantizerConfig).
+enum class ConfigLevel { Top, Module, Op };
+struct ConfigClass {
+  Compressor id;
+  ConfigLevel level;
+};
+// "ModuleKMeansPalettizerConfig" -> {KMeansPalettizer, Module}; nothing for any other name.
+std::optional<ConfigClass> find_config_class(std::string_view class_name);
+// The inverse: {Quantizer, Top} -> "QuantizerConfig".
+std::string config_class(const CompressorInfo& info, ConfigLevel level);
 
 // "quantizer", ...; "none" for Compressor::None.
 const char* to_string(Compressor c);
