@@ -56,7 +56,7 @@ a script that only mentions a config class in a comment is not a config."
 
 (defconst opscope-config-rules
   `((yaml
-     ;; coreai-opt
+     ;; coreai-opt.  A copy of kCompressors (core/dialects/coreai/tables/src/compressors.cpp); tests/editors/compressor_tables.py: root keys.
      ,(opscope--root-key "quantization_config" "kmeans_palettization_config" "magnitude_pruning_config")
      ;; PEFT through axolotl and LLaMA-Factory
      ,(opscope--root-key "lora_target_modules" "lora_target_linear" "lora_target")
@@ -64,11 +64,12 @@ a script that only mentions a config class in a comment is not a config."
      ,(opscope--root-key-is "finetuning_type" "lora"))
     ;; coreai-opt: the quoted key (nesting is not checked).  PEFT's JSON is adapter_config.json.
     (json
+     ;; A copy of kCompressors (core/dialects/coreai/tables/src/compressors.cpp); tests/editors/compressor_tables.py: root keys.
      ,(concat "\"" (regexp-opt '("quantization_config" "kmeans_palettization_config"
                                  "magnitude_pruning_config"))
               "\"[ \t\n]*:"))
     (python
-     ;; coreai-opt
+     ;; coreai-opt.  A copy of kCompressors (core/dialects/coreai/tables/src/compressors.cpp); tests/editors/compressor_tables.py: config classes.
      ,(opscope--python-import "coreai_opt")
      ,(opscope--python-use "QuantizerConfig" "KMeansPalettizerConfig" "MagnitudePrunerConfig")
      ;; PEFT

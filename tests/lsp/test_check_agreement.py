@@ -19,6 +19,7 @@ import pytest
 
 from conftest import SOURCE_DIR
 
+# A copy of kCompressors (core/dialects/coreai/tables/src/compressors.cpp); tests/editors/compressor_tables.py: root keys.
 ROOT_KEYS = ("quantization_config", "kmeans_palettization_config", "magnitude_pruning_config")
 SEVERITIES = {1: "error", 2: "warning", 3: "note"}
 

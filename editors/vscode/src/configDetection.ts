@@ -6,6 +6,7 @@
 export const PROJECT_FILE_NAME = 'opscope.yaml';
 
 /** coreai-opt: the root keys of its YAML and JSON configs. */
+// A copy of kCompressors (core/dialects/coreai/tables/src/compressors.cpp); tests/editors/compressor_tables.py: root keys must equal the table's.
 export const CONFIG_ROOT_KEYS = [
   'quantization_config',
   'kmeans_palettization_config',
@@ -50,6 +51,7 @@ const TEXT_RULES: Record<'yaml' | 'json' | 'python', RegExp[]> = {
   json: [new RegExp(`"(?:${rootKeys})"\\s*:`)],
   python: [
     // coreai-opt: an import, or a config class called or used (`QuantizerConfig.from_dict`).
+    // A copy of kCompressors (core/dialects/coreai/tables/src/compressors.cpp); tests/editors/compressor_tables.py: config classes.
     imports('coreai_opt'),
     calledOrUsed('(?:Quantizer|KMeansPalettizer|MagnitudePruner)Config'),
     // PEFT: an import, or a tuner config called or used (`LoraConfig(`).

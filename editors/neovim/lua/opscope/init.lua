@@ -21,7 +21,7 @@ local function import(module) return '^%s*import%s+' .. module .. '%f[^%w_]' end
 local function used(class) return '%f[%w_]' .. class .. '%s*[.(]' end -- called or `.from_dict`
 M.RULES = {
   yaml = {
-    -- coreai-opt
+    -- coreai-opt. A copy of kCompressors (core/dialects/coreai/tables/src/compressors.cpp); tests/editors/compressor_tables.py: root keys.
     key('quantization_config'), key('kmeans_palettization_config'), key('magnitude_pruning_config'),
     -- PEFT through axolotl
     key('lora_target_modules'), key('lora_target_linear'), key_is('adapter', 'q?lora'),
@@ -30,10 +30,11 @@ M.RULES = {
   },
   json = {
     -- coreai-opt (PEFT's JSON is adapter_config.json, by name)
+    -- A copy of kCompressors (core/dialects/coreai/tables/src/compressors.cpp); tests/editors/compressor_tables.py: root keys.
     '"quantization_config"%s*:', '"kmeans_palettization_config"%s*:', '"magnitude_pruning_config"%s*:',
   },
   python = {
-    -- coreai-opt
+    -- coreai-opt. A copy of kCompressors (core/dialects/coreai/tables/src/compressors.cpp); tests/editors/compressor_tables.py: config classes.
     imports('coreai_opt'), import('coreai_opt'),
     used('QuantizerConfig'), used('KMeansPalettizerConfig'), used('MagnitudePrunerConfig'),
     -- PEFT
