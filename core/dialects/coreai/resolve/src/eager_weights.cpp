@@ -1,5 +1,6 @@
 #include "opscope/resolve/eager_weights.h"
 
+#include "op_entry.h"
 #include "opscope/config/values.h"
 #include "opscope/index/query.h"
 #include "state_specs.h"
@@ -128,40 +129,41 @@ private:
     return *it->second;
   }
 
-  // _get_op_compression_components: op_name_config (last match), op_type_config (last
-  // equal), else the module config's own op_state_spec.
+  // _get_op_compression_components (op_entry.h) over the module's config as written: the
+  // spec dict of the op config that decides, else the module config's own op_state_spec.
   std::pair<json, Decider> op_state_spec(const index::Op& op, int module) {
     const ModuleConfig& c = configs_[static_cast<std::size_t>(module)];
     const Decider& decider = decisions_[static_cast<std::size_t>(module)].decider;
-    auto op_spec = [&](const json& op_config) {
-      if (op_config.is_null())
-        return json{{"*", nullptr}};
-      return spec_dict(op_config, "op_state_spec", default_state_spec(compressor_));
+    if (!c.config.is_object())
+      return {c.state_spec, decider};
+    static const json::object_t kNoTable;
+    auto table = [&](const char* field) -> const json::object_t& {
+      auto it = c.config.find(field);
+      return it != c.config.end() && it->is_object() ? it->get_ref<const json::object_t&>()
+                                                     : kNoTable;
     };
-    if (c.config.is_object()) {
-      if (auto names = c.config.find("op_name_config");
-          names != c.config.end() && names->is_object()) {
-        std::optional<std::pair<std::string, json>> last;
-        for (const auto& [pattern, op_config] : names->items()) {
-          const index::Query& q = op_query(pattern);
-          if (q.usable() && q.matches(op.name))
-            last = {pattern, op_config};
-        }
-        if (last)
-          return {op_spec(last->second), op_key_decider(decider, Table::OpName, last->first)};
-      }
-      if (auto types = c.config.find("op_type_config");
-          types != c.config.end() && types->is_object()) {
-        const std::string& type = index_.type_for(op, compressor_);
-        std::optional<std::pair<std::string, json>> last;
-        for (const auto& [name, op_config] : types->items())
-          if (!type.empty() && name == type)
-            last = {name, op_config};
-        if (last)
-          return {op_spec(last->second), op_key_decider(decider, Table::OpType, last->first)};
-      }
-    }
-    return {c.state_spec, decider};
+    const json::object_t& names = table("op_name_config");
+    const json::object_t& types = table("op_type_config");
+    // ordered_map's operator[] takes a key: the i-th entry through its vector's iterators.
+    auto nth = [](const json::object_t& t, std::size_t i) -> const auto& {
+      return *(t.begin() + static_cast<std::ptrdiff_t>(i));
+    };
+    const detail::OpEntry entry = detail::op_entry(
+        names.size(),
+        [&](std::size_t i) {
+          const index::Query& q = op_query(nth(names, i).first);
+          return q.usable() && q.matches(op.name);
+        },
+        types.size(), [&](std::size_t i) -> const std::string& { return nth(types, i).first; },
+        index_.type_for(op, compressor_));
+    if (entry.level == detail::OpLevel::Module)
+      return {c.state_spec, decider};
+    const bool by_name = entry.level == detail::OpLevel::OpName;
+    const auto& [key, op_config] = nth(by_name ? names : types, entry.at);
+    json spec = op_config.is_null()
+                    ? json{{"*", nullptr}}
+                    : spec_dict(op_config, "op_state_spec", default_state_spec(compressor_));
+    return {std::move(spec), op_key_decider(decider, by_name ? Table::OpName : Table::OpType, key)};
   }
 
   void visit_op(int op_index, const std::vector<int>& parameters, int module) {

@@ -1,5 +1,6 @@
 #include "opscope/resolve/pruner.h"
 
+#include "op_entry.h"
 #include "opscope/config/values.h"
 #include "opscope/resolve/size.h"
 
@@ -62,21 +63,30 @@ public:
     }
   }
 
-  // _get_op_compression_components: op_name_config (last key matching the op's name), else
-  // op_type_config (last key equal to its registry name), else the module config itself.
+  // _get_op_compression_components (op_entry.h), over this config object's op tables.
   Decider decide(const index::Op& op, const Decider& module_decider) {
     const OpTables* tables = tables_of(module_decider);
     if (!tables)
       return module_decider;
-    for (auto it = tables->by_name.rbegin(); it != tables->by_name.rend(); ++it) {
-      const index::Query& q = query(*it);
-      if (q.usable() && q.matches(op.name))
-        return {Decider::Kind::Key, *it};
+    const detail::OpEntry entry = detail::op_entry(
+        tables->by_name.size(),
+        [&](std::size_t i) {
+          const index::Query& q = query(tables->by_name[i]);
+          return q.usable() && q.matches(op.name);
+        },
+        tables->by_type.size(),
+        [&](std::size_t i) -> const std::string& {
+          return doc_.keys[static_cast<std::size_t>(tables->by_type[i])].text;
+        },
+        index_.type_for(op, compressor_));
+    switch (entry.level) {
+    case detail::OpLevel::OpName:
+      return {Decider::Kind::Key, tables->by_name[entry.at]};
+    case detail::OpLevel::OpType:
+      return {Decider::Kind::Key, tables->by_type[entry.at]};
+    case detail::OpLevel::Module:
+      break;
     }
-    const std::string& type = index_.type_for(op, compressor_);
-    for (auto it = tables->by_type.rbegin(); it != tables->by_type.rend(); ++it)
-      if (!type.empty() && doc_.keys[static_cast<std::size_t>(*it)].text == type)
-        return {Decider::Kind::Key, *it};
     return module_decider;
   }
 

@@ -1,9 +1,9 @@
 #include "opscope/resolve/resolve.h"
-#include "opscope/resolve/pruner.h"
 
 #include "opscope/coreai/compressors.h"
 #include "opscope/coreai/tables.h"
 
+#include "op_entry.h"
 #include "opscope/index/named_modules.h"
 #include "opscope/index/query.h"
 #include "patterns.h"
@@ -312,22 +312,31 @@ private:
     return op_queries_.emplace(key, std::move(query)).first->second.get();
   }
 
-  // _get_config_for_node: the last op_name_config key matching the op's name, else the last
-  // op_type_config key equal to its type, else the module config itself. Also says which of
-  // the three it was (_OpConfigLevel: 0 op name, 1 op type, 2 the module's own specs).
+  // _get_config_for_node (op_entry.h), and which of the three decided (_OpConfigLevel: 0 op
+  // name, 1 op type, 2 the module's own specs).
   std::pair<Decider, int> decide_op(const index::Op& op, const Decider& module_decider) {
     const OpTables* tables = tables_of(module_decider);
     if (!tables)
       return {module_decider, 2};
-    for (auto it = tables->by_name.rbegin(); it != tables->by_name.rend(); ++it) {
-      const index::Query* query = op_query(*it);
-      if (query->usable() && query->matches(op.name))
-        return {{Decider::Kind::Key, *it, object_}, 0};
+    const detail::OpEntry entry = detail::op_entry(
+        tables->by_name.size(),
+        [&](std::size_t i) {
+          const index::Query* query = op_query(tables->by_name[i]);
+          return query->usable() && query->matches(op.name);
+        },
+        tables->by_type.size(),
+        [&](std::size_t i) -> const std::string& {
+          return doc_.keys[static_cast<std::size_t>(tables->by_type[i])].text;
+        },
+        index_.type_for(op, index::Compressor::Quantizer));
+    switch (entry.level) {
+    case detail::OpLevel::OpName:
+      return {{Decider::Kind::Key, tables->by_name[entry.at], object_}, 0};
+    case detail::OpLevel::OpType:
+      return {{Decider::Kind::Key, tables->by_type[entry.at], object_}, 1};
+    case detail::OpLevel::Module:
+      break;
     }
-    const std::string& type = index_.type_for(op, index::Compressor::Quantizer);
-    for (auto it = tables->by_type.rbegin(); it != tables->by_type.rend(); ++it)
-      if (!type.empty() && doc_.keys[static_cast<std::size_t>(*it)].text == type)
-        return {{Decider::Kind::Key, *it, object_}, 1};
     return {module_decider, 2};
   }
 
@@ -461,31 +470,6 @@ bool resolves_in_graph_mode(const ConfigDocument& document, const index::Index& 
   if (document.root != config::Compressor::Quantizer || index.mode != index::Mode::Graph)
     return false;
   return coreai::config_mode(document.root, document.execution_mode) == index::Mode::Graph;
-}
-
-std::shared_ptr<const Resolution> SharedResolution::ready() const {
-  std::unique_lock<std::mutex> lock(mutex_, std::try_to_lock);
-  return lock.owns_lock() ? value_ : nullptr;
-}
-
-std::shared_ptr<const Resolution> SharedResolution::get(const ConfigDocument& document,
-                                                        const index::Index& index,
-                                                        const index::QueryEngine* engine) const {
-  std::lock_guard<std::mutex> lock(mutex_);
-  if (!value_)
-    value_ = std::make_shared<const Resolution>(resolve_config(document, index, engine));
-  return value_;
-}
-
-bool resolves(const ConfigDocument& document, const index::Index& index) {
-  return resolves_in_graph_mode(document, index) || resolves_eager_weights(document, index);
-}
-
-Resolution resolve_config(const ConfigDocument& document, const index::Index& index,
-                          const index::QueryEngine* engine, int object) {
-  return resolves_eager_weights(document, index)
-             ? resolve_eager_ops(document, index, engine, object)
-             : resolve_quantizer(document, index, engine, object);
 }
 
 std::vector<std::string> decider_path(const ConfigDocument& document, const Decider& decider) {
