@@ -6,11 +6,12 @@
 
 #include "opscope/index/serialize.h"
 
+#include "opscope/config/tree.h"
+
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <functional>
-#include <sstream>
 
 namespace opscope::project {
 namespace fs = std::filesystem;
@@ -22,58 +23,6 @@ std::string trim(std::string text) {
   text.erase(text.begin(), std::find_if(text.begin(), text.end(), not_space));
   text.erase(std::find_if(text.rbegin(), text.rend(), not_space).base(), text.end());
   return text;
-}
-
-// Removes a trailing "# comment" outside quotes.
-std::string strip_comment(const std::string& line) {
-  char quote = 0;
-  for (std::size_t i = 0; i < line.size(); ++i) {
-    char c = line[i];
-    if (quote) {
-      if (c == quote)
-        quote = 0;
-    } else if (c == '"' || c == '\'') {
-      quote = c;
-    } else if (c == '#' && (i == 0 || std::isspace(static_cast<unsigned char>(line[i - 1])))) {
-      return line.substr(0, i);
-    }
-  }
-  return line;
-}
-
-std::string unquote(std::string text) {
-  text = trim(text);
-  if (text.size() >= 2 && (text.front() == '"' || text.front() == '\'') &&
-      text.back() == text.front())
-    return text.substr(1, text.size() - 2);
-  return text;
-}
-
-// `[a, "b"]` -> {a, b}
-std::vector<std::string> flow_list(const std::string& text) {
-  std::vector<std::string> items;
-  std::string inner = trim(text);
-  inner = inner.substr(1, inner.size() - (inner.back() == ']' ? 2 : 1));
-  std::string current;
-  char quote = 0;
-  for (char c : inner) {
-    if (quote) {
-      current += c;
-      if (c == quote)
-        quote = 0;
-    } else if (c == '"' || c == '\'') {
-      quote = c;
-      current += c;
-    } else if (c == ',') {
-      items.push_back(unquote(current));
-      current.clear();
-    } else {
-      current += c;
-    }
-  }
-  if (!trim(current).empty())
-    items.push_back(unquote(current));
-  return items;
 }
 
 std::string absolute_in(const std::string& base, const std::string& path) {
@@ -169,63 +118,85 @@ std::optional<std::string> find_project_file(const std::string& dir) {
   }
 }
 
+namespace {
+
+// A value written through an alias (`model: *m`) is the anchored one.
+const config::Node* deref(const config::Node* node) {
+  return node && node->kind == config::Node::Kind::Alias ? node->target : node;
+}
+
+int line_of(const config::Range& range) {
+  return range.start.line + 1;
+}
+
+} // namespace
+
+// Read with core/config's tolerant YAML scanner, so quoting, comments, flow lists and anchors
+// mean what they mean to PyYAML and the editor's YAML extension; what the scanner reads but the
+// project file does not take (nesting, lists outside `inputs`) is a problem on its line.
 ProjectFile parse_project_file(const std::string& text, const std::string& path) {
   ProjectFile project;
   project.path = path;
   project.dir = fs::path(path).parent_path().string();
-  std::istringstream in(text);
-  std::string raw;
-  int line_no = 0;
-  std::string list_key; // a key whose block list items follow
-  auto problem = [&](const std::string& message) {
-    project.problems.push_back(path + ":" + std::to_string(line_no) + ": " + message);
+  auto problem = [&](int line, const std::string& message) {
+    project.problems.push_back(path + ":" + std::to_string(line) + ": " + message);
   };
-  while (std::getline(in, raw)) {
-    ++line_no;
-    if (!raw.empty() && raw.back() == '\r')
-      raw.pop_back();
-    std::string line = strip_comment(raw);
-    if (trim(line).empty() || trim(line) == "---")
-      continue;
-    bool indented = std::isspace(static_cast<unsigned char>(line[0]));
-    std::string body = trim(line);
-    if (body[0] == '-' && (indented || !list_key.empty())) {
-      if (list_key != "inputs") {
-        problem("unexpected list item; only `inputs` takes a list");
-        continue;
-      }
-      project.settings.inputs->push_back(unquote(body.substr(1)));
-      continue;
+  config::Tree tree = config::scan_tree(text, config::Format::Yaml);
+  for (const config::SyntaxProblem& syntax : tree.problems)
+    problem(line_of(syntax.range), syntax.message);
+  const config::Node* root = tree.root.get();
+  if (root && root->kind != config::Node::Kind::Map && root->kind != config::Node::Kind::Null)
+    problem(line_of(root->range), root->kind == config::Node::Kind::Seq
+                                      ? "unexpected list item; only `inputs` takes a list"
+                                      : "expected `key: value`");
+  if (!root || root->kind != config::Node::Kind::Map)
+    return project;
+  // One value, written as a scalar; a nested value is the problem the old line reader named.
+  auto scalar = [&](const config::Node* value, int line,
+                    const std::string& key) -> std::optional<std::string> {
+    value = deref(value);
+    if (!value || value->kind == config::Node::Kind::Null ||
+        (value->kind == config::Node::Kind::Scalar && trim(value->scalar).empty())) {
+      problem(line, "`" + key + "` has no value");
+      return std::nullopt;
     }
-    if (indented) {
-      problem("unexpected indented line; opscope.yaml has only top-level keys");
-      continue;
+    if (value->kind == config::Node::Kind::Map) {
+      problem(line_of(value->range),
+              "unexpected indented line; opscope.yaml has only top-level keys");
+      return std::nullopt;
     }
-    list_key.clear();
-    std::size_t colon = body.find(':');
-    if (colon == std::string::npos) {
-      problem("expected `key: value`");
-      continue;
+    if (value->kind == config::Node::Kind::Seq) {
+      problem(line_of(value->range), "unexpected list item; only `inputs` takes a list");
+      return std::nullopt;
     }
-    std::string key = trim(body.substr(0, colon));
-    std::string value = trim(body.substr(colon + 1));
+    return trim(value->scalar);
+  };
+  for (const config::Entry& entry : root->entries) {
+    if (!entry.has_colon)
+      continue; // the scanner reported the missing ':'
+    const std::string& key = entry.key;
+    const int line = line_of(entry.key_range);
+    const config::Node* value = deref(entry.value.get());
     if (key == "inputs") {
-      if (value.empty()) {
-        list_key = key;
-        project.settings.inputs = std::vector<std::string>{};
-      } else if (value[0] == '[') {
-        project.settings.inputs = flow_list(value);
-      } else {
-        project.settings.inputs = std::vector<std::string>{unquote(value)};
+      std::vector<std::string> inputs;
+      if (value && value->kind == config::Node::Kind::Seq) {
+        for (const auto& item : value->items)
+          if (auto text = scalar(item.get(), line_of(item->range), "inputs"))
+            inputs.push_back(*text);
+      } else if (value && value->kind != config::Node::Kind::Null) {
+        if (auto text = scalar(value, line, key))
+          inputs.push_back(*text);
       }
+      project.settings.inputs = inputs;
       continue;
     }
     if (key == "weightless") {
-      std::string flag = unquote(value);
-      if (flag == "true" || flag == "false")
-        project.settings.weightless = flag == "true";
-      else
-        problem("`weightless` is `" + flag + "`; use true or false");
+      if (auto flag = scalar(value, line, key)) {
+        if (*flag == "true" || *flag == "false")
+          project.settings.weightless = *flag == "true";
+        else
+          problem(line, "`weightless` is `" + *flag + "`; use true or false");
+      }
       continue;
     }
     std::optional<std::string>* field = key == "model"        ? &project.settings.model
@@ -235,16 +206,13 @@ ProjectFile parse_project_file(const std::string& text, const std::string& path)
                                         : key == "hf_class"   ? &project.settings.hf_class
                                                               : nullptr;
     if (!field) {
-      problem("unknown key `" + key +
-              "` (expected model, inputs, python, mode, compressor, weightless, hf_class)");
+      problem(line, "unknown key `" + key +
+                        "` (expected model, inputs, python, mode, compressor, weightless, "
+                        "hf_class)");
       continue;
     }
-    std::string unquoted = unquote(value);
-    if (unquoted.empty()) {
-      problem("`" + key + "` has no value");
-      continue;
-    }
-    *field = unquoted;
+    if (auto text = scalar(value, line, key))
+      *field = *text;
   }
   if (project.settings.mode && !index::parse_mode(*project.settings.mode)) {
     project.problems.push_back(path + ": mode `" + *project.settings.mode +

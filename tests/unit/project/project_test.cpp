@@ -58,6 +58,36 @@ TEST(ProjectFile, FlowListsAndProblemsNameTheLine) {
   EXPECT_FALSE(p.settings.mode.has_value());
 }
 
+// What users write that a line-by-line reader misread: an apostrophe in a plain value (it
+// hid the trailing comment), a flow list over two lines, a quoted `#`, an anchor.
+TEST(ProjectFile, RealYamlQuotingCommentsAndMultiLineFlowLists) {
+  ProjectFile p = parse_project_file("model: bob's model.pt2  # the archive\n"
+                                     "inputs: [1x3x224x224,\n"
+                                     "         'mask=1x8:int64']  # two inputs\n"
+                                     "python: \"venv #2/bin/python\"\n"
+                                     "mode: &m eager\n"
+                                     "hf_class: 'It''s'\n",
+                                     "/w/opscope.yaml");
+  EXPECT_TRUE(p.problems.empty()) << p.problems.front();
+  EXPECT_EQ(p.settings.model, "bob's model.pt2");
+  EXPECT_EQ(p.settings.inputs, (std::vector<std::string>{"1x3x224x224", "mask=1x8:int64"}));
+  EXPECT_EQ(p.settings.python, "venv #2/bin/python");
+  EXPECT_EQ(p.settings.mode, "eager");
+  EXPECT_EQ(p.settings.hf_class, "It's");
+}
+
+// The project file takes only top-level keys: nesting and lists elsewhere name their line.
+TEST(ProjectFile, NestingAndListsOutsideInputsAreProblemsOnTheirLine) {
+  ProjectFile p =
+      parse_project_file("model:\n  path: m.pt2\npython:\n  - a\nmode: graph\n", "/w/opscope.yaml");
+  ASSERT_EQ(p.problems.size(), 2u);
+  EXPECT_EQ(p.problems[0],
+            "/w/opscope.yaml:2: unexpected indented line; opscope.yaml has only top-level keys");
+  EXPECT_EQ(p.problems[1], "/w/opscope.yaml:4: unexpected list item; only `inputs` takes a list");
+  EXPECT_FALSE(p.settings.model.has_value());
+  EXPECT_EQ(p.settings.mode, "graph");
+}
+
 TEST(ModelKinds, ArchivesIndexFilesAndPythonTargets) {
   EXPECT_EQ(model::model_kind("m.pt2"), ModelKind::Archive);
   EXPECT_EQ(model::model_kind("cache/m.json"), ModelKind::IndexFile);
