@@ -54,6 +54,10 @@ const char* to_string(ModelState state) {
 }
 
 std::shared_ptr<const config::ConfigDocument> Workspace::parse(const Document& doc) {
+  if (doc.revision == 0 && doc.config) {
+    parsed_.erase(doc.uri); // read from disk: not kept
+    return doc.config;
+  }
   auto& cached = parsed_[doc.uri];
   if (doc.revision == 0 || cached.revision != doc.revision || !cached.config) {
     // Typing inside a key patches the last read instead of reading the whole text again (in

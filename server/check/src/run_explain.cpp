@@ -29,6 +29,7 @@
 #include <filesystem>
 #include <iostream>
 #include <map>
+#include <memory>
 
 namespace fs = std::filesystem;
 
@@ -188,7 +189,11 @@ int run_explain(const std::vector<std::string>& args) {
     }
     const std::string& config_path = parsed.positionals[0];
     std::string text;
-    config::ConfigDocument doc = read_document(config_path, text);
+    // Read once: the refusals below need it before a model is looked for, and the workspace
+    // analyses this same parse.
+    const auto parsed_config =
+        std::make_shared<const config::ConfigDocument>(read_document(config_path, text));
+    const config::ConfigDocument& doc = *parsed_config;
     // What coreai-opt runs is decided by the config alone: the palettizer and the pruner
     // eager, the Quantizer as its execution_mode says (graph when it says nothing).
     const bool pruner = doc.root == config::Compressor::MagnitudePruner;
@@ -213,6 +218,7 @@ int run_explain(const std::vector<std::string>& args) {
     document.path = fs::absolute(config_path).string();
     document.uri = document.path;
     document.text = std::move(text);
+    document.config = parsed_config;
     workspace::Analysis analysis = workspace.analyse(document);
     for (const std::string& problem : analysis.resolution.project_problems)
       std::cerr << problem << "\n";

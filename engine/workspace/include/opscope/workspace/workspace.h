@@ -39,6 +39,10 @@ struct Document {
   int version = 0;
   std::string text;
   std::uint64_t revision = 0; // unique per text the editor has held; 0: read from disk
+  // read_config(text, guess_format(path, text)), when the caller already read it (`explain`
+  // refuses a bad config before it looks for a model): analysed instead of a second parse of a
+  // text read from disk (revision 0).
+  std::shared_ptr<const config::ConfigDocument> config;
 };
 
 enum class ModelState { Loading, Ready, Failed };
