@@ -223,6 +223,15 @@ def _vision_patches(config):
     return torch.randn(side * side, channels * temporal * patch * patch), grid
 
 
+def _past_length(config) -> int:
+    """Steps of a time series' context: the config's context and its largest lag."""
+    length = _size(config, "context_length", default=SEQUENCE_LENGTH)
+    lags = getattr(config, "lags_sequence", None)
+    if isinstance(lags, (list, tuple)) and lags and all(isinstance(v, int) for v in lags):
+        length += max(lags)
+    return length
+
+
 def _derive(name: str, model, config):
     import torch
 
@@ -263,15 +272,19 @@ def _derive(name: str, model, config):
         return _audio(model, config, name)
     if name == "input_features":
         return _features(model, config, name)
-    if name == "past_values":  # time series: the context the model reads, per channel
-        length = _size(config, "context_length", default=SEQUENCE_LENGTH)
-        lags = getattr(config, "lags_sequence", None)
-        if isinstance(lags, (list, tuple)) and lags and all(isinstance(v, int) for v in lags):
-            length += max(lags)
+    if name in ("past_values", "past_observed_mask"):  # time series: the context, per channel
+        if name == "past_observed_mask":  # every value of the context observed
+            return torch.ones_like(_derive("past_values", model, config))
+        length = _past_length(config)
         if len((_documented_shape(model, name) or "").split(",")) == 3:
             channels = _size(config, "num_input_channels", "input_size", default=1)
             return torch.randn(1, length, channels)
         return torch.randn(1, length)
+    if name in ("past_time_features", "future_time_features"):
+        # (batch, steps, num_time_features): the config's count, none by default
+        steps = _past_length(config) if name.startswith("past") else \
+            _size(config, "prediction_length", default=SEQUENCE_LENGTH)
+        return torch.randn(1, steps, getattr(config, "num_time_features", 0) or 0)
     if name == "inputs" and callable(getattr(model, "get_encoder", None)):
         # A composite encoder-decoder (speech-encoder-decoder): its encoder's input.
         encoder = model.get_encoder()
@@ -420,8 +433,29 @@ def _with_channel_axis(model, kwargs: dict, text: str) -> dict | None:
     return None
 
 
+_REDUCTION = re.compile(r"must have same reduction dim, but got \[\d+, \d+\] X \[\d+, \d+\]")
+
+
+def _features_last(kwargs: dict, text: str) -> dict | None:
+    """`kwargs` with its one (batch, a, b) float input made (batch, b, a), when a linear layer
+    rejected what the input became (`a and b must have same reduction dim, but got [16, 96000]
+    X [4096, 1280]`): Cohere ASR's and Canary's conformer reads (batch, frames, mel bins)
+    although their docstrings document (batch_size, audio_length)."""
+    import torch
+
+    if not _REDUCTION.search(text):
+        return None
+    floats = [name for name, value in kwargs.items() if isinstance(value, torch.Tensor)
+              and value.dim() == 3 and value.is_floating_point()]
+    if len(floats) != 1:
+        return None
+    value = kwargs[floats[0]]
+    return {**kwargs, floats[0]: torch.randn(value.shape[0], value.shape[2], value.shape[1])}
+
+
 def inputs_wanted_by(model, kwargs: dict, exc: BaseException) -> dict | None:
-    """`kwargs` with one input in the other layout (`_other_layout`), or one more argument
+    """`kwargs` with one input in the other layout (`_other_layout`, `_features_last`), or
+    with a channel axis (`_with_channel_axis`), or one more argument
     for forward(), from the failure `exc`: the first argument it names that `kwargs` lacks and the config can make (`You must specify exactly
     one of input_features or encoder_inputs_embeds`), else the attention mask of a model that
     failed on a None (LongT5, Switch Transformers index it unconditionally); None when there
@@ -434,7 +468,8 @@ def inputs_wanted_by(model, kwargs: dict, exc: BaseException) -> dict | None:
             break
         text += f" {seen}"
         seen = seen.__cause__ or seen.__context__
-    for reshaped in (_other_layout(kwargs, text), _with_channel_axis(model, kwargs, text)):
+    for reshaped in (_other_layout(kwargs, text), _with_channel_axis(model, kwargs, text),
+                     _features_last(kwargs, text)):
         if reshaped is not None:
             return reshaped
     parameters = _parameters(model)

@@ -257,6 +257,7 @@ def build_model(target: str, hf_class: str | None = None):
     from opscope_export.data_free import reading_module
 
     config, path = load_config(target)
+    _unset_horizon(config)
     try:
         cls = _model_class(config, hf_class)
     except ExportError as exc:
@@ -283,6 +284,19 @@ def build_model(target: str, hf_class: str | None = None):
                           f"{type(model).__name__})")
     _without_cache(model)
     return model.eval()
+
+
+# The horizon a default time-series config leaves unset (Autoformer, Informer, Time Series
+# Transformer; a released checkpoint sets it): a few steps.
+_DEFAULT_HORIZON = 8
+
+
+def _unset_horizon(config) -> None:
+    """A default horizon, and a context as long, where the config leaves them unset."""
+    if getattr(config, "prediction_length", 0) is None:
+        config.prediction_length = _DEFAULT_HORIZON
+        if getattr(config, "context_length", 0) is None:
+            config.context_length = _DEFAULT_HORIZON
 
 
 def _without_cache(model) -> None:
