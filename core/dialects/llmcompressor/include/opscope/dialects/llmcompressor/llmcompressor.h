@@ -1,0 +1,15 @@
+// The llm-compressor dialect: everything opscope knows about llm-compressor recipes and
+// compressed-tensors checkpoints, in one folder. Matching is compressed-tensors' own
+// (compressed_tensors/utils/match.py: exact name, `re:` by re.match, class names over the MRO;
+// ignore before targets), the presets are its PRESET_SCHEMES, the mappings are resolved as
+// SmoothQuant and AWQ resolve them. No LibTorch, no LSP types: positions are config::Range.
+//   config.h    reading: read_llmcompressor_configs, looks_like_llmcompressor
+//   schemes.h   presets and QuantizationArgs' validation
+//   resolve.h   matching: resolve (the scheme per module, ignored modules, mappings, errors)
+//   features.h  diagnose, hover, complete, explain_module
+#pragma once
+
+#include "opscope/dialects/llmcompressor/config.h"
+#include "opscope/dialects/llmcompressor/features.h"
+#include "opscope/dialects/llmcompressor/resolve.h"
+#include "opscope/dialects/llmcompressor/schemes.h"

@@ -1,0 +1,122 @@
+// Reading llm-compressor configs: where each source keeps its modifiers (fields.cpp reads a
+// modifier's values, whatever the source).
+#include "opscope/dialects/llmcompressor/config.h"
+
+#include "fields.h"
+#include "opscope/config/python_calls.h"
+#include "opscope/config/tree.h"
+
+#include <algorithm>
+
+namespace opscope::dialects::llmcompressor {
+namespace {
+
+using config::Node;
+
+std::string_view file_name(std::string_view path) {
+  auto slash = path.find_last_of("/\\");
+  return slash == std::string_view::npos ? path : path.substr(slash + 1);
+}
+
+bool is_modifier(std::string_view key) {
+  const auto& c = modifier_classes();
+  return std::find(c.begin(), c.end(), key) != c.end();
+}
+
+// A recipe: modifiers at the root (flat form), under a stage, or under a stage's modifier
+// group (`quant_stage: quant_modifiers: GPTQModifier: {...}`). Recipes nest no deeper.
+void read_recipe_level(const Node& map, const std::string& stage, int depth,
+                       std::vector<Modifier>& out) {
+  for (const config::Entry& e : map.entries) {
+    const Node* value = detail::followed(e.value.get());
+    if (is_modifier(e.key)) {
+      Modifier m;
+      m.source = Source::RecipeYaml;
+      m.class_name = e.key;
+      m.stage = stage;
+      m.anchor = e.key_range;
+      if (value && value->kind == Node::Kind::Map)
+        detail::read_modifier(*value, m);
+      else if (value && value->kind != Node::Kind::Null)
+        m.unreadable.push_back(value->range);
+      out.push_back(std::move(m));
+    } else if (value && value->kind == Node::Kind::Map && depth < 2) {
+      read_recipe_level(*value, depth == 0 ? e.key : stage, depth + 1, out);
+    }
+  }
+}
+
+std::vector<Modifier> read_document(const std::string& path, const std::string& text) {
+  bool json = config::guess_format(path, text) == config::Format::Json;
+  config::Tree tree = config::scan_tree(text, json ? config::Format::Json : config::Format::Yaml);
+  const Node* root = tree.root && tree.root->kind == Node::Kind::Map ? tree.root.get() : nullptr;
+  if (!root)
+    return {};
+  std::vector<Modifier> out;
+  // A checkpoint: config.json's quantization_config (compressed-tensors' QuantizationConfig).
+  for (const config::Entry& e : root->entries)
+    if (e.key == "quantization_config" || e.key == "compression_config") {
+      const Node* q = detail::followed(e.value.get());
+      if (!q || q->kind != Node::Kind::Map || !detail::find(*q, "config_groups"))
+        continue;
+      Modifier m;
+      m.source = Source::CheckpointJson;
+      m.class_name = "quantization_config";
+      m.anchor = e.key_range;
+      detail::read_checkpoint(*q, m);
+      out.push_back(std::move(m));
+      return out;
+    }
+  read_recipe_level(*root, "", 0, out);
+  return out;
+}
+
+std::vector<Modifier> read_python(const std::string& text) {
+  config::PythonCalls calls = config::read_python_calls(text, modifier_classes());
+  std::vector<Modifier> out;
+  for (const config::PythonCall& call : calls.calls) {
+    Modifier m;
+    m.source = Source::PythonCall;
+    m.class_name = call.function;
+    m.anchor = call.function_range;
+    detail::read_modifier(*call.arguments, m);
+    out.push_back(std::move(m));
+  }
+  return out;
+}
+
+} // namespace
+
+const std::vector<std::string>& modifier_classes() {
+  static const std::vector<std::string> classes = {"QuantizationModifier", "GPTQModifier",
+                                                   "AWQModifier",          "SmoothQuantModifier",
+                                                   "SparseGPTModifier",    "QuantizationMixin"};
+  return classes;
+}
+
+bool quantizes(const std::string& class_name) {
+  return class_name == "QuantizationModifier" || class_name == "GPTQModifier" ||
+         class_name == "AWQModifier" || class_name == "QuantizationMixin" ||
+         class_name == "quantization_config";
+}
+
+std::vector<Modifier> read_llmcompressor_configs(const std::string& path, const std::string& text) {
+  try {
+    if (config::guess_format(path, text) == config::Format::Python)
+      return read_python(text);
+    return read_document(path, text);
+  } catch (const std::exception&) { // never throws: an unreadable file holds no config
+    return {};
+  }
+}
+
+bool looks_like_llmcompressor(const std::string& path, const std::string& text) {
+  bool named = text.find("quantization_config") != std::string::npos ||
+               text.find("compression_config") != std::string::npos ||
+               file_name(path) == "config.json";
+  for (const std::string& c : modifier_classes())
+    named = named || text.find(c) != std::string::npos;
+  return named && !read_llmcompressor_configs(path, text).empty();
+}
+
+} // namespace opscope::dialects::llmcompressor

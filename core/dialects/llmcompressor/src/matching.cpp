@@ -1,0 +1,174 @@
+#include "matching.h"
+
+#include <algorithm>
+#include <cctype>
+#include <set>
+
+namespace opscope::dialects::llmcompressor::detail {
+namespace {
+
+RE2::Options options() {
+  RE2::Options o;
+  o.set_log_errors(false);
+  o.set_max_mem(64 << 20); // a hostile pattern fails to compile instead of growing
+  return o;
+}
+
+std::string short_name(const std::string& qualified) {
+  auto dot = qualified.rfind('.');
+  return dot == std::string::npos ? qualified : qualified.substr(dot + 1);
+}
+
+} // namespace
+
+Target::Target(std::string text) : text_(std::move(text)) {
+  if (text_.starts_with("re:"))
+    // re.match(P): P anchored at the start as a whole (names hold no newline, so Python's `$`
+    // before a final newline never differs).
+    regex_ = std::make_unique<RE2>("^(?:" + text_.substr(3) + ")", options());
+}
+
+std::string Target::error() const {
+  return regex_ ? regex_->error() : std::string();
+}
+
+std::size_t Target::error_offset() const {
+  if (!bad())
+    return 0;
+  std::string pattern = text_.substr(3);
+  const std::string& arg = regex_->error_arg();
+  auto at = arg.empty() ? std::string::npos : pattern.find(arg);
+  return at == std::string::npos ? 0 : at;
+}
+
+bool Target::matches_name(std::string_view name) const {
+  if (!regex_)
+    return name == text_;
+  return regex_->ok() && RE2::PartialMatch(name, *regex_);
+}
+
+std::vector<std::string> class_names(const index::ModuleObject& module) {
+  std::vector<std::string> out;
+  if (!module.type.empty())
+    out.push_back(short_name(module.type));
+  for (const std::string& base : module.mro)
+    out.push_back(short_name(base));
+  out.push_back("Module");
+  return out;
+}
+
+bool matches_class(const index::ModuleObject& module, std::string_view target) {
+  if (target.find(':') != std::string_view::npos)
+    return false; // `:` is in no class name
+  for (const std::string& c : class_names(module))
+    if (c == target || (c == "LinearBase" && target == "Linear"))
+      return true;
+  return false;
+}
+
+bool target_order(const std::string& a, const std::string& b) {
+  bool ra = a.find("re:") != std::string::npos, rb = b.find("re:") != std::string::npos;
+  if (ra != rb)
+    return !ra;
+  return a < b; // UTF-8 bytes sort as Python's code points
+}
+
+bool is_attention(const index::Index& model, int module) {
+  const index::ModuleObject& m = model.named_modules()[static_cast<std::size_t>(module)];
+  std::string cls = short_name(m.type);
+  for (char& c : cls)
+    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (cls.find("attention") == std::string::npos)
+    return false;
+  std::string prefix = m.name.empty() ? "" : m.name + ".";
+  for (const char* child : {"k_proj", "v_proj", "qkv_proj", "kv_b_proj"})
+    if (model.find_module_object(prefix + child) >= 0)
+      return true;
+  return false;
+}
+
+std::string common_ancestor(const std::string& a, const std::optional<std::string>& b) {
+  std::string s1 = "." + (b ? std::min(a, *b) : a) + ".";
+  std::string s2 = "." + (b ? std::max(a, *b) : a) + ".";
+  std::size_t n = 0;
+  while (n < s1.size() && n < s2.size() && s1[n] == s2[n])
+    ++n;
+  std::string prefix = s1.substr(0, n);
+  auto dot = prefix.rfind('.');
+  return dot == std::string::npos || dot == 0 ? std::string() : prefix.substr(1, dot - 1);
+}
+
+ModuleSets match_modules_set(const index::Index& model, const std::vector<Target>& targets) {
+  ModuleSets out;
+  const auto& modules = model.named_modules();
+  std::size_t n = targets.size();
+  std::vector<std::vector<int>> matches(n);
+  std::optional<std::string> parent_context;
+  // unmatched_targets is a set of strings: a target written twice is one key.
+  auto all_keys = [&] {
+    std::set<std::string> keys;
+    for (const Target& t : targets)
+      keys.insert(t.text());
+    return keys;
+  };
+  std::set<std::string> unmatched = all_keys();
+  auto key_lists = [&] {
+    // matches[target] per written target; a repeated string shares its list (a dict key).
+    std::vector<std::vector<int>> lists(n);
+    for (std::size_t t = 0; t < n; ++t)
+      for (std::size_t u = 0; u < n; ++u)
+        if (targets[u].text() == targets[t].text())
+          lists[t].insert(lists[t].end(), matches[u].begin(), matches[u].end());
+    return lists;
+  };
+  for (std::size_t i = 0; i < modules.size(); ++i) {
+    const index::ModuleObject& m = modules[i];
+    std::set<std::string> matched_here;
+    for (std::size_t t = 0; t < n; ++t) {
+      if (!targets[t].matches_name(m.name) && !matches_class(m, targets[t].text()))
+        continue;
+      std::string context = common_ancestor(m.name, parent_context);
+      if (unmatched.empty() && (!parent_context || context != *parent_context)) {
+        out.sets.push_back(key_lists());
+        matches.assign(n, {});
+        context = m.name;
+        unmatched = all_keys();
+      }
+      // matches[target].append: a repeated string appends to its first list once per copy.
+      std::size_t first = t;
+      for (std::size_t u = 0; u < t; ++u)
+        if (targets[u].text() == targets[t].text()) {
+          first = u;
+          break;
+        }
+      matches[first].push_back(static_cast<int>(i));
+      parent_context = context;
+      unmatched.erase(targets[t].text());
+      matched_here.insert(targets[t].text());
+      out.found = true;
+    }
+    if (matched_here.size() > 1) {
+      std::string names;
+      for (const std::string& s : matched_here)
+        names += (names.empty() ? "'" : ", '") + s + "'";
+      out.error = "module: " + m.name + " was matched with multiple targets: {" + names +
+                  "} which is unexpected";
+      return out;
+    }
+  }
+  if (unmatched == all_keys())
+    return out;
+  if (unmatched.empty()) {
+    out.sets.push_back(key_lists());
+    return out;
+  }
+  std::string found, missing;
+  for (const std::string& k : all_keys())
+    (unmatched.count(k) ? missing : found) +=
+        (unmatched.count(k) ? missing : found).empty() ? "'" + k + "'" : ", '" + k + "'";
+  out.error = "Found a final incomplete set with matches found for keys: {" + found +
+              "} but no matches found for keys: {" + missing + "}";
+  return out;
+}
+
+} // namespace opscope::dialects::llmcompressor::detail

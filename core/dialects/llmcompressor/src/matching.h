@@ -1,0 +1,87 @@
+// compressed-tensors' name rules, each written once (compressed_tensors/utils/match.py of
+// compressed-tensors 0.19.0): match_name, _match_class, match_targets' order, is_narrow_match,
+// match_modules_set, and initialize.py's attention test. Python's `re` patterns run with RE2:
+// a pattern RE2 cannot compile (lookaround, backreference) is reported, never guessed.
+#pragma once
+
+#include "opscope/index/index.h"
+
+#include <re2/re2.h>
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace opscope::dialects::llmcompressor::detail {
+
+// One target / ignore string: an exact name, `re:` + a pattern (re.match: anchored at the
+// start only), and always a class name too.
+class Target {
+public:
+  explicit Target(std::string text);
+  const std::string& text() const { return text_; }
+  bool is_regex() const { return regex_ != nullptr; }
+  // The pattern does not compile; `error()` says why, `error_offset()` where (bytes into the
+  // pattern after `re:`).
+  bool bad() const { return regex_ && !regex_->ok(); }
+  std::string error() const;
+  std::size_t error_offset() const;
+  // match_name: `re:` patterns by re.match, others by equality (false for a bad pattern).
+  bool matches_name(std::string_view name) const;
+
+private:
+  std::string text_;
+  std::unique_ptr<RE2> regex_;
+};
+
+// _match_class: the short name of the module's class or of any nn.Module class in its MRO
+// (torch.nn.Module itself included, so `Module` matches every module; `LinearBase` answers to
+// `Linear`).
+bool matches_class(const index::ModuleObject& module, std::string_view target);
+// The class names `_match_class` compares with (short names), for completion and hover.
+std::vector<std::string> class_names(const index::ModuleObject& module);
+
+// match_targets' order: exact strings, then `re:` ones (any string containing "re:"), each
+// sorted; a module's name matches come before its class matches.
+bool target_order(const std::string& a, const std::string& b);
+
+// initialize.py _is_attention_module: "attention" in the class name (any case) and a k_proj,
+// v_proj, qkv_proj or kv_b_proj attribute. (is_cached_attention_module also asks forward() for
+// past_key_value(s); the index does not record signatures: assumed.)
+bool is_attention(const index::Index& model, int module);
+
+// is_narrow_match of one target: matches the module, not its parent, not any descendant.
+// `matches(i)` tells whether the target matches named_modules()[i].
+template <class Matches>
+bool narrow_match(const index::Index& model, int module, const Matches& matches) {
+  const auto& modules = model.named_modules();
+  const std::string& name = modules[static_cast<std::size_t>(module)].name;
+  if (!matches(module))
+    return false;
+  auto dot = name.rfind('.');
+  // name.rsplit(".", 1)[0]: a name without a dot is its own parent.
+  int parent = dot == std::string::npos ? module : model.find_module_object(name.substr(0, dot));
+  if (parent >= 0 && matches(parent))
+    return false;
+  std::string prefix = name + ".";
+  for (std::size_t i = 0; i < modules.size(); ++i)
+    if (modules[i].name.starts_with(prefix) && matches(static_cast<int>(i)))
+      return false;
+  return true;
+}
+
+// match_modules_set: modules grouped by parent context, one list per target in each set. An
+// error (rematch, incomplete final set) is returned as llm-compressor words it.
+struct ModuleSets {
+  std::vector<std::vector<std::vector<int>>> sets; // set -> target -> modules
+  std::optional<std::string> error;
+  bool found = false; // some target matched something
+};
+ModuleSets match_modules_set(const index::Index& model, const std::vector<Target>& targets);
+
+// get_lowest_common_ancestor_name of two names (the second may be absent).
+std::string common_ancestor(const std::string& a, const std::optional<std::string>& b);
+
+} // namespace opscope::dialects::llmcompressor::detail
