@@ -1,6 +1,8 @@
 #include "opscope/workspace/workspace.h"
 
+#include "opscope/features/dialect.h"
 #include "opscope/features/schema_diagnostics.h"
+#include "opscope/workspace/dialects.h"
 #include "schema_source.h"
 
 #include "opscope/config/local_edit.h"
@@ -76,8 +78,8 @@ std::shared_ptr<const config::ConfigDocument> Workspace::parse(const Document& d
           config::read_config(doc.text, config::guess_format(doc.path, doc.text)));
     cached.revision = doc.revision;
     cached.decisions.reset(); // a new text resolves anew
-    cached.peft.reset();
-    cached.peft_read = false;
+    cached.dialect.reset();
+    cached.dialect_read = false;
   }
   cached.last_used = ++parse_clock_;
   std::shared_ptr<const config::ConfigDocument> config = cached.config;
@@ -97,11 +99,9 @@ Analysis Workspace::analyse(const Document& doc) {
   project::ConfigHints hints{out.config->root, out.config->execution_mode};
   // A file without a coreai-opt root key may be another library's config.
   if (out.config->root == config::Compressor::None)
-    if ((out.peft = peft_configs(doc)))
-      for (const dialects::peft::PeftConfig& config : *out.peft)
-        if (config.base_model && !hints.model)
-          hints.model = config.base_model->text;
-  if ((!is_checked(*out.config) && !out.peft) || doc.path.empty())
+    if ((out.dialect = dialect_document(doc)))
+      hints.model = out.dialect->model();
+  if ((!is_checked(*out.config) && !out.dialect) || doc.path.empty())
     return out; // not a compression config (or not a file): no model needed
   out.resolved = true;
   out.resolution = project::resolve_model(doc.path, hints, settings_.models, settings_.base_dir,
@@ -118,7 +118,7 @@ Analysis Workspace::analyse(const Document& doc) {
     else
       out.model = host_.ensure(*out.resolution.model);
   }
-  if (out.peft)
+  if (out.dialect)
     return out; // coreai-opt's schema and resolution are not this dialect's
   out.schema = schema_of(out);
   if (doc.revision != 0) {
@@ -134,22 +134,20 @@ Analysis Workspace::analyse(const Document& doc) {
   return out;
 }
 
-std::shared_ptr<const features::PeftConfigs> Workspace::peft_configs(const Document& doc) {
-  auto read = [&]() -> std::shared_ptr<const features::PeftConfigs> {
-    if (!dialects::peft::looks_like_peft(doc.path, doc.text))
-      return nullptr;
-    return std::make_shared<const features::PeftConfigs>(
-        dialects::peft::read_peft_configs(doc.path, doc.text));
+std::shared_ptr<const dialects::DialectDocument> Workspace::dialect_document(const Document& doc) {
+  auto read = [&]() -> std::shared_ptr<const dialects::DialectDocument> {
+    const dialects::Dialect* dialect = dialect_for(doc.path, doc.text);
+    return dialect ? dialect->read(doc.path, doc.text) : nullptr;
   };
   auto cached = parsed_.find(doc.uri);
   if (doc.revision == 0 || cached == parsed_.end())
     return read();
   // Read once per revision: every completion and hover of a script would parse it again.
-  if (!cached->second.peft_read) {
-    cached->second.peft = read();
-    cached->second.peft_read = true;
+  if (!cached->second.dialect_read) {
+    cached->second.dialect = read();
+    cached->second.dialect_read = true;
   }
-  return cached->second.peft;
+  return cached->second.dialect;
 }
 
 std::shared_ptr<const schema::Schema> Workspace::schema_of(const Analysis& analysis) {
@@ -221,8 +219,8 @@ std::optional<features::ModelProblem> Workspace::model_problem(const Analysis& a
     return std::nullopt;
   const project::Resolution& resolution = analysis.resolution;
   if (!resolution.model)
-    return ModelProblem{resolution.project_file.empty() && !analysis.peft ? kNoModel
-                                                                          : resolution.problem,
+    return ModelProblem{resolution.project_file.empty() && !analysis.dialect ? kNoModel
+                                                                             : resolution.problem,
                         Severity::Error, kNoModelCode};
   if (analysis.untrusted.needed())
     return ModelProblem{host_.untrusted_message(analysis.untrusted), Severity::Error,
@@ -262,12 +260,12 @@ std::vector<features::Diagnostic> Workspace::diagnose(const Analysis& analysis) 
 }
 
 Workspace::Diagnosis Workspace::diagnosis(const Analysis& analysis) const {
-  if (analysis.peft) {
+  if (analysis.dialect) {
     std::shared_ptr<const index::Index> index; // the model as loaded now, kept while it runs
     if (analysis.model)
       index = analysis.model->index;
-    return [configs = analysis.peft, index, problem = model_problem(analysis)] {
-      return features::diagnose_peft(*configs, index.get(), problem);
+    return [document = analysis.dialect, index, problem = model_problem(analysis)] {
+      return features::diagnose_dialect(*document, index.get(), problem);
     };
   }
   if (!is_checked(*analysis.config))

@@ -1,5 +1,4 @@
 #include "opscope/check/run_check.h"
-#include "opscope/dialects/peft/config.h"
 
 #include "check_host.h"
 #include "report_format.h"
@@ -18,6 +17,7 @@
 #include "opscope/model/process.h"
 #include "opscope/support/regular_file.h"
 #include "opscope/trust/consent.h"
+#include "opscope/workspace/dialects.h"
 #include "opscope/workspace/workspace.h"
 
 #include <nlohmann/json.hpp>
@@ -170,7 +170,7 @@ public:
     if (args_.has("--only-configs") &&
         (is_project_file(path) ||
          (!holds_a_config(config::read_config(doc.text, config::guess_format(path, doc.text))) &&
-          !dialects::peft::looks_like_peft(path, doc.text))))
+          !workspace::dialect_for(path, doc.text))))
       return true;
     doc.path = fs::absolute(path).string();
     doc.uri = doc.path;
@@ -183,7 +183,7 @@ public:
     std::vector<features::Diagnostic> diagnostics = workspace_.diagnose(analysis);
     const config::ConfigDocument& config = *analysis.config;
     // configs/*.yaml also holds the project file, which is let through.
-    if (diagnostics.empty() && !analysis.peft && !holds_a_config(config) &&
+    if (diagnostics.empty() && !analysis.dialect && !holds_a_config(config) &&
         !is_project_file(path)) {
       // Asked to check it, yet nothing in it is a config: passing would hide a wrong path.
       std::cerr << path << ": not a coreai-opt config: no root key coreai-opt loads ("

@@ -2,7 +2,6 @@
 
 #include "check_host.h"
 #include "explain_parameters.h"
-#include "explain_peft.h"
 #include "explain_size.h"
 #include "paint.h"
 
@@ -11,7 +10,6 @@
 #include "opscope/config/document.h"
 #include "opscope/config/values.h"
 #include "opscope/coreai/compressors.h"
-#include "opscope/dialects/peft/config.h"
 #include "opscope/features/overridden.h"
 #include "opscope/features/prepare_failures.h"
 #include "opscope/features/schema_diagnostics.h"
@@ -20,6 +18,7 @@
 #include "opscope/resolve/pruner.h"
 #include "opscope/resolve/resolve.h"
 #include "opscope/support/regular_file.h"
+#include "opscope/workspace/dialects.h"
 #include "opscope/workspace/workspace.h"
 
 #include <nlohmann/json.hpp>
@@ -102,8 +101,8 @@ config::ConfigDocument read_document(const std::string& path, std::string& text)
                              " (coreai-opt cannot load this config either; `opscope check " + path +
                              "` lists every problem)");
   }
-  if (doc.root == config::Compressor::None && dialects::peft::looks_like_peft(path, text))
-    return doc; // the PEFT dialect explains it (explain_peft.h)
+  if (doc.root == config::Compressor::None && workspace::dialect_for(path, text))
+    return doc; // its dialect explains it (DialectDocument::explain)
   // The palettizer and the eager Quantizer: module decisions and the projected size (params).
   if (!coreai::find(doc.root))
     throw std::runtime_error(path +
@@ -227,9 +226,9 @@ int run_explain(const std::vector<std::string>& args) {
       throw std::runtime_error(config_path + ": " +
                                (problem ? problem->message : std::string("no model to explain")));
     }
-    if (analysis.peft) // the PEFT dialect explains its own configs
-      return explain_peft(config_path, *analysis.peft, *analysis.model->index,
-                          parsed.has("--json"));
+    if (analysis.dialect) // another library's config: its dialect explains it
+      return analysis.dialect->explain(config_path, *analysis.model->index, parsed.has("--json"),
+                                       std::cout, std::cerr);
     // A config coreai-opt refuses (from_yaml / from_dict raise) does nothing: say why, as
     // `opscope check` would, instead of explaining what it cannot do.
     const coreai::CompressorInfo* compressor = coreai::find(doc.root);

@@ -2,6 +2,7 @@
 
 #include "opscope/features/completion.h"
 #include "opscope/features/definition.h"
+#include "opscope/features/dialect.h"
 #include "opscope/features/diagnostics.h"
 #include "opscope/features/hover.h"
 #include "opscope/features/projected_size.h"
@@ -47,11 +48,12 @@ protocol::CompletionList complete(const FeatureInput& in, protocol::Position cur
   features::CompletionOptions options;
   options.max_items = max_items;
   features::CompletionList found =
-      in.peft ? features::complete_peft(*in.peft, in.index, in.positions.to_config(cursor), options)
-              : features::complete(in.config, in.positions.to_config(cursor),
-                                   in.index ? &model : nullptr, options);
+      in.dialect ? features::complete_dialect(*in.dialect, in.index, in.positions.to_config(cursor),
+                                              options)
+                 : features::complete(in.config, in.positions.to_config(cursor),
+                                      in.index ? &model : nullptr, options);
   if (found.items.empty() &&
-      !in.peft) { // not a pattern key or a known field: coreai-opt's models say
+      !in.dialect) { // not a pattern key or a known field: coreai-opt's models say
     const coreai::CompressorInfo* c = coreai::find(in.compressor);
     found = features::schema_complete(in.config, in.positions.to_config(cursor), schema_of(in),
                                       c ? c->root_key : std::string_view());
@@ -78,8 +80,8 @@ protocol::CompletionList complete(const FeatureInput& in, protocol::Position cur
 }
 
 std::optional<protocol::Hover> hover(const FeatureInput& in, protocol::Position cursor) {
-  if (in.peft) {
-    auto found = features::hover_peft(*in.peft, in.index, in.positions.to_config(cursor));
+  if (in.dialect) {
+    auto found = features::hover_dialect(*in.dialect, in.index, in.positions.to_config(cursor));
     if (!found)
       return std::nullopt;
     return protocol::Hover{found->markdown, in.positions.to_lsp(found->range)};

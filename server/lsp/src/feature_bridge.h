@@ -5,8 +5,8 @@
 #include "position_mapper.h"
 
 #include "opscope/config/document.h"
+#include "opscope/dialects/dialect.h"
 #include "opscope/features/diagnostics.h"
-#include "opscope/features/dialect_peft.h"
 #include "opscope/index/index.h"
 #include "opscope/index/query.h"
 #include "opscope/protocol/lsp_types.h"
@@ -30,8 +30,9 @@ struct FeatureInput {
   const resolve::SharedResolution* resolution = nullptr; // the workspace's, per revision
   // coreai-opt's models for this config (workspace::Analysis::schema); null: the built-in copy.
   const schema::Schema* schema = nullptr;
-  // A PEFT config (workspace::Analysis::peft): its dialect answers completion and hover.
-  const features::PeftConfigs* peft = nullptr;
+  // Another library's config (workspace::Analysis::dialect): its dialect answers completion
+  // and hover.
+  const dialects::DialectDocument* dialect = nullptr;
 };
 
 // At most `max_items` items; more sets isIncomplete.

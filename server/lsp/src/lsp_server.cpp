@@ -483,7 +483,7 @@ FeatureInput LspServer::feature_input(const Analysis& analysis, const PositionMa
   input.queries = model.queries;
   input.resolution = model.resolution;
   input.schema = analysis.schema.get();
-  input.peft = analysis.peft.get();
+  input.dialect = analysis.dialect.get();
   return input;
 }
 

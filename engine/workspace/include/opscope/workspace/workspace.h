@@ -8,8 +8,8 @@
 #pragma once
 
 #include "opscope/config/document.h"
+#include "opscope/dialects/dialect.h"
 #include "opscope/features/diagnostics.h"
-#include "opscope/features/dialect_peft.h"
 #include "opscope/features/model.h"
 #include "opscope/index/index.h"
 #include "opscope/index/query.h"
@@ -125,9 +125,9 @@ struct Analysis {
   std::shared_ptr<const schema::Schema> schema;
   // Where its check keeps the patterns it compiled, for an open document (revision != 0).
   std::shared_ptr<HeldPatterns> held_patterns;
-  // Set when the document is a PEFT config (LoraConfig calls, adapter_config.json, axolotl or
-  // LLaMA-Factory YAML): the PEFT dialect answers for it instead of coreai-opt's rules.
-  std::shared_ptr<const features::PeftConfigs> peft;
+  // Set when a registered dialect (dialects.h) recognised the document: it answers
+  // for it instead of coreai-opt's rules.
+  std::shared_ptr<const dialects::DialectDocument> dialect;
 };
 
 class Workspace {
@@ -170,8 +170,8 @@ private:
   std::shared_ptr<const resolve::SharedResolution>
   decisions_for(const Document& doc, const std::shared_ptr<const index::Index>& index);
   std::shared_ptr<const schema::Schema> schema_of(const Analysis& analysis);
-  // The PEFT configs `doc` holds (null: not a PEFT config), read once per revision.
-  std::shared_ptr<const features::PeftConfigs> peft_configs(const Document& doc);
+  // `doc` as the dialect that recognises it reads it (null: none does), once per revision.
+  std::shared_ptr<const dialects::DialectDocument> dialect_document(const Document& doc);
 
   Host& host_;
   Settings settings_;
@@ -184,8 +184,8 @@ private:
     // The resolution of this revision against `resolved_index` (compared while it lives).
     std::shared_ptr<const resolve::SharedResolution> decisions;
     std::weak_ptr<const index::Index> resolved_index;
-    std::shared_ptr<const features::PeftConfigs> peft; // this revision's, once read
-    bool peft_read = false;
+    std::shared_ptr<const dialects::DialectDocument> dialect; // this revision's, once read
+    bool dialect_read = false;
   };
   std::map<std::string, ParsedDocument> parsed_;
   std::uint64_t parse_clock_ = 0;

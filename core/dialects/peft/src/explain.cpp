@@ -1,12 +1,14 @@
-#include "explain_peft.h"
+#include "explain.h"
+
+#include "opscope/dialects/peft/resolve.h"
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cstdio>
-#include <iostream>
+#include <ostream>
 
-namespace opscope::check {
-namespace peft = dialects::peft;
+namespace opscope::dialects::peft {
 
 namespace {
 
@@ -28,8 +30,7 @@ std::string short_type(const std::string& type) {
 }
 
 // The entry that targets a wrapped module, as written.
-std::string entry_of(const peft::PeftConfig& config, const peft::Resolution& resolution,
-                     const peft::Wrapped& w) {
+std::string entry_of(const PeftConfig& config, const Resolution& resolution, const Wrapped& w) {
   if (w.target_entry >= 0 && static_cast<std::size_t>(w.target_entry) < config.target_names.size())
     return config.target_names[static_cast<std::size_t>(w.target_entry)].text;
   if (config.all_linear)
@@ -41,7 +42,7 @@ std::string entry_of(const peft::PeftConfig& config, const peft::Resolution& res
   return "PEFT's default for this architecture";
 }
 
-std::string trainable_line(const peft::Resolution& r) {
+std::string trainable_line(const Resolution& r) {
   char percent[32];
   std::snprintf(percent, sizeof percent, "%.4f",
                 r.all_parameters ? 100.0 * static_cast<double>(r.trainable_parameters) /
@@ -59,27 +60,26 @@ std::string number(double value) {
 
 } // namespace
 
-int explain_peft(const std::string& config_path, const features::PeftConfigs& configs,
-                 const index::Index& model, bool json) {
+int explain(const std::string& config_path, const std::vector<PeftConfig>& configs,
+            const index::Index& model, bool json, std::ostream& out, std::ostream& err) {
   const std::vector<index::ModuleObject>& modules = model.named_modules();
-  nlohmann::ordered_json out = {{"configs", nlohmann::ordered_json::array()}};
+  nlohmann::ordered_json all = {{"configs", nlohmann::ordered_json::array()}};
   int exit_code = 0;
   if (configs.empty())
-    std::cerr << config_path << ": holds no PEFT config opscope can read\n";
-  for (const peft::PeftConfig& config : configs) {
-    peft::Resolution r = peft::resolve(config, model);
+    err << config_path << ": holds no PEFT config opscope can read\n";
+  for (const PeftConfig& config : configs) {
+    Resolution r = resolve(config, model);
     std::string where = config_path + ":" + std::to_string(config.anchor.start.line + 1);
     if (r.error) {
       int line = (r.error_range ? *r.error_range : config.anchor).start.line + 1;
-      std::cerr << config_path << ":" << line << ": error: " << *r.error << " [" << r.error_code
-                << "]\n"
-                << where << ": get_peft_model raises on this model, so this " << config.class_name
-                << " wraps nothing; fix the error above\n";
+      err << config_path << ":" << line << ": error: " << *r.error << " [" << r.error_code << "]\n"
+          << where << ": get_peft_model raises on this model, so this " << config.class_name
+          << " wraps nothing; fix the error above\n";
       exit_code = 1;
     }
     if (json) {
       nlohmann::ordered_json wrapped = nlohmann::ordered_json::array();
-      for (const peft::Wrapped& w : r.wrapped) {
+      for (const Wrapped& w : r.wrapped) {
         const index::ModuleObject& m = modules[static_cast<std::size_t>(w.module)];
         wrapped.push_back({{"module", m.name},
                            {"type", m.type},
@@ -101,16 +101,16 @@ int explain_peft(const std::string& config_path, const features::PeftConfigs& co
         one["all_parameters"] = r.all_parameters;
       }
       one["error"] = r.error ? nlohmann::ordered_json(*r.error) : nlohmann::ordered_json();
-      out["configs"].push_back(std::move(one));
+      all["configs"].push_back(std::move(one));
       continue;
     }
-    std::cout << where << ": " << config.class_name << " wraps " << r.wrapped.size() << " of "
-              << modules.size() << " modules";
+    out << where << ": " << config.class_name << " wraps " << r.wrapped.size() << " of "
+        << modules.size() << " modules";
     if (r.counted)
-      std::cout << "; " << trainable_line(r);
-    std::cout << "\n";
+      out << "; " << trainable_line(r);
+    out << "\n";
     std::size_t name_width = 6, entry_width = 5;
-    for (const peft::Wrapped& w : r.wrapped) {
+    for (const Wrapped& w : r.wrapped) {
       name_width = std::max(name_width, modules[static_cast<std::size_t>(w.module)].name.size());
       entry_width = std::max(entry_width, entry_of(config, r, w).size());
     }
@@ -119,25 +119,24 @@ int explain_peft(const std::string& config_path, const features::PeftConfigs& co
       return s;
     };
     if (!r.wrapped.empty())
-      std::cout << "  " << pad("module", name_width) << "  " << pad("type", 12) << "  "
-                << pad("entry", entry_width) << "  " << pad("r", 4) << "  " << pad("alpha", 6)
-                << "  trainable\n";
-    for (const peft::Wrapped& w : r.wrapped) {
+      out << "  " << pad("module", name_width) << "  " << pad("type", 12) << "  "
+          << pad("entry", entry_width) << "  " << pad("r", 4) << "  " << pad("alpha", 6)
+          << "  trainable\n";
+    for (const Wrapped& w : r.wrapped) {
       const index::ModuleObject& m = modules[static_cast<std::size_t>(w.module)];
-      std::cout << "  " << pad(m.name, name_width) << "  " << pad(short_type(m.type), 12) << "  "
-                << pad(entry_of(config, r, w), entry_width) << "  "
-                << pad(std::to_string(w.rank), 4) << "  " << pad(number(w.alpha), 6) << "  "
-                << grouped(w.trainable_parameters) << "\n";
+      out << "  " << pad(m.name, name_width) << "  " << pad(short_type(m.type), 12) << "  "
+          << pad(entry_of(config, r, w), entry_width) << "  " << pad(std::to_string(w.rank), 4)
+          << "  " << pad(number(w.alpha), 6) << "  " << grouped(w.trainable_parameters) << "\n";
     }
     for (const std::string& p : r.wrapped_parameters)
-      std::cout << "  parameter " << p << " (target_parameters)\n";
+      out << "  parameter " << p << " (target_parameters)\n";
     for (int s : r.saved)
-      std::cout << "  " << modules[static_cast<std::size_t>(s)].name
-                << "  copied and trained in full (modules_to_save)\n";
+      out << "  " << modules[static_cast<std::size_t>(s)].name
+          << "  copied and trained in full (modules_to_save)\n";
   }
   if (json)
-    std::cout << out.dump(2) << "\n";
+    out << all.dump(2) << "\n";
   return exit_code;
 }
 
-} // namespace opscope::check
+} // namespace opscope::dialects::peft
