@@ -145,6 +145,23 @@ TEST_F(WorkspaceTest, ParsesAreKeptPerRevisionButNotForFilesReadFromDisk) {
   EXPECT_NE(workspace.analyse(config(kConfig, 0)).config, from_disk);
 }
 
+// Another library's config (here axolotl's YAML, PEFT's) is read by the dialect that
+// recognises it, once per revision (every hover and completion of a revision shares it), and
+// names its own model; a coreai-opt config is no dialect's.
+TEST_F(WorkspaceTest, ALibrarysConfigIsReadByItsDialectOncePerRevision) {
+  Workspace workspace(host_, {});
+  Document doc =
+      config("base_model: org/tiny-llama\nadapter: lora\nlora_target_modules:\n  - q_proj\n", 3);
+  Analysis first = workspace.analyse(doc);
+  ASSERT_TRUE(first.dialect);
+  EXPECT_EQ(first.dialect->model(), "org/tiny-llama");
+  EXPECT_EQ(workspace.analyse(doc).dialect, first.dialect);
+  doc.text += "  - v_proj\n";
+  doc.revision = 4;
+  EXPECT_NE(workspace.analyse(doc).dialect, first.dialect);
+  EXPECT_FALSE(workspace.analyse(config(kConfig, 5)).dialect);
+}
+
 TEST_F(WorkspaceTest, OtherFilesAreCheckedOnlyWhenNamed) {
   Document other = config("services:\n  web: [\n");
   Workspace editor(host_, {});
