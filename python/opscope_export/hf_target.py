@@ -14,6 +14,7 @@ import json
 import os
 
 from opscope_export.errors import ExportError, describe
+from opscope_export.hf_config_gaps import describe_gap, fill_default, unset_field
 
 HF_PREFIX = "hf:"
 HF_SYNTAX = ("hf:PATH/config.json, hf:FOLDER (holding config.json) or hf:ORG/NAME (a model "
@@ -263,27 +264,80 @@ def build_model(target: str, hf_class: str | None = None):
     except ExportError as exc:
         raise ExportError(f"{path}: {exc}") from exc
     name = cls if isinstance(cls, str) else cls.__name__
-    try:
-        cls = getattr(transformers, cls) if isinstance(cls, str) else cls
-        auto = cls.__module__.startswith("transformers.models.auto.")  # not AutoformerModel
-        if not auto:
-            config = _config_for(cls, config)
-        model = cls.from_config(config) if auto else cls._from_config(config)
-    except Exception as exc:
-        missing = _missing_package(exc)
-        if missing:
-            raise ExportError(f"{path}: {name} cannot be built here: {missing}; install it, or "
-                              "choose another class with --hf-class") from exc
-        module = reading_module(exc)
-        where = f" (in {module})" if module else ""
-        raise ExportError(f"{path}: building {name} from this {config.model_type} config "
-                          f"failed: {describe(exc)}{where}; check the config's fields, or "
-                          "choose the class with --hf-class") from exc
+    for attempt in range(_GAPS_FILLED + 1):
+        try:
+            model = _build(cls, config)
+            break
+        except Exception as exc:
+            missing = _missing_package(exc)
+            if missing:
+                raise ExportError(f"{path}: {name} cannot be built here: {missing}; install "
+                                  "it, or choose another class with --hf-class") from exc
+            gap = unset_field(exc)
+            if gap and attempt < _GAPS_FILLED and _fill_gap(config, *gap[:3]):
+                continue
+            if gap:
+                field = _field_path(config, gap[0]) + gap[1]
+                raise ExportError(f"{path}: cannot build {name}: "
+                                  f"{describe_gap(config.model_type, field, *gap[2:])}") from exc
+            module = reading_module(exc)
+            where = f" (in {module})" if module else ""
+            raise ExportError(f"{path}: building {name} from this {config.model_type} config "
+                              f"failed: {describe(exc)}{where}; check the config's fields, or "
+                              "choose the class with --hf-class") from exc
     if not hasattr(model, "eval"):
         raise ExportError(f"--hf-class {name}: not a model class (it built a "
                           f"{type(model).__name__})")
     _without_cache(model)
     return model.eval()
+
+
+# Unset fields of a config filled with transformers' own default before giving up.
+_GAPS_FILLED = 3
+
+
+def _build(cls, config):
+    import transformers
+
+    cls = getattr(transformers, cls) if isinstance(cls, str) else cls
+    auto = cls.__module__.startswith("transformers.models.auto.")  # not AutoformerModel
+    if not auto:
+        config = _config_for(cls, config)
+    return cls.from_config(config) if auto else cls._from_config(config)
+
+
+def _fill_gap(config, found, field: str, key) -> bool:
+    """Fills `field` where the model read it unset: in `found` (the config object the
+    model's code read) and in the configs of the same class under `config` (from_config
+    builds from a copy)."""
+    return any([fill_default(place, field, key) for place in _config_tree(config)
+                if type(place) is type(found) and getattr(place, field, 0) is None]
+               + [fill_default(found, field, key)])
+
+
+def _field_path(config, found, depth: int = 3) -> str:
+    """`text_config.`: where in `config` the config object of `found`'s class is ('' for
+    the config itself or when not found)."""
+    if type(found) is type(config) or depth == 0:
+        return ""
+    for key, value in vars(config).items():
+        if hasattr(value, "model_type") and value is not config:
+            if type(value) is type(found):
+                return f"{key}."
+            inner = _field_path(value, found, depth - 1)
+            if inner:
+                return f"{key}.{inner}"
+    return ""
+
+
+def _config_tree(config, depth: int = 3) -> list:
+    """`config` and its sub-configs, to `depth` levels."""
+    found = [config]
+    if depth > 0:
+        for value in vars(config).values():
+            if hasattr(value, "model_type") and value is not config:
+                found += _config_tree(value, depth - 1)
+    return found
 
 
 # The horizon a default time-series config leaves unset (Autoformer, Informer, Time Series
