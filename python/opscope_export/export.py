@@ -11,6 +11,7 @@ import contextlib
 import gc
 import io
 import os
+import re
 import shutil
 import tempfile
 from dataclasses import dataclass, field
@@ -280,11 +281,35 @@ def _torch_export(request: ExportRequest, model, args, kwargs, mode):
                 # Never a reason to fall back: torch.export traces on fake tensors (weights
                 # and inputs alike) either way, and fails the same way with real weights.
                 first = data_error or first
+                if real and data_error is not None:
+                    raise _ExportFailed(_branch_on_weights(request, model, data_error)) \
+                        from first
                 raise _ExportFailed(
                     f"{request.target}: torch.export failed: {type(first).__name__}: "
                     f"{shorten(str(first), max_lines=3, max_chars=500)}{_module_note(first)}; "
                     f"{_other_classes_hint(request, model)}{EXPORT_HINT}") from first
             kwargs = more
+
+
+_DATA_EXPRESSION = re.compile(r"data-dependent expression (.+?) \(unhinted")
+
+
+def _branch_on_weights(request: ExportRequest, model, exc: BaseException) -> str:
+    """An hf: export that still fails on a value torch.export cannot know with real inputs:
+    the model branches on values computed from its weights or buffers (the experts its
+    router picks, an entropy of its logits), which a config does not have. Without
+    --hf-class the other classes are tried next (and named if they fail too)."""
+    from opscope_export.data_free import reading_module
+
+    match = _DATA_EXPRESSION.search(str(exc))
+    expression = f" (data-dependent expression {shorten(match.group(1), max_chars=80)})" \
+        if match else ""
+    where = reading_module(exc) or type(model).__name__
+    names = _other_classes_hint(request, model)
+    return (f"{request.target}: torch.export failed: {where} branches on values computed "
+            f"from the model's weights or buffers{expression}, which a weightless export "
+            f"does not have and no input decides; {names or 'this class cannot be exported '}"
+            f"{'' if names else 'from its config alone'}").rstrip("; ")
 
 
 def _first_line(exc: BaseException) -> str:
