@@ -100,6 +100,17 @@ def test_projected_size_is_what_bits_per_weight_reports(name, label, config, ind
     assert size["bits_per_weight"]["after"] == pytest.approx(expected.bpw, abs=0.01)
     assert size["bits"]["after"] == expected.total_bits
     assert size["bits_per_weight"]["after"] < size["bits_per_weight"]["before"]
+    # The same config written in a training script (a from_dict call) projects the same size:
+    # its specs come from the Python reader, not a YAML scan of Python text.
+    config_class = ("QuantizerConfig" if "quantization_config" in config
+                    else "KMeansPalettizerConfig")
+    script = tmp_path / f"{label}.py"
+    script.write_text(f"config = {config_class}.from_dict({config!r})\n")
+    proc_python = subprocess.run([opscope_bin, "explain", str(script), "--model",
+                                  index_file(name, "eager"), "--json"],
+                                 capture_output=True, text=True, timeout=60)
+    assert proc_python.returncode == 0, proc_python.stderr
+    assert json.loads(proc_python.stdout)["size"] == size
     # explain's ops are the compressor's own eager calls: an op that reads weights is left in
     # full precision exactly when prepare() compressed none of them.
     with open(index_file(name, "eager"), encoding="utf-8") as f:

@@ -64,8 +64,7 @@ public:
     case Node::Kind::Null:
       return nullptr;
     case Node::Kind::Scalar:
-      return node->quoted ? nlohmann::ordered_json(node->scalar)
-                          : plain_scalar(node->scalar, yaml_);
+      return scalar(*node);
     case Node::Kind::Alias:
       return convert(node->target, depth + 1);
     case Node::Kind::Seq: {
@@ -90,6 +89,22 @@ public:
   }
 
 private:
+  nlohmann::ordered_json scalar(const Node& node) const {
+    switch (node.type) {
+    case ScalarType::Untyped: // YAML / JSON: typed as PyYAML and json read it
+      return node.quoted ? nlohmann::ordered_json(node.scalar) : plain_scalar(node.scalar, yaml_);
+    case ScalarType::Int:
+    case ScalarType::Float: // the reader wrote the literal's decimal digits
+      return plain_scalar(node.scalar, /*yaml=*/false);
+    case ScalarType::Bool:
+      return node.scalar == "true";
+    case ScalarType::Str:
+    case ScalarType::Expression:
+      return node.scalar;
+    }
+    return node.scalar;
+  }
+
   // `<<: *a` or `<<: [*a, *b]`: keys not written in the mapping itself come from the merged
   // mappings (earlier ones first).
   void merge(nlohmann::ordered_json& into, const Node* value, int depth) {
@@ -116,15 +131,26 @@ private:
 
 } // namespace
 
-std::optional<nlohmann::ordered_json> read_values(const std::string& text, Format format) {
-  detail::SourceText source(text);
-  detail::Tree tree =
-      format == Format::Json ? detail::scan_json(source) : detail::scan_yaml(source);
+namespace {
+
+std::optional<nlohmann::ordered_json> convert_tree(const detail::Tree& tree, Format format) {
   Converter converter(format == Format::Yaml);
   auto values = converter.convert(tree.root.get(), 0);
   if (converter.exhausted() || !values.is_object())
     return std::nullopt;
   return values;
+}
+
+} // namespace
+
+std::optional<nlohmann::ordered_json> read_values(const std::string& text, Format format) {
+  return convert_tree(scan_tree(text, format), format);
+}
+
+std::optional<nlohmann::ordered_json> read_values(const ConfigDocument& document) {
+  if (!document.tree) // a document not made by read_config
+    return read_values(document.text, document.format);
+  return convert_tree(*document.tree, document.format);
 }
 
 } // namespace opscope::config

@@ -63,7 +63,7 @@ eager_weights_if_ready(const config::ConfigDocument& document, const Model* mode
     return nullptr;
   if (model->resolution)
     return model->resolution->weights_if_ready();
-  auto values = config::read_values(document.text, document.format);
+  auto values = config::read_values(document);
   if (!values)
     return nullptr;
   return std::make_shared<const resolve::EagerWeights>(

@@ -25,7 +25,7 @@ json entry_of(const config::ConfigDocument& doc, const resolve::Decider& decider
 
 std::vector<resolve::WeightDecision> reached(const config::ConfigDocument& document,
                                              const index::Index& index) {
-  auto values = config::read_values(document.text, document.format);
+  auto values = config::read_values(document);
   if (!values)
     throw std::runtime_error("the config's values cannot be read (no mapping at its root, or "
                              "more than a million values after aliases)");

@@ -22,4 +22,11 @@ inline constexpr std::size_t kMaxExpandedValues = 1'000'000;
 // Nothing when the document has no mapping at its root or expands beyond kMaxExpandedValues.
 std::optional<nlohmann::ordered_json> read_values(const std::string& text, Format format);
 
+// The same, from the tree read_config already scanned (no second scan). A Python config's
+// literals keep the type they were written with (`4` an integer, `"4"` a string, `None` null,
+// True a boolean); an expression the reader does not evaluate (`torch.int8`, a variable) is
+// its source text, as a string. Each config call is the value of its root key (the last call
+// for a key written twice, as for a YAML key written twice).
+std::optional<nlohmann::ordered_json> read_values(const ConfigDocument& document);
+
 } // namespace opscope::config

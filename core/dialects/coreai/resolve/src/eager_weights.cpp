@@ -274,7 +274,7 @@ SharedResolution::weights(const config::ConfigDocument& document, const index::I
                           const index::QueryEngine* engine) const {
   std::lock_guard<std::mutex> lock(weights_mutex_);
   if (!weights_) {
-    auto values = config::read_values(document.text, document.format);
+    auto values = config::read_values(document);
     if (!values)
       weights_ = std::make_shared<const EagerWeights>();
     else

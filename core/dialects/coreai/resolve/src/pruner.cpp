@@ -138,7 +138,7 @@ Resolution resolve_eager_ops(const ConfigDocument& document, const index::Index&
   // is left in full precision.
   std::vector<bool> pruned(index.parameters.size(), false);
   std::vector<bool> by_module_spec(index.parameters.size(), false); // module_state_spec reached
-  if (auto values = config::read_values(document.text, document.format)) {
+  if (auto values = config::read_values(document)) {
     EagerWeights weights = resolve_eager_weights(document, *values, index, &out);
     for (const WeightDecision& w : weights.parameters) {
       std::string why; // a spec that does not fit the shape: coreai-opt disables it

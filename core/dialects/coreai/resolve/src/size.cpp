@@ -386,7 +386,7 @@ ProjectedSize projected_size(const config::ConfigDocument& document, const index
     return size;
   }
   if (resolves_in_graph_mode(document, index)) {
-    auto values = config::read_values(document.text, document.format);
+    auto values = config::read_values(document);
     if (!values)
       return unreadable_values();
     std::optional<Resolution> computed;
@@ -397,7 +397,7 @@ ProjectedSize projected_size(const config::ConfigDocument& document, const index
   }
   std::optional<EagerWeights> computed;
   if (!weights_given) {
-    auto values = config::read_values(document.text, document.format);
+    auto values = config::read_values(document);
     if (values)
       weights_given = &computed.emplace(resolve_eager_weights(document, *values, index, modules));
   }
