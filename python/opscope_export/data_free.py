@@ -91,6 +91,9 @@ def _mode_class():
             self.computing_constants = True
             self.constant_bytes = 0
             self.input_values = {}  # id(input) -> the values it held while being built
+            # (module, name, values) of the non-persistent buffers that held values when
+            # the build ended: see real_buffers
+            self.buffer_values = []
 
         def may_turn_const(self, t) -> bool:  # torch's own bound is one element
             if not self.computing_constants:
@@ -135,6 +138,12 @@ def _mode_class():
             for tensor in _tensors((args, kwargs)):
                 if self.is_our_fake(tensor) and tensor.constant is not None:
                     self.input_values[id(tensor)] = tensor.constant
+            modules = model.modules() if isinstance(model, torch.nn.Module) else []
+            for module in modules:
+                for name in module._non_persistent_buffers_set:
+                    tensor = module._buffers.get(name)
+                    if self.is_our_fake(tensor) and tensor.constant is not None:
+                        self.buffer_values.append((module, name, tensor.constant))
             for tensor in [*states, *_tensors((args, kwargs))]:
                 self.forget_constant(tensor)
 
@@ -185,6 +194,16 @@ def real_inputs(mode, args, kwargs):
 
     return (tuple(real(i, value) for i, value in enumerate(args)),
             {name: real(name, value) for name, value in (kwargs or {}).items()})
+
+
+def real_buffers(mode) -> None:
+    """The model's non-persistent buffers that held values when its build ended become real
+    tensors of those values. Such buffers are in no checkpoint: the model's own code computes
+    them from the config (Mimi's convolutions' padding, rotary frequencies), small and within
+    the build's constant budget; weights stay fake. For the retry with real inputs, so a
+    branch on them is decided (Mimi pads by `padding_total`)."""
+    for module, name, values in getattr(mode, "buffer_values", []):
+        module._buffers[name] = values
 
 
 def _drop_fake_references(tensor) -> None:

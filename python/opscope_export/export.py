@@ -240,7 +240,7 @@ def _torch_export(request: ExportRequest, model, args, kwargs, mode):
     import torch
     import torch._functorch.config as functorch_config
 
-    from opscope_export.data_free import needs_data, real_inputs
+    from opscope_export.data_free import needs_data, real_buffers, real_inputs
 
     # The failure reported: the model's own, not one of a retry's inputs; but a value torch
     # cannot know (a branch on the weights' values) once the retries got that far.
@@ -264,6 +264,7 @@ def _torch_export(request: ExportRequest, model, args, kwargs, mode):
                 # Only for configs, whose inputs opscope made: a user's model that branches
                 # on its input's values is reported (the branch would follow random values).
                 args, kwargs = real_inputs(mode, args, kwargs)
+                real_buffers(mode)
                 if not args:
                     from opscope_export.hf_inputs import precomputed_vision_inputs
 
