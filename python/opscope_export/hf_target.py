@@ -131,6 +131,10 @@ def _model_class(config, hf_class: str | None):
     from transformers.models.auto import modeling_auto
 
     bare = modeling_auto.MODEL_MAPPING_NAMES.get(config.model_type)
+    if isinstance(bare, (list, tuple)):
+        # Several bare models (Funnel's full and base models): AutoModel's default is the
+        # first, and its own choice fails on a config without `architectures`.
+        bare = next((name for name in bare if hasattr(transformers, name)), bare)
     if isinstance(bare, str) and hasattr(transformers, bare):
         return bare  # what AutoModel builds; by name, so a sub-config it takes is used
     if bare:

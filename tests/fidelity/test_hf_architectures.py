@@ -54,6 +54,8 @@ SAMPLE = [
     # inputs' values: exported with real inputs)
     "bert", "roberta", "distilbert", "albert", "deberta-v2", "xmod", "bros", "layoutlm",
     "longformer",
+    # AutoModel maps it to two classes, and its own choice fails without `architectures`
+    "funnel",
     # encoder-decoders (LongT5 fails without the attention mask it defaults to None), speech
     "t5", "longt5", "bart", "whisper", "speech_to_text", "speech-encoder-decoder",
     # vision (ConvNeXt V2, FocalNet and Swin read a drop-path schedule while being built)
