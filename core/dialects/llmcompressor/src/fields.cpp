@@ -219,6 +219,8 @@ const Node* find(const Node& map, std::string_view key) {
 }
 
 void read_modifier(const Node& map, Modifier& out) {
+  for (const config::Entry& e : map.entries)
+    out.fields.push_back({e.key, e.key_range});
   if (const Node* t = find(map, "targets"); t && !is_null(followed(t))) {
     out.targets_set = true;
     out.targets = strings(t, out);

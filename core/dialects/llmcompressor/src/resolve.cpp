@@ -29,14 +29,29 @@ public:
       : m_(modifier), model_(model), modules_(model.named_modules()) {}
 
   Resolution run() {
-    bool ok = resolve_groups();
+    bool fields_ok = known_fields();
+    bool ok = resolve_groups() && fields_ok;
     compile();
     record_entry_matches();
-    if (ok && quantizes(m_.class_name))
+    bool mixin = quantizes(m_.class_name) && m_.source != Source::CheckpointJson;
+    if (ok && mixin && !has_config() && m_.class_name == "QuantizationModifier") {
+      fail("no-config", "QuantizationModifier requires that quantization fields be specified",
+           m_.anchor);
+      ok = false;
+    }
+    // GPTQ without a config of its own quantizes what an earlier modifier set up: nothing here.
+    if (ok && quantizes(m_.class_name) && (!mixin || has_config()))
       ok = apply();
-    if (ok && quantizes(m_.class_name) && m_.source != Source::CheckpointJson &&
-        !m_.bypass_divisibility_checks)
+    if (ok && mixin && has_config() && !m_.bypass_divisibility_checks)
       ok = check_group_sizes();
+    // At calibration start.
+    if (ok && m_.class_name == "GPTQModifier" && !quantizes_weights()) {
+      fail("nothing-quantized",
+           "GPTQModifier was unable to find any modules to quantize. Please check quantization "
+           "`config_groups` and `targets` in recipe",
+           m_.anchor);
+      ok = false;
+    }
     if (ok || r_.error_code != "regex")
       resolve_mappings();
     return std::move(r_);
@@ -55,6 +70,38 @@ private:
     if (m_.targets_set)
       return m_.targets;
     return {Written{"Linear", config::Range{}}};
+  }
+
+  // pydantic's extra='forbid': a field the class does not have.
+  bool known_fields() {
+    const std::vector<std::string>& known = modifier_fields(m_.class_name);
+    if (known.empty())
+      return true;
+    for (const Written& f : m_.fields)
+      if (std::find(known.begin(), known.end(), f.text) == known.end()) {
+        fail("field",
+             "Extra inputs are not permitted: " + m_.class_name + " has no field `" + f.text + "`",
+             f.range);
+        return false;
+      }
+    return true;
+  }
+
+  // QuantizationMixin.has_config: anything besides the defaults written.
+  bool has_config() const {
+    bool default_targets =
+        !m_.targets_set || (m_.targets.size() == 1 && m_.targets.front().text == "Linear");
+    return !(!m_.config_groups_set && default_targets && m_.ignore.empty() && !m_.scheme &&
+             m_.scheme_targets.empty());
+  }
+
+  // GPTQ's calibration hooks: some module other than an Embedding got weights to quantize.
+  bool quantizes_weights() const {
+    for (const Applied& a : r_.applied)
+      if (!modules_[static_cast<std::size_t>(a.module)].is_a(kEmbedding) &&
+          r_.groups[static_cast<std::size_t>(a.group)].scheme.weights)
+        return true;
+    return false;
   }
 
   // A group's arguments as QuantizationScheme validates them.

@@ -80,7 +80,7 @@ from llmcompressor.modifiers.quantization import GPTQModifier
 from llmcompressor.modifiers.awq import AWQModifier
 
 recipe = [
-    AWQModifier(ignore=["lm_head"], scheme="W4A16_ASYM", targets=["Linear"],
+    AWQModifier(duo_scaling=False,
                 mappings=[{"smooth_layer": "re:.*input_layernorm$",
                            "balance_layers": ["re:.*q_proj$", "re:.*k_proj$"]}]),
     GPTQModifier(scheme={"W8A8": ["re:.*mlp.*"]}, ignore=IGNORED),

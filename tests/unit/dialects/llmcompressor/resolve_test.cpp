@@ -102,6 +102,10 @@ TEST(LlmcompressorResolve, RefusedRecipes) {
     return r.error ? r.error_code : std::string("none");
   };
   EXPECT_EQ(code("QuantizationModifier:\n  scheme: W4A15\n"), "scheme");
+  // In llm-compressor 0.14 AWQ is a transform: a scheme on it is an unknown field.
+  EXPECT_EQ(code("AWQModifier:\n  scheme: W4A16\n  mappings: []\n"), "field");
+  // Nothing but the defaults: QuantizationModifier has nothing to do.
+  EXPECT_EQ(code("QuantizationModifier:\n  targets: [Linear]\n"), "no-config");
   EXPECT_EQ(code("QuantizationModifier:\n  scheme: W4A16\n  config_groups:\n    g:\n"
                  "      targets: [Linear]\n"),
             "scheme-and-groups");

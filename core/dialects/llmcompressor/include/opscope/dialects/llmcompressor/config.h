@@ -75,6 +75,7 @@ struct Modifier {
   std::vector<Mapping> mappings;
   std::optional<Written> format; // checkpoint: quantization_config.format
   bool bypass_divisibility_checks = false;
+  std::vector<Written> fields; // every key written, for pydantic's extra='forbid'
   // Values opscope cannot read (a variable, **kwargs, a value of the wrong shape): said, not
   // guessed.
   std::vector<config::Range> unreadable;
@@ -88,7 +89,11 @@ bool looks_like_llmcompressor(const std::string& path, const std::string& text);
 
 // The modifier classes read (llmcompressor.modifiers).
 const std::vector<std::string>& modifier_classes();
-// Does the class quantize (a QuantizationMixin: targets, scheme, config_groups)?
+// Does the class quantize (a QuantizationMixin: targets, scheme, config_groups)? In
+// llm-compressor 0.14 AWQModifier is a transform: mappings only.
 bool quantizes(const std::string& class_name);
+// The fields the modifier class accepts (its pydantic model forbids any other); empty for a
+// checkpoint's quantization_config, which is not checked.
+const std::vector<std::string>& modifier_fields(const std::string& class_name);
 
 } // namespace opscope::dialects::llmcompressor
