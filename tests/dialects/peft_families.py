@@ -116,3 +116,45 @@ FAMILIES = {
         "eos_token_id": 1,
     },
 }
+
+
+def export_families(root, names=None, opscope=None):
+    """Each family (all, or `names`) exported weightless through opscope_export and indexed by
+    `opscope index` under `root` (a pathlib.Path): {name: (index path, meta-device builder)}.
+    Shared by the dialect judges (test_peft_judge.py, test_llmcompressor_judge.py)."""
+    import importlib
+    import json
+    import os
+    import subprocess
+    import warnings
+
+    import torch
+    from opscope_export.export import ExportRequest, export_archive
+    from transformers import AutoConfig
+
+    repo = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    opscope = opscope or os.environ.get("OPSCOPE_BIN", os.path.join(repo, "build", "opscope"))
+    built = {}
+    for name in names or list(FAMILIES):
+        config = FAMILIES[name]
+        folder = root / name
+        folder.mkdir()
+        (folder / "config.json").write_text(json.dumps(config))
+        archive = str(root / f"{name}.pt2")
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            result = export_archive(
+                ExportRequest(target=f"hf:{folder / 'config.json'}", output=archive)
+            )
+        index = str(root / f"{name}.idx")
+        subprocess.run([opscope, "index", archive, "-o", index, "-q", "--no-cache"], check=True)
+        hf_config = AutoConfig.from_pretrained(str(folder))
+        module, _, cls_name = result.model_type.rpartition(".")
+        cls = getattr(importlib.import_module(module), cls_name)
+
+        def build(cls=cls, hf_config=hf_config):
+            with torch.device("meta"):
+                return cls(hf_config)
+
+        built[name] = (index, build)
+    return built

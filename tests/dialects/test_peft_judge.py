@@ -20,7 +20,6 @@ generated configs.
 from __future__ import annotations
 
 import copy
-import importlib
 import json
 import os
 import random
@@ -59,7 +58,7 @@ from peft.utils.transformers_weight_conversion import (  # noqa: E402
 )
 from transformers import AutoConfig  # noqa: E402
 
-from peft_families import FAMILIES  # noqa: E402
+from peft_families import FAMILIES, export_families  # noqa: E402
 
 CONFIGS_PER_FAMILY = 2000
 SAMPLE_PER_FAMILY = 24  # judged by get_peft_model itself (a fresh model each)
@@ -90,39 +89,10 @@ def _leaf(name: str) -> str:
     return name.rsplit(".", 1)[-1]
 
 
-def _class(qualified: str):
-    module, _, name = qualified.rpartition(".")
-    return getattr(importlib.import_module(module), name)
-
-
 @pytest.fixture(scope="session")
 def families(tmp_path_factory):
     """Each family exported once and indexed: (index path, meta-device model builder)."""
-    from opscope_export.export import ExportRequest, export_archive
-
-    root = tmp_path_factory.mktemp("peft_families")
-    built = {}
-    for name, config in FAMILIES.items():
-        folder = root / name
-        folder.mkdir()
-        (folder / "config.json").write_text(json.dumps(config))
-        archive = str(root / f"{name}.pt2")
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            result = export_archive(
-                ExportRequest(target=f"hf:{folder / 'config.json'}", output=archive)
-            )
-        index = str(root / f"{name}.idx")
-        subprocess.run([OPSCOPE, "index", archive, "-o", index, "-q", "--no-cache"], check=True)
-        hf_config = AutoConfig.from_pretrained(str(folder))
-        cls = _class(result.model_type)
-
-        def build(cls=cls, hf_config=hf_config):
-            with torch.device("meta"):
-                return cls(hf_config)
-
-        built[name] = (index, build)
-    return built
+    return export_families(tmp_path_factory.mktemp("peft_families"), opscope=OPSCOPE)
 
 
 # ---- generated configs ---------------------------------------------------------------------
