@@ -63,7 +63,7 @@ def _size(config, *names, default=None, sub: str | None = None):
 def _documented_shape(model, name: str) -> str | None:
     """The shape transformers documents for `name` in forward()'s docstring, if any."""
     doc = getattr(model.forward, "__doc__", None) or ""
-    match = re.search(rf"^\s*{re.escape(name)} \(`[^`]*` of shape `\(([^`]*)\)`", doc, re.M)
+    match = re.search(rf"^\s*{re.escape(name)} \(`[^`]*`\s+of shape `\(([^`]*)\)`", doc, re.M)
     return match.group(1) if match else None
 
 
@@ -285,6 +285,11 @@ def _derive(name: str, model, config):
         steps = _past_length(config) if name.startswith("past") else \
             _size(config, "prediction_length", default=SEQUENCE_LENGTH)
         return torch.randn(1, steps, getattr(config, "num_time_features", 0) or 0)
+    if name == "encoder_hidden_states":
+        # What a cross-attention layer attends to (Blip-2's Q-Former: the vision tower's
+        # features), as wide as the config says the encoder is.
+        width = _size(config, "encoder_hidden_size", "hidden_size", default=SEQUENCE_LENGTH)
+        return torch.randn(1, SEQUENCE_LENGTH, width)
     if name == "inputs" and callable(getattr(model, "get_encoder", None)):
         # A composite encoder-decoder (speech-encoder-decoder): its encoder's input.
         encoder = model.get_encoder()
@@ -390,9 +395,10 @@ def _takes_tensor(parameter) -> bool:
 
 def _never_added(name: str) -> bool:
     """Arguments that replace an input rather than add one (embeddings, encoder outputs),
-    or are no input at all (labels, caches)."""
+    or are no input at all (labels, caches); but a cross-attention layer's
+    encoder_hidden_states adds one, when an error names it."""
     return name in ("self", "labels", "cache", "past_key_values", "return_dict") or \
-        name.endswith(("_embeds", "_outputs", "_states"))
+        (name.endswith(("_embeds", "_outputs", "_states")) and name != "encoder_hidden_states")
 
 
 _CHANNELS = re.compile(r"expected input\[[\d, ]+\] to have (\d+) channels, but got (\d+)")

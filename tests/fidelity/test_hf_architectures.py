@@ -64,6 +64,9 @@ SAMPLE = [
     # unset), towers of multimodal models
     "clip", "siglip", "llava", "qwen2_vl", "colpali", "clip_vision_model", "siglip_text_model",
     "blip_2_vision_model", "blip-2",
+    # a Q-Former: its query embeddings documented with two spaces before "of shape", the
+    # vision features its cross-attention reads as wide as encoder_hidden_size
+    "blip_2_qformer",
     # audio (wav2vec2-BERT's feature layout, X-Codec's and DAC's channels, OmniASR's channel
     # axis, Voxtral Realtime's mel bins first; MusicGen Melody's decoder from its sub-config,
     # its tokens per codebook), time series
