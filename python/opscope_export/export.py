@@ -245,6 +245,7 @@ def _torch_export(request: ExportRequest, model, args, kwargs, mode):
     # The failure reported: the model's own, not one of a retry's inputs; but a value torch
     # cannot know (a branch on the weights' values) once the retries got that far.
     first, data_error = None, None
+    first_kwargs = data_kwargs = kwargs  # the inputs of the attempts that failed so
     attempt, real = 0, False
     while True:
         try:
@@ -256,9 +257,10 @@ def _torch_export(request: ExportRequest, model, args, kwargs, mode):
                     fake_tensor_propagate_real_tensors=real):
                 return torch.export.export(model, args, kwargs=kwargs or None), kwargs
         except Exception as exc:
-            first = first or exc
-            if needs_data(exc):
-                data_error = data_error or exc
+            if first is None:
+                first, first_kwargs = exc, kwargs
+            if needs_data(exc) and data_error is None:
+                data_error, data_kwargs = exc, kwargs
             if mode is not None and not real and needs_data(exc) and \
                     is_hf_target(request.target):
                 # Only for configs, whose inputs opscope made: a user's model that branches
@@ -281,15 +283,31 @@ def _torch_export(request: ExportRequest, model, args, kwargs, mode):
             if more is None:
                 # Never a reason to fall back: torch.export traces on fake tensors (weights
                 # and inputs alike) either way, and fails the same way with real weights.
-                first = data_error or first
+                if data_error is not None:
+                    first, first_kwargs = data_error, data_kwargs
                 if real and data_error is not None:
                     raise _ExportFailed(_branch_on_weights(request, model, data_error)) \
                         from first
+                hint = _hf_hint(first_kwargs) if is_hf_target(request.target) else EXPORT_HINT
                 raise _ExportFailed(
                     f"{request.target}: torch.export failed: {type(first).__name__}: "
                     f"{shorten(str(first), max_lines=3, max_chars=500)}{_module_note(first)}; "
-                    f"{_other_classes_hint(request, model)}{EXPORT_HINT}") from first
+                    f"{_other_classes_hint(request, model)}{hint}") from first
             kwargs = more
+
+
+def _hf_hint(kwargs: dict) -> str:
+    """What to change when an hf: export fails in the model's own code: the inputs made
+    from the config (as --input takes them), the class, or the config."""
+    import torch
+
+    made = ", ".join(f"{name}={'x'.join(map(str, value.shape))}:"
+                     f"{str(value.dtype).replace('torch.', '')}"
+                     for name, value in kwargs.items() if isinstance(value, torch.Tensor))
+    return (f"hint: the inputs made from the config were {made or 'none'}; pass one otherwise "
+            "with --input NAME=SHAPE[:DTYPE], choose another class with --hf-class, or give "
+            "a released checkpoint's config.json (a default config's sizes may not fit "
+            "together)")
 
 
 _DATA_EXPRESSION = re.compile(r"data-dependent expression (.+?) \(unhinted")
