@@ -77,6 +77,16 @@ std::vector<std::string> did_you_mean(const std::string& text, const index::Inde
     return suffixed;
   if (!suffixed.empty())
     return {"re:.*\\." + wanted + "$"};
+  // A name from another layout of the same model (`language_model.lm_head` where the head
+  // is now `lm_head`): the modules that end with its last part.
+  if (auto dot = wanted.rfind('.'); dot != std::string::npos && !text.starts_with("re:")) {
+    std::string last = wanted.substr(dot + 1);
+    for (const ModuleObject& m : modules)
+      if (m.name == last || m.name.ends_with("." + last))
+        suffixed.push_back(m.name);
+    if (!suffixed.empty() && suffixed.size() <= 3)
+      return suffixed;
+  }
   std::set<std::string> names;
   for (const ModuleObject& m : modules) {
     if (m.name.empty())

@@ -17,8 +17,9 @@ struct Checked {
   std::vector<Finding> findings;
 };
 
-Checked check(const std::string& yaml, const index::Index& model) {
-  std::vector<Modifier> read = read_llmcompressor_configs("recipe.yaml", yaml);
+Checked check(const std::string& yaml, const index::Index& model,
+              const std::string& path = "recipe.yaml") {
+  std::vector<Modifier> read = read_llmcompressor_configs(path, yaml);
   EXPECT_EQ(read.size(), 1u);
   Checked c{read.front(), {}, {}};
   c.resolution = resolve(c.modifier, model);
@@ -51,6 +52,24 @@ TEST(LlmcompressorFeatures, AnIgnoreThatMatchesNothingOffersTheFullName) {
   EXPECT_EQ(no_match[0]->fixes[0].new_text, "model.language_model.embed_tokens");
   // A typo: the nearest real name.
   EXPECT_NE(no_match[1]->message.find("gate_proj"), std::string::npos) << no_match[1]->message;
+}
+
+TEST(LlmcompressorFeatures, AHeadNamedForAnotherLayoutOffersTheOneTheModelHas) {
+  // Gemma 3 checkpoints made with transformers 4 name the head `language_model.lm_head`;
+  // transformers 5 puts it at the root. A checkpoint's ignore entry that no longer matches.
+  index::Index model = tiny_gemma3();
+  Checked c = check(R"({"quantization_config": {"ignore": ["language_model.lm_head"],
+    "config_groups": {"group_0": {"targets": ["Linear"], "weights": {"num_bits": 4,
+    "group_size": 16}}}}})",
+                    model, "config.json");
+  const Finding* f = with_code(c.findings, "no-match");
+  ASSERT_TRUE(f);
+  EXPECT_NE(f->message.find("did you mean `lm_head`"), std::string::npos) << f->message;
+  ASSERT_EQ(f->fixes.size(), 1u);
+  EXPECT_EQ(f->fixes[0].new_text, "lm_head");
+  // Unfixed, the head is quantized although the checkpoint meant to keep it.
+  EXPECT_EQ(explain_module(c.modifier, c.resolution, model, model.find_module_object("lm_head")),
+            "w4 int group 16, a16 (group_0, by `Linear`)");
 }
 
 TEST(LlmcompressorFeatures, QuantizingTheHeadAndEmbeddingsByClassIsNoted) {
