@@ -1,8 +1,9 @@
 // The llm-compressor judge's C++ side: one process for thousands of recipes. Reads an index
 // file and a file of recipes, one flat-form recipe per line (JSON, which is YAML: read as a
-// recipe.yaml), and prints per line what opscope's llm-compressor dialect says: the scheme
-// each module gets, the mapping sets, and whether llm-compressor refuses it
-// (tests/dialects/test_llmcompressor_judge.py compares it with llm-compressor).
+// recipe.yaml; or one Python modifier call per line), and prints per line what opscope's
+// llm-compressor dialect says: the scheme each module gets, the mapping sets, and whether
+// llm-compressor refuses it (tests/dialects/test_llmcompressor_judge.py compares it with
+// llm-compressor).
 #include "opscope/dialects/llmcompressor/llmcompressor.h"
 #include "opscope/index/serialize.h"
 
@@ -14,18 +15,36 @@
 using namespace opscope;
 namespace lc = opscope::dialects::llmcompressor;
 
+// `--tables`: the modifier fields and preset schemes opscope holds, for the judge to compare
+// with the installed classes.
+int print_tables() {
+  nlohmann::json fields = nlohmann::json::object(), presets = nlohmann::json::object();
+  for (const std::string& c : lc::modifier_classes())
+    fields[c] = lc::modifier_fields(c);
+  for (const std::string& p : lc::preset_names())
+    presets[p] = lc::signature(*lc::preset_scheme(p));
+  std::cout << nlohmann::json{{"fields", fields}, {"presets", presets}}.dump() << '\n';
+  return 0;
+}
+
 int main(int argc, char** argv) {
-  if (argc != 3) {
-    std::cerr << "usage: llmcompressor_judge INDEX RECIPES.jsonl\n";
+  if (argc == 2 && std::string(argv[1]) == "--tables")
+    return print_tables();
+  if (argc != 3 && argc != 4) {
+    std::cerr << "usage: llmcompressor_judge INDEX RECIPES.jsonl [AS_PATH]\n"
+                 "       llmcompressor_judge --tables\n";
     return 2;
   }
+  // Each line is read as a whole file of this name: recipe.yaml (JSON is YAML's flow form),
+  // or oneshot.py for lines that are Python modifier calls.
+  const std::string as_path = argc == 4 ? argv[3] : "recipe.yaml";
   index::Index model = index::load_index(argv[1]);
   const auto& modules = model.named_modules();
   auto name = [&](int m) { return modules[static_cast<std::size_t>(m)].name; };
   std::ifstream recipes(argv[2]);
   std::string line;
   while (std::getline(recipes, line)) {
-    std::vector<lc::Modifier> read = lc::read_llmcompressor_configs("recipe.yaml", line);
+    std::vector<lc::Modifier> read = lc::read_llmcompressor_configs(as_path, line);
     nlohmann::json out;
     if (read.size() != 1) {
       out["unread"] = true;

@@ -41,7 +41,10 @@ sys.path.insert(0, os.path.join(REPO, "python"))
 sys.path.insert(0, HERE)
 
 import torch  # noqa: E402
-from compressed_tensors.quantization.quant_scheme import PRESET_SCHEMES  # noqa: E402
+from compressed_tensors.quantization.quant_scheme import (  # noqa: E402
+    PRESET_SCHEMES,
+    preset_name_to_scheme,
+)
 from compressed_tensors.quantization.lifecycle.initialize import (  # noqa: E402
     _is_attention_module,
     is_cached_attention_module,
@@ -68,6 +71,7 @@ from llmcompressor.modifiers.transform.smoothquant import SmoothQuantModifier  #
 from peft_families import FAMILIES, export_families  # noqa: E402
 
 RECIPES_PER_FAMILY = int(os.environ.get("LLMCOMPRESSOR_RECIPES", "2000"))
+PYTHON_PER_FAMILY = 400  # also read as Python modifier calls
 SAMPLE_PER_FAMILY = 6  # judged by initialize_quantization itself (a fresh model each)
 # The families judged: every architecture of the PEFT judge.
 JUDGED = list(FAMILIES)
@@ -394,6 +398,36 @@ def opscope_results(index: str, recipes: list[dict], folder) -> list[dict]:
     return [json.loads(line) for line in out.stdout.splitlines()]
 
 
+def as_python(recipe: dict) -> str:
+    """The recipe as the modifier call a oneshot script writes, on one line."""
+    (cls, body), = recipe.items()
+    return f"{cls}(" + ", ".join(f"{k}={v!r}" for k, v in body.items()) + ")"
+
+
+def opscope_python_results(index: str, recipes: list[dict], folder) -> list[dict]:
+    lines = folder / "recipes.py.lines"
+    lines.write_text("".join(as_python(r) + "\n" for r in recipes))
+    out = subprocess.run([JUDGE, index, str(lines), "oneshot.py"], check=True,
+                         capture_output=True, text=True)
+    return [json.loads(line) for line in out.stdout.splitlines()]
+
+
+def test_tables_are_llm_compressor_s():
+    """The modifier fields (config.cpp) and preset schemes (schemes.cpp) opscope holds are the
+    installed llm-compressor's and compressed-tensors'."""
+    tables = json.loads(subprocess.run([JUDGE, "--tables"], check=True, capture_output=True,
+                                       text=True).stdout)
+    for name, cls in CLASSES.items():
+        fields = [f for f in cls.model_fields if not f.endswith("_")]
+        assert sorted(tables["fields"][name]) == sorted(fields), name
+    from llmcompressor.modifiers.obcq import SparseGPTModifier
+    fields = [f for f in SparseGPTModifier.model_fields if not f.endswith("_")]
+    assert sorted(tables["fields"]["SparseGPTModifier"]) == sorted(fields)
+    assert sorted(tables["presets"]) == sorted(PRESET_SCHEMES)
+    for name in PRESET_SCHEMES:
+        assert tables["presets"][name] == signature(preset_name_to_scheme(name, ["Linear"])), name
+
+
 @pytest.mark.parametrize("family", JUDGED)
 def test_llmcompressor_agrees(family, families, tmp_path):
     started = time.monotonic()
@@ -425,6 +459,11 @@ def test_llmcompressor_agrees(family, families, tmp_path):
             disagreements.append((recipe, "mappings", got["mappings"], want["mappings"]))
     assert not disagreements, f"{len(disagreements)} of {len(recipes)}: {disagreements[:3]}"
 
+    # The same recipes written as a oneshot script's modifier calls read the same.
+    python = opscope_python_results(index, recipes[:PYTHON_PER_FAMILY], tmp_path)
+    for recipe, got, want in zip(recipes, python, ours):
+        assert got == want, as_python(recipe)
+
     # A sample by initialize_quantization itself, on a fresh model each time: a third where
     # opscope says it raises.
     quantizing = [i for i, r in enumerate(recipes) if "QuantizationModifier" in r or "GPTQModifier" in r]
@@ -441,5 +480,6 @@ def test_llmcompressor_agrees(family, families, tmp_path):
                        {n for n, m in model.named_modules() if _not_compared(m)}}
             assert applied == want["applied"], json.dumps(recipes[i])
     print(f"{family}: {len(recipes)} recipes agree with llm-compressor ({errors} refused, "
-          f"{mappings} with mappings); initialize_quantization on {len(sample)} agrees; "
+          f"{mappings} with mappings); {len(python)} read alike as Python calls; "
+          f"initialize_quantization on {len(sample)} agrees; "
           f"{time.monotonic() - started:.1f} s")
