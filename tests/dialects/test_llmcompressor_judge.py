@@ -33,6 +33,7 @@ import time
 import warnings
 from collections import OrderedDict
 
+import pydantic
 import pytest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -49,6 +50,7 @@ from compressed_tensors.quantization.lifecycle.initialize import (  # noqa: E402
     _is_attention_module,
     is_cached_attention_module,
 )
+from compressed_tensors.quantization import QuantizationConfig  # noqa: E402
 from compressed_tensors.utils.match import (  # noqa: E402
     is_match,
     is_narrow_match,
@@ -314,6 +316,78 @@ def _mappings(cls: str, body: dict, model) -> tuple[list, bool]:
     return out
 
 
+def _selection(config, model, skipped: set) -> dict:
+    """apply_quantization_config's choice of a scheme per module (lifecycle/apply.py), with
+    compressed-tensors' own functions: {name: (scheme, module, attention)}."""
+    target_to_scheme = OrderedDict()
+    for scheme in config.config_groups.values():
+        for target in scheme.targets:
+            target_to_scheme[target] = scheme
+    applied = {}
+    for name, module in match_named_modules(model, target_to_scheme, config.ignore):
+        scheme = target_to_scheme[match_targets(name, module, target_to_scheme)[0]]
+        if _not_compared(module):
+            skipped.add(name)
+        elif is_cached_attention_module(module) and is_narrow_match(model, scheme.targets, name):
+            applied[name] = (scheme, module, True)
+        elif isinstance(module, (torch.nn.Linear, torch.nn.Embedding)):
+            applied[name] = (scheme, module, False)
+    return applied
+
+
+def checkpoint_of(recipe: dict) -> dict | None:
+    """A config-groups recipe as the quantization_config of a checkpoint's config.json."""
+    (cls, body), = recipe.items()
+    if "config_groups" not in body or "scheme" in body:
+        return None
+    return {"architectures": ["X"], "quantization_config": {
+        "quant_method": "compressed-tensors", "format": "pack-quantized",
+        "config_groups": body["config_groups"], "ignore": body.get("ignore", [])}}
+
+
+def checkpoint_matching(checkpoint: dict, model) -> dict:
+    """What loading the checkpoint applies: QuantizationConfig, then apply_quantization_config's
+    selection (no modifier: no field, has_config or group-size checks)."""
+    result = {"error": False, "applied": {}, "skipped": set()}
+    try:
+        q = checkpoint["quantization_config"]
+        config = QuantizationConfig(config_groups=q["config_groups"], ignore=q["ignore"],
+                                    format=q["format"])
+        applied = _selection(config, model, result["skipped"])
+        result["applied"] = {name: signature(s) for name, (s, _, _) in applied.items()}
+    except (ValueError, TypeError, KeyError, NotImplementedError, re.error):
+        result["error"] = True
+    return result
+
+
+def _codes(error: Exception) -> set[str]:
+    """opscope's error codes that name what llm-compressor raised (pydantic reports every field
+    it refuses: any of them)."""
+    if isinstance(error, re.error):
+        return {"regex"}
+    if isinstance(error, pydantic.ValidationError):
+        codes = set()
+        for e in error.errors():
+            if e["type"] == "extra_forbidden":
+                codes.add("field")
+            elif "Please specify either" in e["msg"]:
+                codes.add("scheme-and-groups")
+            elif e["loc"] and e["loc"][0] == "scheme":
+                codes.add("scheme")
+            else:
+                codes.add("args")
+        return codes
+    text = str(error)
+    for words, code in [("Please specify either", "scheme-and-groups"),
+                        ("requires that quantization fields", "no-config"),
+                        ("unable to find any modules", "nothing-quantized"),
+                        ("indivisible", "group-size"), ("incomplete set", "mapping"),
+                        ("matched with multiple targets", "mapping"), ("smooth layer", "mapping")]:
+        if words in text:
+            return {code}
+    return {"args"}  # QuantizationArgs / QuantizationScheme validators
+
+
 def llmcompressor_matching(recipe: dict, model) -> dict:
     """The modifier as llm-compressor builds it, then apply_quantization_config's selection with
     compressed-tensors' own functions, the group-size check and the mappings."""
@@ -331,18 +405,7 @@ def llmcompressor_matching(recipe: dict, model) -> dict:
             config = modifier.resolved_config
             # initialize_quantization's reset pass over resolved_targets (a set).
             list(match_named_modules(model, modifier.resolved_targets, modifier.ignore))
-            target_to_scheme = OrderedDict()
-            for scheme in config.config_groups.values():
-                for target in scheme.targets:
-                    target_to_scheme[target] = scheme
-            for name, module in match_named_modules(model, target_to_scheme, config.ignore):
-                scheme = target_to_scheme[match_targets(name, module, target_to_scheme)[0]]
-                if _not_compared(module):
-                    result["skipped"].add(name)
-                elif is_cached_attention_module(module) and is_narrow_match(model, scheme.targets, name):
-                    applied[name] = (scheme, module, True)
-                elif isinstance(module, (torch.nn.Linear, torch.nn.Embedding)):
-                    applied[name] = (scheme, module, False)
+            applied = _selection(config, model, result["skipped"])
             if not modifier.bypass_divisibility_checks:
                 for name, (scheme, module, attention) in applied.items():
                     if scheme.weights is not None and _layer_indivisible(module, scheme.weights):
@@ -354,8 +417,9 @@ def llmcompressor_matching(recipe: dict, model) -> dict:
             raise ValueError("GPTQModifier was unable to find any modules to quantize")
         result["applied"] = {name: signature(s) for name, (s, _, _) in applied.items()}
         result["mappings"] = _mappings(cls, body, model)
-    except (ValueError, TypeError, KeyError, NotImplementedError, re.error):
+    except (ValueError, TypeError, KeyError, NotImplementedError, re.error) as error:
         result["error"] = True
+        result["codes"] = _codes(error)
     return result
 
 
@@ -404,11 +468,12 @@ def as_python(recipe: dict) -> str:
     return f"{cls}(" + ", ".join(f"{k}={v!r}" for k, v in body.items()) + ")"
 
 
-def opscope_python_results(index: str, recipes: list[dict], folder) -> list[dict]:
-    lines = folder / "recipes.py.lines"
-    lines.write_text("".join(as_python(r) + "\n" for r in recipes))
-    out = subprocess.run([JUDGE, index, str(lines), "oneshot.py"], check=True,
-                         capture_output=True, text=True)
+def opscope_as(index: str, lines: list[str], as_path: str, folder) -> list[dict]:
+    """Each line read as a whole file named `as_path` (oneshot.py, config.json)."""
+    path = folder / f"lines.{as_path}"
+    path.write_text("".join(line + "\n" for line in lines))
+    out = subprocess.run([JUDGE, index, str(path), as_path], check=True, capture_output=True,
+                         text=True)
     return [json.loads(line) for line in out.stdout.splitlines()]
 
 
@@ -442,6 +507,7 @@ def test_llmcompressor_agrees(family, families, tmp_path):
     assert len(ours) == len(recipes)
     disagreements = []
     errors = mappings = 0
+    codes: dict[str, int] = {}
     for recipe, got in zip(recipes, ours):
         assert not got.get("unread"), recipe
         want = llmcompressor_matching(recipe, model)
@@ -451,6 +517,9 @@ def test_llmcompressor_agrees(family, families, tmp_path):
             disagreements.append((recipe, "error", got["error"], want["error"]))
             continue
         if want["error"]:
+            codes[got["error"]] = codes.get(got["error"], 0) + 1
+            if got["error"] not in want["codes"]:
+                disagreements.append((recipe, "error code", got["error"], want["codes"]))
             continue
         applied = {k: v for k, v in got["applied"].items() if k not in want["skipped"]}
         if applied != want["applied"]:
@@ -460,9 +529,20 @@ def test_llmcompressor_agrees(family, families, tmp_path):
     assert not disagreements, f"{len(disagreements)} of {len(recipes)}: {disagreements[:3]}"
 
     # The same recipes written as a oneshot script's modifier calls read the same.
-    python = opscope_python_results(index, recipes[:PYTHON_PER_FAMILY], tmp_path)
+    python = opscope_as(index, [as_python(r) for r in recipes[:PYTHON_PER_FAMILY]], "oneshot.py",
+                        tmp_path)
     for recipe, got, want in zip(recipes, python, ours):
         assert got == want, as_python(recipe)
+
+    # The config-groups recipes as checkpoints' config.json: what loading them applies.
+    checkpoints = [c for c in map(checkpoint_of, recipes) if c]
+    for checkpoint, got in zip(checkpoints, opscope_as(index, [json.dumps(c) for c in checkpoints],
+                                                       "config.json", tmp_path)):
+        want = checkpoint_matching(checkpoint, model)
+        assert bool(got["error"]) == want["error"], (json.dumps(checkpoint), got)
+        if not want["error"]:
+            applied = {k: v for k, v in got["applied"].items() if k not in want["skipped"]}
+            assert applied == want["applied"], json.dumps(checkpoint)
 
     # A sample by initialize_quantization itself, on a fresh model each time: a third where
     # opscope says it raises.
@@ -479,7 +559,9 @@ def test_llmcompressor_agrees(family, families, tmp_path):
             applied = {k: v for k, v in got["applied"].items() if k in want["applied"] or k not in
                        {n for n, m in model.named_modules() if _not_compared(m)}}
             assert applied == want["applied"], json.dumps(recipes[i])
-    print(f"{family}: {len(recipes)} recipes agree with llm-compressor ({errors} refused, "
+    print(f"{family}: {len(recipes)} recipes agree with llm-compressor ({errors} refused: "
+          f"{', '.join(f'{k} {v}' for k, v in sorted(codes.items()))}; "
           f"{mappings} with mappings); {len(python)} read alike as Python calls; "
+          f"{len(checkpoints)} checkpoints agree; "
           f"initialize_quantization on {len(sample)} agrees; "
           f"{time.monotonic() - started:.1f} s")
