@@ -101,7 +101,7 @@ config::ConfigDocument read_document(const std::string& path, std::string& text)
                              " (coreai-opt cannot load this config either; `opscope check " + path +
                              "` lists every problem)");
   }
-  if (doc.root == config::Compressor::None && workspace::dialect_for(path, text))
+  if (workspace::dialect_for(path, text))
     return doc; // its dialect explains it (DialectDocument::explain)
   // The palettizer and the eager Quantizer: module decisions and the projected size (params).
   if (!coreai::find(doc.root))
@@ -270,8 +270,7 @@ int run_explain(const std::vector<std::string>& args) {
 
     // Accepted by the loader, but prepare() raises on this model: nothing to explain either.
     if (resolve::resolves_eager_weights(doc, index))
-      if (std::optional<nlohmann::ordered_json> values =
-              config::read_values(doc.text, doc.format)) {
+      if (std::optional<nlohmann::ordered_json> values = config::read_values(doc)) {
         std::vector<features::Diagnostic> failures = features::prepare_failures(
             doc, index, resolve::resolve_eager_weights(doc, *values, index));
         for (const features::Diagnostic& d : failures)
