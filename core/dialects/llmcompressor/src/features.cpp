@@ -167,7 +167,6 @@ std::vector<Finding> diagnose(const Modifier& modifier, const Resolution& r,
                              ": it leaves nothing out, and nothing says so"));
   // An exact name that is both targeted and ignored: ignore wins.
   for (const Ignored& ig : r.ignored) {
-    const TargetEntry& t = r.targets[static_cast<std::size_t>(ig.target)];
     const std::string& name = modules[static_cast<std::size_t>(ig.module)].name;
     for (const TargetEntry& e : r.targets)
       if (e.text.text == name && written(e.text.range)) {
@@ -181,7 +180,6 @@ std::vector<Finding> diagnose(const Modifier& modifier, const Resolution& r,
         out.push_back(std::move(f));
         break;
       }
-    (void)t;
   }
   // The output head or an embedding quantized by a target that does not name it.
   std::vector<std::string> heads;
@@ -362,10 +360,9 @@ std::vector<Suggestion> complete(const Modifier& modifier, const index::Index& m
   return out;
 }
 
-std::string explain_module(const Modifier& modifier, const Resolution& r, const index::Index& model,
-                           int module) {
+std::string explain_module(const Modifier& modifier, const Resolution& r,
+                           const index::Index& /*model*/, int module) {
   ModuleVerdict v = verdict(r, module);
-  (void)model;
   if (v.ignored)
     return "ignored by " +
            code(modifier.ignore[static_cast<std::size_t>(v.ignored->ignore_entry)].text) +

@@ -229,6 +229,7 @@ void read_modifier(const Node& map, Modifier& out) {
   scheme(find(map, "scheme"), out);
   config_groups(find(map, "config_groups"), out);
   mappings(find(map, "mappings"), out);
+  out.kv_cache_scheme = !is_null(followed(find(map, "kv_cache_scheme")));
   if (const Node* b = followed(find(map, "bypass_divisibility_checks")))
     out.bypass_divisibility_checks = boolean(*b).value_or(false);
   if (map.partial)

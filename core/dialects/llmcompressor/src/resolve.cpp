@@ -92,7 +92,7 @@ private:
     bool default_targets =
         !m_.targets_set || (m_.targets.size() == 1 && m_.targets.front().text == "Linear");
     return !(!m_.config_groups_set && default_targets && m_.ignore.empty() && !m_.scheme &&
-             m_.scheme_targets.empty());
+             m_.scheme_targets.empty() && !m_.kv_cache_scheme);
   }
 
   // GPTQ's calibration hooks: some module other than an Embedding got weights to quantize.

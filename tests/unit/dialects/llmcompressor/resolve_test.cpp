@@ -106,6 +106,8 @@ TEST(LlmcompressorResolve, RefusedRecipes) {
   EXPECT_EQ(code("AWQModifier:\n  scheme: W4A16\n  mappings: []\n"), "field");
   // Nothing but the defaults: QuantizationModifier has nothing to do.
   EXPECT_EQ(code("QuantizationModifier:\n  targets: [Linear]\n"), "no-config");
+  // A kv-cache scheme alone is a config.
+  EXPECT_EQ(code("QuantizationModifier:\n  kv_cache_scheme: {num_bits: 8, type: float}\n"), "none");
   EXPECT_EQ(code("QuantizationModifier:\n  scheme: W4A16\n  config_groups:\n    g:\n"
                  "      targets: [Linear]\n"),
             "scheme-and-groups");

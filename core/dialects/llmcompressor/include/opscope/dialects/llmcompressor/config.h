@@ -75,6 +75,9 @@ struct Modifier {
   std::vector<Mapping> mappings;
   std::optional<Written> format; // checkpoint: quantization_config.format
   bool bypass_divisibility_checks = false;
+  // kv_cache_scheme written (not None): a config of its own (has_config). The attention
+  // schemes it sets up are not resolved.
+  bool kv_cache_scheme = false;
   std::vector<Written> fields; // every key written, for pydantic's extra='forbid'
   // Values opscope cannot read (a variable, **kwargs, a value of the wrong shape): said, not
   // guessed.
