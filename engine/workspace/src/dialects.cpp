@@ -1,5 +1,6 @@
 #include "opscope/workspace/dialects.h"
 
+#include "opscope/dialects/llmcompressor/dialect.h"
 #include "opscope/dialects/peft/dialect.h"
 
 #include <array>
@@ -10,6 +11,7 @@ std::span<const dialects::Dialect* const> registered_dialects() {
   // One line per dialect; the first that recognises a file reads it.
   static const std::array kDialects{
       &dialects::peft::dialect(),
+      &dialects::llmcompressor::dialect(),
   };
   return kDialects;
 }

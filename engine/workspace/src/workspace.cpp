@@ -97,10 +97,10 @@ Analysis Workspace::analyse(const Document& doc) {
   out.schema = schema::builtin();
   out.config = parse(doc);
   project::ConfigHints hints{out.config->root, out.config->execution_mode};
-  // A file without a coreai-opt root key may be another library's config.
-  if (out.config->root == config::Compressor::None)
-    if ((out.dialect = dialect_document(doc)))
-      hints.model = out.dialect->model();
+  // Another library's config, even under a coreai-opt root key (a compressed-tensors
+  // checkpoint's quantization_config): coreai-opt reads what no dialect recognises.
+  if ((out.dialect = dialect_document(doc)))
+    hints = {config::Compressor::None, std::nullopt, out.dialect->model()};
   if ((!is_checked(*out.config) && !out.dialect) || doc.path.empty())
     return out; // not a compression config (or not a file): no model needed
   out.resolved = true;

@@ -79,8 +79,9 @@ class Dialect {
 public:
   virtual ~Dialect() = default;
   virtual std::string_view name() const = 0; // "peft"
-  // Is the file (its path and text) this library's config? Cheap: asked of every file that
-  // has no coreai-opt root key.
+  // Is the file (its path and text) this library's config? Cheap: asked of every file
+  // before coreai-opt's reader (a compressed-tensors checkpoint's root key is coreai-opt's
+  // `quantization_config`), so a coreai-opt config must be turned away by a text search.
   virtual bool recognises(const std::string& path, const std::string& text) const = 0;
   // Reads a file recognises() accepted. Never throws: a half-typed file yields what it can.
   virtual std::shared_ptr<const DialectDocument> read(const std::string& path,
