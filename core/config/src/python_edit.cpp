@@ -7,6 +7,7 @@
 // after every setter that could use it. An edit above a config, where a stray `#` or `(` can
 // swallow it, reads the whole text again.
 #include "python_edit.h"
+#include "splice.h"
 
 #include "tree.h"
 
@@ -38,16 +39,9 @@ bool python_patch_elsewhere(ConfigDocument& document, const std::string& text) {
   std::string_view before = document.text, after = text;
   if (!document.problems.empty())
     return false;
-  // The edit as the differing middle of the two texts.
-  std::size_t n = std::min(before.size(), after.size());
-  std::size_t prefix = static_cast<std::size_t>(
-      std::mismatch(before.begin(), before.begin() + static_cast<std::ptrdiff_t>(n), after.begin())
-          .first -
-      before.begin());
-  std::size_t suffix = 0;
-  while (suffix < n - prefix &&
-         before[before.size() - 1 - suffix] == after[after.size() - 1 - suffix])
-    ++suffix;
+  Splice splice = find_splice(before, after);
+  std::size_t prefix = splice.begin;
+  std::size_t suffix = before.size() - splice.old_end;
   if (prefix == before.size() && prefix == after.size())
     return false;
   // Whole lines on both sides: [first, old_last] became [first, new_last].
