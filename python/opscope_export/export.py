@@ -227,6 +227,56 @@ def _export_program(request: ExportRequest, weightless: bool, fallback: str | No
 
 
 _MORE_INPUTS_ATTEMPTS = 3
+# The retry with real inputs runs the model's ops on values too (torch's real-tensor
+# propagation): it stops when the process's resident memory passes this (SAM 3's 1008 x 1008
+# image took 13.8 GB), checked every 50 ms, so one op may pass it before it stops.
+REAL_RETRY_RESIDENT = 1500 * 2**20  # bytes
+
+
+class _RetryTooLarge(Exception):
+    """The retry with real inputs passed REAL_RETRY_RESIDENT."""
+
+
+def _resident_bytes() -> int:
+    with open("/proc/self/statm") as statm:
+        return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+
+
+@contextlib.contextmanager
+def _resident_at_most(limit: int):
+    """Raises _RetryTooLarge in the main thread once resident memory passes `limit`
+    (elsewhere, or without /proc, nothing is bounded)."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread() or \
+            not os.path.exists("/proc/self/statm"):
+        yield
+        return
+
+    def check(signum, frame):
+        if _resident_bytes() > limit:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            raise _RetryTooLarge(f"resident memory passed {limit} bytes")
+
+    previous = signal.signal(signal.SIGALRM, check)
+    signal.setitimer(signal.ITIMER_REAL, 0.05, 0.05)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def _stopped_at_bound(exc: BaseException) -> bool:
+    seen = exc
+    for _ in range(8):
+        if seen is None:
+            return False
+        if isinstance(seen, _RetryTooLarge):
+            return True
+        seen = seen.__cause__ or seen.__context__
+    return False
 
 
 def _torch_export(request: ExportRequest, model, args, kwargs, mode):
@@ -253,14 +303,19 @@ def _torch_export(request: ExportRequest, model, args, kwargs, mode):
             # helper's stderr is one error line; OPSCOPE_DEBUG=1 keeps it).
             chatter = contextlib.redirect_stderr(io.StringIO()) \
                 if os.environ.get("OPSCOPE_DEBUG") != "1" else contextlib.nullcontext()
+            bound = _resident_at_most(REAL_RETRY_RESIDENT) if real else \
+                contextlib.nullcontext()
             with torch.no_grad(), chatter, functorch_config.patch(
-                    fake_tensor_propagate_real_tensors=real):
+                    fake_tensor_propagate_real_tensors=real), bound:
                 return torch.export.export(model, args, kwargs=kwargs or None), kwargs
         except Exception as exc:
             if first is None:
                 first, first_kwargs = exc, kwargs
             if needs_data(exc) and data_error is None:
                 data_error, data_kwargs = exc, kwargs
+            if real and _stopped_at_bound(exc):
+                raise _ExportFailed(_too_large_to_decide(request, model, data_error)) \
+                    from data_error
             if mode is not None and not real and needs_data(exc) and \
                     is_hf_target(request.target):
                 # Only for configs, whose inputs opscope made: a user's model that branches
@@ -311,6 +366,22 @@ def _hf_hint(kwargs: dict) -> str:
 
 
 _DATA_EXPRESSION = re.compile(r"data-dependent expression (.+?) \(unhinted")
+
+
+def _too_large_to_decide(request: ExportRequest, model, exc: BaseException) -> str:
+    """An hf: export that fails on a value torch.export cannot know, whose model was too
+    large to run on real values within REAL_RETRY_RESIDENT (SAM 3: its 1008 x 1008 image)."""
+    from opscope_export.data_free import gigabytes, reading_module
+
+    match = _DATA_EXPRESSION.search(str(exc))
+    expression = f" (data-dependent expression {shorten(match.group(1), max_chars=80)})" \
+        if match else ""
+    where = reading_module(exc) or type(model).__name__
+    return (f"{request.target}: torch.export failed: {where} branches on a value torch "
+            f"cannot know without data{expression}, and running the model on real values to "
+            f"decide it passed the {gigabytes(REAL_RETRY_RESIDENT)} of memory a weightless "
+            f"export may take; {_other_classes_hint(request, model)}give a config with "
+            "fewer or smaller layers, or smaller inputs with --input NAME=SHAPE[:DTYPE]")
 
 
 def _branch_on_weights(request: ExportRequest, model, exc: BaseException) -> str:

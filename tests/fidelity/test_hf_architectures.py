@@ -211,6 +211,20 @@ def test_the_input_an_error_names_is_passed_as_it_says(inspect_worker, tmp_path)
     assert _ops(inspect_worker, archive) > 0
 
 
+def test_retry_with_real_values_stops_at_its_memory_bound(tmp_path, monkeypatch):
+    """Longformer branches on its inputs' values: its export is retried running the model on
+    real values, which stops once the process's memory passes the bound (SAM 3's image took
+    13.8 GB), with one line saying what to make smaller; a bound of one byte trips it."""
+    from opscope_export import export
+
+    monkeypatch.setattr(export, "REAL_RETRY_RESIDENT", 1)
+    config = _write_config(tmp_path / "longformer", "longformer")
+    code, _, stderr = _export([f"hf:{config}", "--weightless", "-o", str(tmp_path / "l.pt2")])
+    line = _one_line_error(stderr)
+    assert code == 1 and "running the model on real values to decide it passed the" in line
+    assert "give a config with fewer or smaller layers" in line, line
+
+
 def _run_helper(args: list[str], cwd, **env) -> tuple[int, str, str, float]:
     """(exit code, stdout, stderr, peak RSS in MB) of the helper in its own process: its own
     environment (HF_HOME is read once, when huggingface_hub loads) and its own memory."""
