@@ -255,6 +255,17 @@ def _missing_package(exc: BaseException) -> str | None:
     return None
 
 
+def _own_backbone_hint(config, missing: str) -> str:
+    """For a config that builds its backbone with timm when this Python lacks it (the DETR
+    family's default timm_backbone): the field that builds transformers' own instead."""
+    backbone = getattr(config, "backbone_config", None)
+    if "timm" in missing and (getattr(config, "use_timm_backbone", False) is True or
+                              getattr(backbone, "model_type", None) == "timm_backbone"):
+        return (", or set \"use_timm_backbone\": false in config.json (without a timm "
+                "backbone_config) to build transformers' own backbone instead")
+    return ""
+
+
 def build_model(target: str, hf_class: str | None = None):
     """The nn.Module (eval mode) an `hf:` target describes. Call under the device wanted."""
     import transformers
@@ -276,7 +287,8 @@ def build_model(target: str, hf_class: str | None = None):
             missing = _missing_package(exc)
             if missing:
                 raise ExportError(f"{path}: {name} cannot be built here: {missing}; install "
-                                  "it, or choose another class with --hf-class") from exc
+                                  f"it{_own_backbone_hint(config, missing)}, or choose "
+                                  "another class with --hf-class") from exc
             gap = unset_field(exc)
             if gap and attempt < _GAPS_FILLED and _fill_gap(config, *gap[:3]):
                 continue

@@ -225,6 +225,31 @@ def test_retry_with_real_values_stops_at_its_memory_bound(tmp_path, monkeypatch)
     assert "give a config with fewer or smaller layers" in line, line
 
 
+def test_a_timm_backbone_error_names_the_field_that_builds_another(inspect_worker, tmp_path):
+    """DETR's default config builds its backbone with timm; where timm is missing, the error
+    says to set use_timm_backbone to false, and doing so exports the model."""
+    if importlib.util.find_spec("timm"):
+        import pytest
+
+        pytest.skip("timm is installed: the default config builds")
+    config = _write_config(tmp_path / "detr", "detr")
+    code, _, stderr = _export([f"hf:{config}", "--weightless", "-o", str(tmp_path / "d.pt2")])
+    line = _one_line_error(stderr)
+    assert code == 1, line
+    assert 'set "use_timm_backbone": false in config.json (without a timm backbone_config)' \
+        in line, line
+    with open(config, encoding="utf-8") as handle:
+        fields = json.load(handle)
+    fields["use_timm_backbone"] = False
+    fields.pop("backbone_config", None)
+    with open(config, "w", encoding="utf-8") as handle:
+        json.dump(fields, handle)
+    archive = str(tmp_path / "d.pt2")
+    code, described, stderr = _export([f"hf:{config}", "--weightless", "-o", archive])
+    assert code == 0, stderr
+    assert described["weightless"] and _ops(inspect_worker, archive) > 0
+
+
 def _run_helper(args: list[str], cwd, **env) -> tuple[int, str, str, float]:
     """(exit code, stdout, stderr, peak RSS in MB) of the helper in its own process: its own
     environment (HF_HOME is read once, when huggingface_hub loads) and its own memory."""
