@@ -6,6 +6,7 @@
 
 #include <re2/re2.h>
 
+#include <cctype>
 #include <filesystem>
 
 namespace opscope::dialects::llmcompressor {
@@ -47,8 +48,9 @@ std::string checkpoint_folder(const std::string& path) {
 // A file's modifiers (a script or a recipe may hold several), read once per revision.
 class LlmCompressorDocument final : public DialectDocument {
 public:
-  LlmCompressorDocument(std::vector<Modifier> modifiers, std::optional<std::string> model)
-      : modifiers_(std::move(modifiers)), model_(std::move(model)) {}
+  LlmCompressorDocument(std::vector<Modifier> modifiers, std::optional<std::string> model,
+                        std::string text)
+      : modifiers_(std::move(modifiers)), model_(std::move(model)), text_(std::move(text)) {}
 
   bool empty() const override { return modifiers_.empty(); }
   std::optional<std::string> model() const override { return model_; }
@@ -72,12 +74,20 @@ public:
     return llmcompressor::hover(*modifier, resolve(*modifier, model), model, cursor);
   }
 
+  // Only the names that hold what is typed before the cursor (its characters in order, any
+  // case, as editors filter): the engine keeps the first 100, and a model has thousands, so
+  // unfiltered the full names after the classes and patterns would never be offered.
   std::vector<Suggestion> complete(const index::Index& model,
                                    config::Position cursor) const override {
     const Modifier* modifier = modifier_at(cursor);
     if (!modifier)
       return {};
-    return llmcompressor::complete(*modifier, model, cursor);
+    std::vector<Suggestion> found = llmcompressor::complete(*modifier, model, cursor);
+    if (found.empty())
+      return found;
+    std::string typed = typed_before(found.front().replace, cursor);
+    std::erase_if(found, [&](const Suggestion& s) { return !holds_in_order(s.label, typed); });
+    return found;
   }
 
   int explain(const std::string& config_path, const index::Index& model, bool json,
@@ -95,8 +105,33 @@ private:
     return found ? found : (modifiers_.empty() ? nullptr : &modifiers_.front());
   }
 
+  // The text between the start of the string being typed and the cursor.
+  std::string typed_before(const config::Range& replace, config::Position cursor) const {
+    if (replace.start.line != cursor.line || cursor.byte_col < replace.start.byte_col)
+      return "";
+    std::size_t at = 0;
+    for (int line = 0; line < cursor.line && at != std::string::npos; ++line)
+      if ((at = text_.find('\n', at)) != std::string::npos)
+        ++at;
+    if (at == std::string::npos)
+      return "";
+    std::size_t from = at + static_cast<std::size_t>(replace.start.byte_col);
+    std::size_t to = at + static_cast<std::size_t>(cursor.byte_col);
+    return to <= text_.size() ? text_.substr(from, to - from) : "";
+  }
+
+  static bool holds_in_order(const std::string& label, const std::string& typed) {
+    std::size_t i = 0;
+    for (char c : label)
+      if (i < typed.size() && std::tolower(static_cast<unsigned char>(c)) ==
+                                  std::tolower(static_cast<unsigned char>(typed[i])))
+        ++i;
+    return i == typed.size();
+  }
+
   std::vector<Modifier> modifiers_;
   std::optional<std::string> model_;
+  std::string text_; // for what is typed before the cursor
 };
 
 class LlmCompressorDialect final : public Dialect {
@@ -121,7 +156,8 @@ public:
     else if (!modifiers.empty() && modifiers.front().source == Source::PythonCall)
       model = script_model(text);
     // A recipe YAML names no model: opscope.yaml or the editor setting does.
-    return std::make_shared<const LlmCompressorDocument>(std::move(modifiers), std::move(model));
+    return std::make_shared<const LlmCompressorDocument>(std::move(modifiers), std::move(model),
+                                                         text);
   }
 };
 
