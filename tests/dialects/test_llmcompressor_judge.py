@@ -103,7 +103,7 @@ JUDGE = os.environ.get(
     "LLMCOMPRESSOR_JUDGE",
     os.path.join(REPO, "build", "tests", "dialects", "llmcompressor_judge"),
 )
-BAD_PATTERNS = ["re:(", "re:[a-", "re:*proj", "re:proj)", "re:a{2", "re:.*(q|k"]
+BAD_PATTERNS = ["re:(", "re:[a-", "re:*proj", "re:proj)", "re:a{2", "re:.*(q|k", "re:x)|(?:y"]
 CLASSES = {
     "QuantizationModifier": QuantizationModifier,
     "GPTQModifier": GPTQModifier,

@@ -144,8 +144,7 @@ std::vector<Finding> diagnose(const Modifier& modifier, const Resolution& r,
     Finding f;
     f.range = w.range;
     f.code = "regex";
-    f.message = "bad regular expression " + w.text + ": " + t.error() + " at position " +
-                std::to_string(t.error_offset() + 3) + " (raises once a module reaches it)";
+    f.message = t.problem() + "; Python raises re.error once a module reaches it";
     out.push_back(std::move(f));
   };
   for (const TargetEntry& t : r.targets)
@@ -165,6 +164,30 @@ std::vector<Finding> diagnose(const Modifier& modifier, const Resolution& r,
         !detail::Target(modifier.ignore[i].text).bad())
       out.push_back(no_match(modifier.ignore[i], model, "ignore entry",
                              ": it leaves nothing out, and nothing says so"));
+  // A target that matches only modules compressed-tensors leaves as they are (a decoder layer,
+  // an MLP): matching does not reach inside a module, so nothing under it is quantized.
+  for (std::size_t i = 0; i < r.targets.size() && i < r.target_matches.size(); ++i) {
+    const std::vector<int>& matched = r.target_matches[i];
+    if (matched.empty() || !written(r.targets[i].text.range))
+      continue;
+    bool quantized = false, untouched = false;
+    for (int m : matched) {
+      quantized = quantized || verdict(r, m).applied || verdict(r, m).ignored;
+      untouched =
+          untouched || std::find(r.untouched.begin(), r.untouched.end(), m) != r.untouched.end();
+    }
+    if (quantized || !untouched)
+      continue;
+    Finding f;
+    f.range = r.targets[i].text.range;
+    f.code = "not-quantizable";
+    f.message = code(r.targets[i].text.text) + " matches " + plural(matched.size(), "module") +
+                " (" + short_type(modules[static_cast<std::size_t>(matched.front())].type) +
+                "), none a Linear, Embedding or attention module: nothing is quantized, and a "
+                "target does not reach the layers inside (target `Linear`, or a `re:` pattern "
+                "of their names)";
+    out.push_back(std::move(f));
+  }
   // An exact name that is both targeted and ignored: ignore wins.
   for (const Ignored& ig : r.ignored) {
     const std::string& name = modules[static_cast<std::size_t>(ig.module)].name;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <set>
+#include <vector>
 
 namespace opscope::dialects::llmcompressor::detail {
 namespace {
@@ -22,29 +23,73 @@ std::string short_name(const std::string& qualified) {
 } // namespace
 
 Target::Target(std::string text) : text_(std::move(text)) {
-  if (text_.starts_with("re:"))
-    // re.match(P): P anchored at the start as a whole (names hold no newline, so Python's `$`
-    // before a final newline never differs).
+  if (!text_.starts_with("re:"))
+    return;
+  // The pattern alone decides whether it compiles (wrapped, `x)|(y` would), then re.match(P)
+  // is P anchored at the start as a whole (names hold no newline, so Python's `$` before a
+  // final newline never differs).
+  raw_ = std::make_unique<RE2>(text_.substr(3), options());
+  if (raw_->ok())
     regex_ = std::make_unique<RE2>("^(?:" + text_.substr(3) + ")", options());
 }
 
 std::string Target::error() const {
-  return regex_ ? regex_->error() : std::string();
+  return raw_ ? raw_->error() : std::string();
 }
+
+namespace {
+
+// Where Python's re.error points for an unbalanced bracket: the `(` or `[` left open, or the
+// `)` that closes nothing; npos when the brackets balance.
+std::size_t unbalanced(std::string_view p) {
+  std::vector<std::size_t> open;
+  for (std::size_t i = 0; i < p.size(); ++i) {
+    if (p[i] == '\\') {
+      ++i;
+    } else if (p[i] == '[') {
+      std::size_t j = i + 1;
+      if (j < p.size() && p[j] == '^')
+        ++j;
+      if (j < p.size() && p[j] == ']')
+        ++j;
+      while (j < p.size() && p[j] != ']')
+        j += p[j] == '\\' ? 2 : 1;
+      if (j >= p.size())
+        return i;
+      i = j;
+    } else if (p[i] == '(') {
+      open.push_back(i);
+    } else if (p[i] == ')') {
+      if (open.empty())
+        return i;
+      open.pop_back();
+    }
+  }
+  return open.empty() ? std::string_view::npos : open.back();
+}
+
+} // namespace
 
 std::size_t Target::error_offset() const {
   if (!bad())
     return 0;
   std::string pattern = text_.substr(3);
-  const std::string& arg = regex_->error_arg();
+  if (std::size_t at = unbalanced(pattern); at != std::string::npos)
+    return at;
+  const std::string& arg = raw_->error_arg();
   auto at = arg.empty() ? std::string::npos : pattern.find(arg);
   return at == std::string::npos ? 0 : at;
 }
 
+std::string Target::problem() const {
+  return "bad regular expression `" + text_ + "`: " + error() + " (at position " +
+         std::to_string(error_offset()) + " of the pattern)";
+}
+
 bool Target::matches_name(std::string_view name) const {
-  if (!regex_)
+  if (!raw_)
     return name == text_;
-  return regex_->ok() && RE2::PartialMatch(name, *regex_);
+  return regex_ && regex_->ok() && RE2::PartialMatch(name, *regex_);
 }
 
 std::vector<std::string> class_names(const index::ModuleObject& module) {

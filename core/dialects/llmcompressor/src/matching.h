@@ -22,18 +22,21 @@ class Target {
 public:
   explicit Target(std::string text);
   const std::string& text() const { return text_; }
-  bool is_regex() const { return regex_ != nullptr; }
+  bool is_regex() const { return raw_ != nullptr; }
   // The pattern does not compile; `error()` says why, `error_offset()` where (bytes into the
   // pattern after `re:`).
-  bool bad() const { return regex_ && !regex_->ok(); }
+  bool bad() const { return raw_ && !raw_->ok(); }
   std::string error() const;
   std::size_t error_offset() const;
+  // The message for a bad pattern: "bad regular expression `re:(`: missing ): ( (at position 0
+  // of the pattern)"; the position counts as Python's re.error does, after `re:`.
+  std::string problem() const;
   // match_name: `re:` patterns by re.match, others by equality (false for a bad pattern).
   bool matches_name(std::string_view name) const;
 
 private:
   std::string text_;
-  std::unique_ptr<RE2> regex_;
+  std::unique_ptr<RE2> raw_, regex_; // the pattern as written; anchored for matching
 };
 
 // _match_class: the short name of the module's class or of any nn.Module class in its MRO

@@ -258,10 +258,7 @@ private:
   bool reached(const Target& t, const Written& written) {
     if (!t.bad())
       return true;
-    fail("regex",
-         "bad regular expression " + written.text + ": " + t.error() + " at position " +
-             std::to_string(t.error_offset() + 3),
-         written.range);
+    fail("regex", t.problem(), written.range);
     return false;
   }
 

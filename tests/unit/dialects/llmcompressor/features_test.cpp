@@ -86,6 +86,25 @@ TEST(LlmcompressorFeatures, QuantizingTheHeadAndEmbeddingsByClassIsNoted) {
   EXPECT_FALSE(with_code(named.findings, "head-quantized"));
 }
 
+TEST(LlmcompressorFeatures, ATargetOfBlocksQuantizesNothingInside) {
+  index::Index model = tiny_gemma3();
+  Checked c = check("QuantizationModifier:\n  targets: [Gemma3DecoderLayer, Linear]\n"
+                    "  scheme: W8A16\n",
+                    model);
+  const Finding* f = with_code(c.findings, "not-quantizable");
+  ASSERT_TRUE(f);
+  EXPECT_EQ(f->severity, Severity::Warning);
+  EXPECT_EQ(f->range.start.line, 1);
+  EXPECT_NE(f->message.find("`Gemma3DecoderLayer` matches 1 module (Gemma3DecoderLayer)"),
+            std::string::npos)
+      << f->message;
+  // `Linear` quantizes: no warning about it.
+  int warnings = 0;
+  for (const Finding& x : c.findings)
+    warnings += x.code == "not-quantizable";
+  EXPECT_EQ(warnings, 1);
+}
+
 TEST(LlmcompressorFeatures, TargetedAndIgnoredIsSaid) {
   index::Index model = tiny_gemma3();
   Checked c = check("QuantizationModifier:\n  targets: [lm_head, Linear]\n  ignore: [\"re:lm\"]\n"

@@ -119,6 +119,11 @@ TEST(LlmcompressorResolve, RefusedRecipes) {
   ASSERT_TRUE(bad.error);
   EXPECT_EQ(bad.error_code, "regex");
   EXPECT_NE(bad.error->find("missing )"), std::string::npos) << *bad.error;
+  // Where, counted as Python's re.error counts it (after `re:`).
+  EXPECT_NE(bad.error->find("at position 0 of the pattern"), std::string::npos) << *bad.error;
+  Resolution mid = resolve(recipe("QuantizationModifier:\n  targets: [\"re:.*(q|k\"]\n"), model);
+  ASSERT_TRUE(mid.error);
+  EXPECT_NE(mid.error->find("at position 2 of the pattern"), std::string::npos) << *mid.error;
   // One that nothing reaches does not raise: every targeted module is ignored by `Linear` first.
   EXPECT_EQ(code("QuantizationModifier:\n  targets: [Linear]\n  ignore: [Linear, \"re:[\"]\n"),
             "none");

@@ -15,8 +15,9 @@
 namespace opscope::dialects::llmcompressor {
 
 // The answers' types are every dialect's (opscope/dialects/dialect.h). Finding codes, stable:
-// "no-match", "targeted-and-ignored", "head-quantized", "mapping-no-match", "mapping", "regex",
-// "scheme", "scheme-and-groups", "args", "group-size", "unreadable"
+// "no-match", "not-quantizable", "targeted-and-ignored", "head-quantized", "mapping-no-match",
+// "regex", and resolve()'s error codes ("field", "scheme", "scheme-and-groups", "args",
+// "no-config", "group-size", "nothing-quantized", "mapping"), "unreadable"
 using dialects::Finding;
 using dialects::HoverText;
 using dialects::Replacement;
