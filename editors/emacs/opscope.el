@@ -1,7 +1,8 @@
 ;;; opscope.el --- opscope language server for compression and fine-tuning configs -*- lexical-binding: t; -*-
 
-;; Completion, hover and diagnostics in coreai-opt compression configs (YAML/JSON) and PEFT
-;; configs (LoraConfig calls, adapter_config.json, axolotl / LLaMA-Factory YAML), computed
+;; Completion, hover and diagnostics in coreai-opt compression configs (YAML/JSON), PEFT
+;; configs (LoraConfig calls, adapter_config.json, axolotl / LLaMA-Factory YAML) and
+;; llm-compressor recipes, oneshot scripts and compressed-tensors checkpoints, computed
 ;; from the real PyTorch model by `opscope lsp'.  Works with eglot (Emacs 28 + elpa-eglot, or
 ;; Emacs 29+) and with lsp-mode (see opscope-lsp-mode.el).
 ;;
@@ -54,6 +55,10 @@ A plist with any of :model (archive, index file or Python target), :mode (\"grap
 a script that only mentions a config class in a comment is not a config."
   (concat "^[^#\n]*\\_<" (regexp-opt classes) "[ \t]*[.(]"))
 
+(defconst opscope--llmcompressor-modifiers
+  '("QuantizationModifier" "GPTQModifier" "AWQModifier" "SmoothQuantModifier" "SparseGPTModifier")
+  "llm-compressor's modifiers: YAML keys of its recipes, or classes its scripts call.")
+
 (defconst opscope-config-rules
   `((yaml
      ;; coreai-opt.  A copy of kCompressors (core/dialects/coreai/tables/src/compressors.cpp); tests/editors/compressor_tables.py: root keys.
@@ -61,8 +66,11 @@ a script that only mentions a config class in a comment is not a config."
      ;; PEFT through axolotl and LLaMA-Factory
      ,(opscope--root-key "lora_target_modules" "lora_target_linear" "lora_target")
      ,(opscope--root-key-is "adapter" "q?lora")
-     ,(opscope--root-key-is "finetuning_type" "lora"))
-    ;; coreai-opt: the quoted key (nesting is not checked).  PEFT's JSON is adapter_config.json.
+     ,(opscope--root-key-is "finetuning_type" "lora")
+     ;; llm-compressor recipes: a modifier key, at the root or under a stage and its group
+     ,(concat "^[ \t]*[\"']?" (regexp-opt opscope--llmcompressor-modifiers) "[\"']?[ \t]*:"))
+    ;; coreai-opt: the quoted key (nesting is not checked).  PEFT's JSON is adapter_config.json;
+    ;; a compressed-tensors checkpoint's config.json has quantization_config too.
     (json
      ;; A copy of kCompressors (core/dialects/coreai/tables/src/compressors.cpp); tests/editors/compressor_tables.py: root keys.
      ,(concat "\"" (regexp-opt '("quantization_config" "kmeans_palettization_config"
@@ -75,7 +83,10 @@ a script that only mentions a config class in a comment is not a config."
      ;; PEFT
      ,(opscope--python-import "peft")
      ,(opscope--python-use "LoraConfig" "LoHaConfig" "LoKrConfig" "AdaLoraConfig"
-                           "IA3Config" "OFTConfig" "BOFTConfig" "VeraConfig")))
+                           "IA3Config" "OFTConfig" "BOFTConfig" "VeraConfig")
+     ;; llm-compressor: an import (oneshot scripts), or a modifier called
+     ,(opscope--python-import "llmcompressor")
+     ,(apply #'opscope--python-use opscope--llmcompressor-modifiers)))
   "Per kind of buffer, regexps of which one match in the text makes the buffer a config.")
 
 (defvar opscope-status nil

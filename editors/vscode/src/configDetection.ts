@@ -25,6 +25,15 @@ export const PEFT_CONFIG_CLASSES = [
   'VeraConfig',
 ] as const;
 
+/** llm-compressor: the modifiers of its recipes (YAML keys at any level, or Python calls). */
+export const LLMCOMPRESSOR_MODIFIERS = [
+  'QuantizationModifier',
+  'GPTQModifier',
+  'AWQModifier',
+  'SmoothQuantModifier',
+  'SparseGPTModifier',
+] as const;
+
 /** Files served by their name alone: the project file, and the adapter config PEFT saves. */
 export const CONFIG_FILE_NAMES = [PROJECT_FILE_NAME, 'adapter_config.json'] as const;
 
@@ -45,9 +54,12 @@ const TEXT_RULES: Record<'yaml' | 'json' | 'python', RegExp[]> = {
     /^["']?(?:lora_target_modules|lora_target_linear|lora_target)["']?[ \t]*:/m,
     /^["']?adapter["']?[ \t]*:[ \t]*["']?q?lora["']?[ \t]*(?:#.*)?$/m,
     /^["']?finetuning_type["']?[ \t]*:[ \t]*["']?lora["']?[ \t]*(?:#.*)?$/m,
+    // llm-compressor recipes: a modifier key, at the root or under a stage and its group.
+    new RegExp(`^[ \\t]*["']?(?:${LLMCOMPRESSOR_MODIFIERS.join('|')})["']?[ \\t]*:`, 'm'),
   ],
   // coreai-opt: the quoted key followed by a colon. Nesting is not checked: these configs are
-  // small and the keys only ever appear at the root. (PEFT's JSON is adapter_config.json, by name.)
+  // small and the keys only ever appear at the root. (PEFT's JSON is adapter_config.json, by name;
+  // a compressed-tensors checkpoint's config.json has quantization_config too.)
   json: [new RegExp(`"(?:${rootKeys})"\\s*:`)],
   python: [
     // coreai-opt: an import, or a config class called or used (`QuantizerConfig.from_dict`).
@@ -57,6 +69,9 @@ const TEXT_RULES: Record<'yaml' | 'json' | 'python', RegExp[]> = {
     // PEFT: an import, or a tuner config called or used (`LoraConfig(`).
     imports('peft'),
     calledOrUsed(PEFT_CONFIG_CLASSES.join('|')),
+    // llm-compressor: an import (oneshot scripts), or a modifier called.
+    imports('llmcompressor'),
+    calledOrUsed(LLMCOMPRESSOR_MODIFIERS.join('|')),
   ],
 };
 

@@ -103,3 +103,25 @@ test('YAML that is not a LoRA fine-tuning config is left alone', () => {
   assert.equal(looksLikeCompressionConfig('yaml', 'lora_targets_note: x\n'), false);
   assert.equal(looksLikeCompressionConfig('json', '{ "lora_target_modules": ["q_proj"] }'), false);
 });
+
+test('llm-compressor recipes are served: staged or flat, by a modifier key at any level', () => {
+  const staged = 'quant_stage:\n  quant_modifiers:\n    GPTQModifier:\n      scheme: W4A16\n      ignore: [lm_head]\n';
+  assert.equal(looksLikeCompressionConfig('yaml', staged), true);
+  assert.equal(looksLikeCompressionConfig('yaml', '"SmoothQuantModifier":\n  smoothing_strength: 0.8\n'), true);
+  // A stage without a modifier yet, or a modifier named in a comment or a value: not a recipe.
+  assert.equal(looksLikeCompressionConfig('yaml', 'quant_stage:\n  quant_modifiers: {}\n'), false);
+  assert.equal(looksLikeCompressionConfig('yaml', '# run GPTQModifier: later\nname: GPTQModifier\n'), false);
+});
+
+test('oneshot scripts are served: an llmcompressor import or a modifier called', () => {
+  assert.equal(looksLikeCompressionConfig('python', 'from llmcompressor import oneshot\n'), true);
+  assert.equal(looksLikeCompressionConfig('python', 'from llmcompressor.modifiers.quantization import GPTQModifier\n'), true);
+  assert.equal(looksLikeCompressionConfig('python', 'recipe = QuantizationModifier(scheme="W4A16")\n'), true);
+  assert.equal(looksLikeCompressionConfig('python', '# try AWQModifier( later\nimport llmcompressor_utils\n'), false);
+});
+
+test("a compressed-tensors checkpoint's config.json is served by its quantization_config", () => {
+  const checkpoint = '{\n  "model_type": "gemma3",\n  "quantization_config": {\n    "config_groups": {},\n    "ignore": ["lm_head"]\n  }\n}\n';
+  assert.equal(looksLikeCompressionConfig('json', checkpoint), true);
+  assert.equal(looksLikeCompressionConfig('json', '{ "model_type": "gemma3", "hidden_size": 64 }'), false);
+});

@@ -2,9 +2,10 @@
 # Runs the Emacs batch (eglot) editor test in a fresh copy of the example project, trusted as a
 # user would (`opscope trust`); `run.sh trust` runs trust.el in a hostile repository instead;
 # `run.sh peft` runs peft.el on the PEFT configs of ../peft (no opscope.yaml; their base model
-# in a private Hugging Face cache, exported with OPSCOPE_PYTHON's venv as the activated one).
+# in a private Hugging Face cache, exported with OPSCOPE_PYTHON's venv as the activated one);
+# `run.sh llmcompressor` runs llmcompressor.el on ../llmcompressor (a checkpoint, its own model).
 # env: OPSCOPE_BIN (required), OPSCOPE_EDITOR_WORK (scratch folder, default a temp dir),
-# OPSCOPE_PYTHON (required by `peft`).
+# OPSCOPE_PYTHON (required by `peft` and `llmcompressor`).
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo=$(cd "$here/../../.." && pwd)
@@ -25,6 +26,9 @@ if [[ ${1:-} == trust ]]; then
 elif [[ ${1:-} == peft ]]; then
   script=peft.el
   source "$repo/tests/editors/peft_env.sh"
+elif [[ ${1:-} == llmcompressor ]]; then
+  script=llmcompressor.el
+  source "$repo/tests/editors/llmcompressor_env.sh"
 else
   script=test.el
   cp -r "$src" "$work/ws"

@@ -4,8 +4,9 @@
 // from coreai-opt's schema (issue 11), both from tests/editors/workspace/; and a hostile
 // repository opened in Restricted Mode, which must run nothing. Workspace trust is on, as for users: each folder's trust is answered in VS Code's
 // dialog. A second test, in a code-server of its own: a PEFT training script in a folder without
-// opscope.yaml, its base model in a private Hugging Face cache (issue 26). Screenshots of every
-// step go to $OPSCOPE_SCREENSHOTS.
+// opscope.yaml, its base model in a private Hugging Face cache (issue 26); a third, a Gemma 3
+// checkpoint config.json whose ignore list names its head as transformers 4.5x did (issue 27).
+// Screenshots of every step go to $OPSCOPE_SCREENSHOTS.
 //
 // env: OPSCOPE_BIN (the built opscope, required), OPSCOPE_EDITOR_TOOLS (code-server and
 // playwright-core, from tests/editors/install.sh), OPSCOPE_VSIX (optional: else built here),
@@ -679,6 +680,62 @@ test('PEFT in VS Code: a LoRA target that matches nothing, without opscope.yaml'
       await page.keyboard.press('Escape');
     } catch (e) {
       await wb.screenshot('failed-vscode-peft-completion').catch(() => {});
+      throw e;
+    }
+  });
+});
+
+// Issue 27: a compressed-tensors checkpoint's config.json, in a folder without opscope.yaml, is
+// its own model (exported weightless with the user's activated venv). The tiny Gemma 3's
+// quantization_config ignores the head as `language_model.lm_head` (transformers 4.5x's name,
+// `lm_head` in transformers 5): a warning in Problems offering lm_head, and the quick fix.
+test('llm-compressor in VS Code: a Gemma 3 checkpoint ignoring its head by the old name', { timeout: 300_000 }, async (t) => {
+  assert.ok(opscopeBin && fs.existsSync(opscopeBin), `OPSCOPE_BIN must name the built opscope (got ${opscopeBin})`);
+  assert.ok(process.env.OPSCOPE_PYTHON, 'OPSCOPE_PYTHON must name the Python (a venv) with torch and transformers');
+  fs.mkdirSync(work, { recursive: true });
+  const root = fs.mkdtempSync(path.join(work, 'vscode-llmcompressor-'));
+  const folder = path.join(root, 'gemma3-w4a16');
+  fs.cpSync(path.join(__dirname, '..', 'llmcompressor', 'gemma3-w4a16'), folder, { recursive: true });
+  fs.mkdirSync(path.join(root, 'hf'));
+  const lines = fs.readFileSync(path.join(folder, 'config.json'), 'utf8').split('\n');
+  const entryLine = lines.findIndex((l) => l.includes('"language_model.lm_head"')) + 1;
+  const entryCol = lines[entryLine - 1].indexOf('"language_model.lm_head"') + 1;
+  assert.ok(entryLine > 0, 'config.json has the ignore entry');
+  const extraEnv = { HF_HOME: path.join(root, 'hf'), HF_HUB_OFFLINE: '1', VIRTUAL_ENV: path.dirname(path.dirname(process.env.OPSCOPE_PYTHON)) };
+  const { page, wb, url } = await openVsCode(t, { root, folder, extraEnv });
+  await wb.open(url);
+  await wb.answerTrustPrompt(true);
+
+  await t.test('Problems warns that language_model.lm_head matches nothing, offering lm_head; the quick fix', async () => {
+    await wb.openFile('config.json');
+    try {
+      // The checkpoint's architecture is exported once the file opens: 10-20 s on 2 loaded cores.
+      const rows = await eventually(async () => {
+        const r = await wb.problems();
+        return r.some((x) => x.includes('language_model.lm_head')) ? r : undefined;
+      }, { timeout: 150_000, interval: 1000 });
+      assert.ok(rows, 'a problem names language_model.lm_head in config.json');
+      const row = rows.find((x) => x.includes('language_model.lm_head'));
+      assert.match(row, /did you mean `lm_head`\?/, `the problem offers lm_head: ${row}`);
+      assert.match(row, new RegExp(`Ln ${entryLine}, Col (${entryCol}|${entryCol + 1})\\b`), `at the entry: ${row}`);
+      assert.ok(!rows.some((x) => /unknown field/.test(x)), `coreai-opt's reader says nothing: ${rows}`);
+      // The quick fix at the entry (Ctrl+.), shown over the editor with the Problems panel below.
+      await wb.focusEditor();
+      await wb.goTo(entryLine, entryCol + 3);
+      const fixes = await eventually(async () => {
+        await page.keyboard.press('Control+.');
+        const menu = page.locator('.action-widget').first();
+        await menu.waitFor({ state: 'visible', timeout: 5000 });
+        const texts = await menu.locator('.monaco-list-row').allInnerTexts();
+        if (texts.some((x) => x.includes('Replace with `lm_head`'))) return texts;
+        await page.keyboard.press('Escape');
+        return undefined;
+      }, { timeout: 30_000, interval: 1000 });
+      await wb.screenshot('vscode-llmcompressor-gemma3-ignore');
+      assert.ok(fixes, 'a quick fix offers lm_head');
+      await page.keyboard.press('Escape');
+    } catch (e) {
+      await wb.screenshot('failed-vscode-llmcompressor-gemma3-ignore').catch(() => {});
       throw e;
     }
   });

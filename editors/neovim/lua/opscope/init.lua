@@ -1,6 +1,7 @@
 -- opscope for Neovim 0.7+: starts `opscope lsp` for model-compression and fine-tuning configs
 -- (coreai-opt YAML/JSON and training scripts, PEFT scripts, adapter_config.json and axolotl /
--- LLaMA-Factory YAML, and opscope.yaml itself: the rules in M.FILE_NAMES and M.RULES), one client
+-- LLaMA-Factory YAML, llm-compressor recipes, oneshot scripts and compressed-tensors checkpoints'
+-- config.json, and opscope.yaml itself: the rules in M.FILE_NAMES and M.RULES), one client
 -- per project root (the folder holding opscope.yaml, else the file's folder).
 --
 --   require('opscope').setup({ cmd = { '/path/to/opscope', 'lsp' }, settings = { model = '...' } })
@@ -18,6 +19,7 @@ local function key(name) return '^["\']?' .. name .. '["\']?%s*:' end
 local function key_is(name, value) return key(name) .. '%s*["\']?' .. value .. '["\']?%s*$' end
 local function imports(module) return '^%s*from%s+' .. module .. '%f[^%w_][%w_.]*%s+import%f[^%w_]' end
 local function import(module) return '^%s*import%s+' .. module .. '%f[^%w_]' end
+local function modifier(name) return '^%s*["\']?' .. name .. '["\']?%s*:' end -- at any level
 local function used(class) return '%f[%w_]' .. class .. '%s*[.(]' end -- called or `.from_dict`
 M.RULES = {
   yaml = {
@@ -27,9 +29,13 @@ M.RULES = {
     key('lora_target_modules'), key('lora_target_linear'), key_is('adapter', 'q?lora'),
     -- PEFT through LLaMA-Factory
     key('lora_target'), key_is('finetuning_type', 'lora'),
+    -- llm-compressor recipes: a modifier key, at the root or under a stage and its group
+    modifier('QuantizationModifier'), modifier('GPTQModifier'), modifier('AWQModifier'),
+    modifier('SmoothQuantModifier'), modifier('SparseGPTModifier'),
   },
   json = {
-    -- coreai-opt (PEFT's JSON is adapter_config.json, by name)
+    -- coreai-opt (PEFT's JSON is adapter_config.json, by name; a compressed-tensors checkpoint's
+    -- config.json has quantization_config too)
     -- A copy of kCompressors (core/dialects/coreai/tables/src/compressors.cpp); tests/editors/compressor_tables.py: root keys.
     '"quantization_config"%s*:', '"kmeans_palettization_config"%s*:', '"magnitude_pruning_config"%s*:',
   },
@@ -41,6 +47,10 @@ M.RULES = {
     imports('peft'), import('peft'),
     used('LoraConfig'), used('LoHaConfig'), used('LoKrConfig'), used('AdaLoraConfig'),
     used('IA3Config'), used('OFTConfig'), used('BOFTConfig'), used('VeraConfig'),
+    -- llm-compressor: an import (oneshot scripts), or a modifier called
+    imports('llmcompressor'), import('llmcompressor'),
+    used('QuantizationModifier'), used('GPTQModifier'), used('AWQModifier'),
+    used('SmoothQuantModifier'), used('SparseGPTModifier'),
   },
 }
 M.RULES.jsonc = M.RULES.json
