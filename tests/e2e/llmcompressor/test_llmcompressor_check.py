@@ -155,6 +155,15 @@ def test_gemma3_ignore_lm_head_leaves_out_what_compressed_tensors_leaves_out(wor
     result = opscope(workspace, "check", "--format", "json", str(path))
     assert not [d for d in diagnostics(result) if d["code"] in ("no-match", "head-quantized")], \
         result.stdout + result.stderr
+    # The text a user reads: one line per module, its scheme or the entry that ignores it.
+    text = opscope(workspace, "explain", str(path))
+    assert text.returncode == 0, text.stdout + text.stderr
+    lines = text.stdout.splitlines()
+    assert "quantization_config quantizes 14 of" in lines[0] and "10 ignored" in lines[0], lines[0]
+    assert any(l.split()[:2] == ["lm_head", "Linear"] and "ignored by `lm_head`" in l
+               for l in lines), text.stdout
+    assert any(l.split()[0] == "model.language_model.layers.1.mlp.down_proj"
+               and "w4 int group 32, a16 (group_0, by `Linear`)" in l for l in lines), text.stdout
     said, ignored = explained(opscope(workspace, "explain", "--json", str(path)))
     assert ignored["lm_head"] == "lm_head"
     assert ignored["model.vision_tower.encoder.layers.0.mlp.fc1"] == "re:.*vision_tower.*"
