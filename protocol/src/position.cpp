@@ -67,6 +67,26 @@ LineTable::LineTable(std::string_view text) : text_(text) {
   }
 }
 
+void LineTable::edited(std::size_t begin, std::size_t end, std::size_t inserted,
+                       std::string_view text) {
+  text_ = text;
+  // A start is decided by the byte before it and the byte at it: those before `begin` stay,
+  // those after the old `end` stay moved, and the ones in between are read from the new bytes.
+  auto first = std::lower_bound(starts_.begin() + 1, starts_.end(), begin);
+  auto last = std::upper_bound(first, starts_.end(), end);
+  std::vector<std::size_t> found;
+  for (std::size_t at = std::max<std::size_t>(begin, 1); at <= begin + inserted; ++at) {
+    char before = text[at - 1];
+    if (before == '\n' || (before == '\r' && (at == text.size() || text[at] != '\n')))
+      found.push_back(at);
+  }
+  for (auto moved = last; moved != starts_.end(); ++moved)
+    *moved = *moved - end + begin + inserted;
+  std::size_t at = static_cast<std::size_t>(first - starts_.begin());
+  starts_.erase(first, last);
+  starts_.insert(starts_.begin() + static_cast<std::ptrdiff_t>(at), found.begin(), found.end());
+}
+
 std::string_view LineTable::line(int line) const {
   if (line < 0 || line >= line_count())
     return {};

@@ -6,18 +6,26 @@
 
 namespace opscope::lsp {
 
-void apply_change(std::string& text, const protocol::TextDocumentContentChangeEvent& change,
+void apply_change(std::string& text, protocol::LineTable& lines,
+                  const protocol::TextDocumentContentChangeEvent& change,
                   protocol::PositionEncoding encoding) {
   if (!change.range) {
     text = change.text;
+    lines = protocol::LineTable(text);
     return;
   }
-  protocol::LineTable lines(text);
   std::size_t start = lines.offset_at(change.range->start, encoding);
   std::size_t end = lines.offset_at(change.range->end, encoding);
   if (end < start)
     std::swap(start, end); // a reversed range from a confused client: still one edit
   text.replace(start, end - start, change.text);
+  lines.edited(start, end, change.text.size(), text);
+}
+
+void apply_change(std::string& text, const protocol::TextDocumentContentChangeEvent& change,
+                  protocol::PositionEncoding encoding) {
+  protocol::LineTable lines(text);
+  apply_change(text, lines, change, encoding);
 }
 
 std::optional<std::string> DocumentStore::open(const protocol::TextDocumentItem& item) {
@@ -36,7 +44,8 @@ std::optional<std::string> DocumentStore::open(const protocol::TextDocumentItem&
   doc.version = item.version;
   doc.text = item.text;
   doc.revision = next_revision_++;
-  documents_[item.uri] = std::move(doc);
+  const std::string& text = (documents_[item.uri] = std::move(doc)).text;
+  lines_.insert_or_assign(item.uri, protocol::LineTable(text));
   return std::nullopt;
 }
 
@@ -52,11 +61,13 @@ DocumentStore::Change DocumentStore::change(const protocol::DidChangeTextDocumen
   if (it == documents_.end())
     return Change::NotOpen;
   std::string& text = it->second.text;
+  protocol::LineTable& lines = lines_.at(params.text_document.uri);
   std::size_t before = text.size();
   for (const auto& change : params.content_changes) {
-    apply_change(text, change, encoding);
+    apply_change(text, lines, change, encoding);
     if (total_bytes_ - before + text.size() > limits_.max_total_bytes) {
       total_bytes_ -= before;
+      lines_.erase(it->first);
       documents_.erase(it);
       return Change::OverLimit;
     }
@@ -73,6 +84,7 @@ void DocumentStore::close(const std::string& uri) {
   if (it == documents_.end())
     return;
   total_bytes_ -= it->second.text.size();
+  lines_.erase(uri);
   documents_.erase(it);
 }
 

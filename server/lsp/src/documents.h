@@ -39,16 +39,23 @@ public:
   // Why a text of `bytes` more cannot be held (for messages).
   std::string over_limit_message(const std::string& uri, std::size_t bytes) const;
   const Document* find(const std::string& uri) const;
+  // The line starts of an open document's text, kept across its edits: every change and
+  // every request converts positions, and a 50,000-key config has 100,000 lines.
+  const protocol::LineTable& lines(const Document& doc) const { return lines_.at(doc.uri); }
   const std::map<std::string, Document>& all() const { return documents_; }
 
 private:
   DocumentLimits limits_;
   std::size_t total_bytes_ = 0;
   std::map<std::string, Document> documents_;
+  std::map<std::string, protocol::LineTable> lines_; // of documents_' texts, by URI
   std::uint64_t next_revision_ = 1;
 };
 
-// Applies one change event to `text`.
+// Applies one change event to `text`, and to `lines`, the line table of `text`.
+void apply_change(std::string& text, protocol::LineTable& lines,
+                  const protocol::TextDocumentContentChangeEvent& change,
+                  protocol::PositionEncoding encoding);
 void apply_change(std::string& text, const protocol::TextDocumentContentChangeEvent& change,
                   protocol::PositionEncoding encoding);
 

@@ -520,7 +520,7 @@ void LspServer::answer_feature_request(const std::string& uri, const Reply& repl
   if (!doc)
     return;
   Analysis analysis = analyse(*doc);
-  PositionMapper positions(doc->text, encoding_);
+  PositionMapper positions(doc->text, documents_.lines(*doc), encoding_);
   answer(analysis, feature_input(analysis, positions, doc->uri));
 }
 

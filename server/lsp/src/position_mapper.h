@@ -5,12 +5,20 @@
 #include "opscope/config/document.h"
 #include "opscope/protocol/lsp_types.h"
 
+#include <optional>
+
 namespace opscope::lsp {
 
 class PositionMapper {
 public:
   PositionMapper(std::string_view text, protocol::PositionEncoding encoding)
-      : text_(text), lines_(text), encoding_(encoding) {}
+      : text_(text), owned_(std::in_place, text), lines_(*owned_), encoding_(encoding) {}
+  // Over a table the caller keeps (DocumentStore::lines) for `text`.
+  PositionMapper(std::string_view text, const protocol::LineTable& lines,
+                 protocol::PositionEncoding encoding)
+      : text_(text), lines_(lines), encoding_(encoding) {}
+  PositionMapper(const PositionMapper&) = delete;
+  PositionMapper& operator=(const PositionMapper&) = delete;
 
   config::Position to_config(protocol::Position p) const {
     std::size_t offset = lines_.offset_at(p, encoding_);
@@ -35,7 +43,8 @@ public:
 
 private:
   std::string_view text_;
-  protocol::LineTable lines_;
+  std::optional<protocol::LineTable> owned_;
+  const protocol::LineTable& lines_;
   protocol::PositionEncoding encoding_;
 };
 

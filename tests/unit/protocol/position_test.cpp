@@ -3,6 +3,9 @@
 
 #include <gtest/gtest.h>
 
+#include <iterator>
+#include <random>
+
 namespace opscope::protocol {
 namespace {
 
@@ -73,6 +76,37 @@ TEST(Position, LineTableGivesLinesWithoutBreaks) {
   EXPECT_EQ(unix_text.line(3), "");
   EXPECT_EQ(LineTable("").line_count(), 1);
   EXPECT_EQ(LineTable("one").line(0), "one");
+}
+
+// The starts kept across an edit are those of the edited text read afresh, for edits that
+// split, join or make "\r\n" pairs, at the start and end of the text.
+TEST(Position, LineTableEditedMatchesATableOfTheNewText) {
+  std::mt19937 random(23);
+  const std::string pieces[] = {"a", "\n", "\r", "\r\n", "xy", "\n\n", ""};
+  auto piece = [&] { return pieces[random() % std::size(pieces)]; };
+  for (int run = 0; run < 200; ++run) {
+    std::string text;
+    for (int i = 0; i < 12; ++i)
+      text += piece();
+    LineTable table(text);
+    for (int step = 0; step < 20; ++step) {
+      std::size_t begin = random() % (text.size() + 1);
+      std::size_t end = begin + random() % (text.size() - begin + 1);
+      std::string inserted = piece() + piece();
+      std::string before = text;
+      text.replace(begin, end - begin, inserted);
+      table.edited(begin, end, inserted.size(), text);
+      LineTable fresh(text);
+      ASSERT_EQ(table.line_count(), fresh.line_count())
+          << "editing " << testing::PrintToString(before);
+      for (int line = 0; line < fresh.line_count(); ++line) {
+        ASSERT_EQ(table.offset_at({line, 0}, PositionEncoding::Utf8),
+                  fresh.offset_at({line, 0}, PositionEncoding::Utf8))
+            << "line " << line << " of " << testing::PrintToString(text);
+        ASSERT_EQ(table.line(line), fresh.line(line));
+      }
+    }
+  }
 }
 
 TEST(Utf8, RejectsOverlongAndSurrogateEncodings) {

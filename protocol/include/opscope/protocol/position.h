@@ -38,6 +38,10 @@ Position position_at(std::string_view text, std::size_t offset, PositionEncoding
 class LineTable {
 public:
   explicit LineTable(std::string_view text);
+  // After the old text's bytes [begin, end) became `inserted` bytes, giving `text`: moves the
+  // starts past the edit and finds the ones inside it, instead of reading the whole text again
+  // (a 50,000-key config has 100,000 lines, and the editor sends every keystroke).
+  void edited(std::size_t begin, std::size_t end, std::size_t inserted, std::string_view text);
   std::size_t offset_at(Position position, PositionEncoding encoding) const;
   Position position_at(std::size_t offset, PositionEncoding encoding) const;
   int line_count() const { return static_cast<int>(starts_.size()); }
