@@ -8,6 +8,7 @@
 #include "opscope/config/local_edit.h"
 
 #include <algorithm>
+#include <utility>
 
 namespace opscope::workspace {
 namespace {
@@ -69,15 +70,17 @@ std::shared_ptr<const config::ConfigDocument> Workspace::parse(const Document& d
       if (cached.config.use_count() == 1 && !host_.parses_in_use()) {
         patched = config::patch_after_local_edit(*cached.config, doc.text);
       } else if (auto copy = config::reread_after_local_edit(*cached.config, doc.text)) {
-        cached.config = std::make_shared<config::ConfigDocument>(std::move(*copy));
+        host_.release(std::exchange(cached.config,
+                                    std::make_shared<config::ConfigDocument>(std::move(*copy))));
         patched = true;
       }
     }
     if (!patched)
-      cached.config = std::make_shared<config::ConfigDocument>(
-          config::read_config(doc.text, config::guess_format(doc.path, doc.text)));
+      host_.release(
+          std::exchange(cached.config, std::make_shared<config::ConfigDocument>(config::read_config(
+                                           doc.text, config::guess_format(doc.path, doc.text)))));
     cached.revision = doc.revision;
-    cached.decisions.reset(); // a new text resolves anew
+    host_.release(std::exchange(cached.decisions, nullptr)); // a new text resolves anew
     cached.dialect.reset();
     cached.dialect_read = false;
   }

@@ -23,6 +23,7 @@
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/steady_timer.hpp>
 
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <optional>
@@ -65,6 +66,7 @@ private:
   // A queued or running check may read a parse; when none is, every finished check has
   // released what it read (BackgroundJobs::pending).
   bool parses_in_use() const override { return checks_.pending() != 0; }
+  void release(std::shared_ptr<const void> stale) override;
   void make_schema_dump(const workspace::SchemaDump& dump) override { schema_dumps_.make(dump); }
   void schema_dump_finished(const std::string& problem);
   void update_workspace_settings();
@@ -172,6 +174,7 @@ private:
   // Freed memory back to the system, from the background thread only (free_later, and when it
   // runs out of checks).
   MemoryReturn memory_return_;
+  std::uint64_t stale_releases_ = 0; // keys of release()'s jobs
   // The full checks of changed documents, off the io thread (declared last: destroyed first,
   // so no check outlives what its delivery uses).
   BackgroundJobs checks_{io_,
