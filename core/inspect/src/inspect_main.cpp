@@ -7,6 +7,7 @@
 #include "opscope/inspect/archive.h"
 #include "opscope/inspect/eager_mode.h"
 #include "opscope/inspect/graph_mode.h"
+#include "opscope/inspect/weight_table.h"
 
 #include <cstdlib>
 
@@ -26,6 +27,8 @@ constexpr const char* kUsage =
     "\n"
     "  --mode graph|eager  inspection mode, as coreai-opt's execution_mode (default: graph)\n"
     "  -o, --output FILE   where to write the index (`-` for standard output)\n"
+    "  --stores-weights    print only whether the archive stores weight data: `weights`,\n"
+    "                      or `weightless` (exported without it)\n"
     "  -h, --help          show this help\n"
     "\n"
     "Exit status: 0 index written, 1 the archive cannot be inspected (one line on\n"
@@ -35,6 +38,7 @@ struct Options {
   std::string archive;
   opscope::index::Mode mode = opscope::index::Mode::Graph;
   std::string output;
+  bool stores_weights = false;
 };
 
 int usage_error(const std::string& message) {
@@ -58,7 +62,9 @@ std::optional<int> parse(const std::vector<std::string>& args, Options& options)
       std::cout << kUsage;
       return 0;
     }
-    if (arg == "--mode" || arg.rfind("--mode=", 0) == 0) {
+    if (arg == "--stores-weights") {
+      options.stores_weights = true;
+    } else if (arg == "--mode" || arg.rfind("--mode=", 0) == 0) {
       auto text = arg == "--mode" ? value(arg) : std::optional<std::string>(arg.substr(7));
       if (!text)
         return usage_error("--mode needs a value: graph or eager");
@@ -82,13 +88,20 @@ std::optional<int> parse(const std::vector<std::string>& args, Options& options)
   }
   if (options.archive.empty())
     return usage_error("no archive given");
-  if (options.output.empty())
+  if (options.output.empty() && !options.stores_weights)
     return usage_error("no output file given (-o INDEX.json)");
   return std::nullopt;
 }
 
 int run(const Options& options) {
   using namespace opscope;
+  if (options.stores_weights) { // opscope explain asks before running the LibTorch worker
+    const inspect::ZipRecords records(options.archive);
+    const bool weightless =
+        inspect::exported_weightless(records, inspect::read_weight_table(records, options.archive));
+    std::cout << (weightless ? "weightless" : "weights") << "\n";
+    return std::cout.flush() ? 0 : 1;
+  }
   // Deliberately never freed: the process ends right after writing, and tearing
   // down a big model's parsed JSON node by node costs a quarter of the run.
   auto& archive = *new inspect::Archive(inspect::read_archive(options.archive));

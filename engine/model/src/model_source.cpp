@@ -332,6 +332,13 @@ std::string worker_path() {
                    "path");
 }
 
+std::string weights_worker_path() {
+  if (const char* explicit_path = std::getenv("OPSCOPE_WEIGHTS"); explicit_path && *explicit_path)
+    return explicit_path;
+  std::string beside = executable_dir() + "/opscope-weights";
+  return is_executable_file(beside) ? beside : std::string();
+}
+
 std::string python_helpers_dir() {
   if (const char* env = std::getenv("OPSCOPE_PYTHON_HELPERS"); env && *env)
     return env;

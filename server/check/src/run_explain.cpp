@@ -3,6 +3,7 @@
 #include "check_host.h"
 #include "explain_parameters.h"
 #include "explain_size.h"
+#include "explain_weight_error.h"
 #include "paint.h"
 
 #include "opscope/cli/dispatch.h"
@@ -349,6 +350,9 @@ int run_explain(const std::vector<std::string>& args) {
                                {"severity", features::to_string(d.severity)},
                                {"code", d.code},
                                {"message", d.message}});
+      if (const WeightErrorReport errors = weight_error(doc, index, model, &resolution);
+          errors.applies)
+        text += "\"weight_error\": " + weight_error_json(errors, index).dump(2) + ",\n";
       text +=
           "\"unresolved\": " + unresolved.dump(2) + ",\n\"diagnostics\": " + diagnostics.dump(2) +
           ",\n\"size\": " + explain_size(doc, index, model, settings, &resolution).dump(2) + "}\n";
@@ -417,6 +421,9 @@ int run_explain(const std::vector<std::string>& args) {
                          features::to_string(d.severity))
                 << ": " << d.message << " [" << d.code << "]\n";
     std::cout << explain_size_line(explain_size(doc, index, model, settings, &resolution)) << "\n";
+    if (const WeightErrorReport errors = weight_error(doc, index, model, &resolution);
+        errors.applies)
+      print_weight_error(errors, index, paint);
     return kExitOk;
   });
 }

@@ -86,69 +86,17 @@ std::optional<int> axis_of(const json& g, std::optional<int> fallback, std::size
   return a;
 }
 
-// Blocks of a quantized weight (granularity.get_block_size, WEIGHT target).
-std::optional<std::int64_t> quant_blocks(const index::Parameter& w, const json& g,
+// The number of blocks (one scale each) of a quantized weight.
+std::optional<std::int64_t> quant_blocks(const index::Parameter& w, const json& spec,
                                          const std::string& module_type, std::string& why) {
-  const std::string type = g.value("type", "per_tensor");
-  const auto axes = default_axes(module_type);
-  const auto& shape = w.shape;
-  if (type == "per_tensor")
-    return 1;
-  if (type == "per_channel") {
-    auto axis = axis_of(g, axes ? std::optional<int>(axes->first) : std::nullopt, shape.size());
-    if (!axis) {
-      why = "per_channel axis of '" + w.name + "' is not set and has no default for " +
-            (module_type.empty() ? std::string("its module") : module_type);
-      return std::nullopt;
-    }
-    return shape[static_cast<std::size_t>(*axis)];
-  }
-  if (type == "per_block") {
-    const json& bs = g.contains("block_size") ? g["block_size"] : json();
-    if (bs.is_array()) {
-      if (bs.size() != shape.size()) {
-        why = std::string(kIncompatible) + "per_block block_size of '" + w.name +
-              "' does not match its rank";
-        return std::nullopt;
-      }
-      std::int64_t blocks = 1;
-      for (std::size_t i = 0; i < shape.size(); ++i) {
-        std::int64_t b = bs[i].is_number_integer() ? bs[i].get<std::int64_t>() : 0;
-        if (b == -1)
-          continue;
-        if (b <= 0 || shape[i] % b != 0) {
-          why = std::string(kIncompatible) + "per_block block_size of '" + w.name +
-                "' does not divide its shape";
-          return std::nullopt;
-        }
-        blocks *= shape[i] / b;
-      }
-      return blocks;
-    }
-    if (!bs.is_number_integer() || bs.get<std::int64_t>() <= 0) {
-      why = "per_block granularity of '" + w.name + "' has no block_size";
-      return std::nullopt;
-    }
-    auto axis = axis_of(g, axes ? std::optional<int>(axes->second) : std::nullopt, shape.size());
-    if (!axis) {
-      why = "per_block axis of '" + w.name + "' is not set and has no default";
-      return std::nullopt;
-    }
-    const std::int64_t b = bs.get<std::int64_t>();
-    if (shape[static_cast<std::size_t>(*axis)] % b != 0) {
-      why = std::string(kIncompatible) + "per_block block_size of '" + w.name +
-            "' does not divide its shape";
-      return std::nullopt;
-    }
-    // Only the two leading (channel) axes are blocked; trailing ones stay whole.
-    std::int64_t blocks = shape[static_cast<std::size_t>(*axis)] / b;
-    for (std::size_t i = 0; i < shape.size() && i < 2; ++i)
-      if (static_cast<int>(i) != *axis)
-        blocks *= shape[i];
-    return blocks;
-  }
-  why = "granularity '" + type + "' of '" + w.name + "' is not one this version sizes";
-  return std::nullopt;
+  auto block = quant_block_size(w, spec, module_type, why);
+  if (!block)
+    return std::nullopt;
+  std::int64_t blocks = 1;
+  for (std::size_t i = 0; i < w.shape.size(); ++i)
+    if ((*block)[i] > 0) // an empty axis is one empty block
+      blocks *= w.shape[i] / (*block)[i];
+  return blocks;
 }
 
 // _granularity_needs_axis_default: the granularity type of a spec whose axis coreai-opt
@@ -168,6 +116,75 @@ std::optional<std::string> granularity_needing_axis(const json& spec) {
 }
 
 } // namespace
+
+std::optional<std::vector<std::int64_t>>
+quant_block_size(const index::Parameter& w, const json& spec, const std::string& module_type,
+                 std::string& why) {
+  const json g = granularity_of(spec);
+  const std::string type = g.value("type", "per_tensor");
+  const auto axes = default_axes(module_type);
+  const auto& shape = w.shape;
+  if (type == "per_tensor")
+    return shape;
+  if (type == "per_channel") {
+    auto axis = axis_of(g, axes ? std::optional<int>(axes->first) : std::nullopt, shape.size());
+    if (!axis) {
+      why = "per_channel axis of '" + w.name + "' is not set and has no default for " +
+            (module_type.empty() ? std::string("its module") : module_type);
+      return std::nullopt;
+    }
+    std::vector<std::int64_t> block = shape;
+    block[static_cast<std::size_t>(*axis)] = 1;
+    return block;
+  }
+  if (type == "per_block") {
+    const json& bs = g.contains("block_size") ? g["block_size"] : json();
+    if (bs.is_array()) {
+      if (bs.size() != shape.size()) {
+        why = std::string(kIncompatible) + "per_block block_size of '" + w.name +
+              "' does not match its rank";
+        return std::nullopt;
+      }
+      std::vector<std::int64_t> block = shape;
+      for (std::size_t i = 0; i < shape.size(); ++i) {
+        std::int64_t b = bs[i].is_number_integer() ? bs[i].get<std::int64_t>() : 0;
+        if (b == -1)
+          continue;
+        if (b <= 0 || shape[i] % b != 0) {
+          why = std::string(kIncompatible) + "per_block block_size of '" + w.name +
+                "' does not divide its shape";
+          return std::nullopt;
+        }
+        block[i] = b;
+      }
+      return block;
+    }
+    if (!bs.is_number_integer() || bs.get<std::int64_t>() <= 0) {
+      why = "per_block granularity of '" + w.name + "' has no block_size";
+      return std::nullopt;
+    }
+    auto axis = axis_of(g, axes ? std::optional<int>(axes->second) : std::nullopt, shape.size());
+    if (!axis) {
+      why = "per_block axis of '" + w.name + "' is not set and has no default";
+      return std::nullopt;
+    }
+    const std::int64_t b = bs.get<std::int64_t>();
+    if (shape[static_cast<std::size_t>(*axis)] % b != 0) {
+      why = std::string(kIncompatible) + "per_block block_size of '" + w.name +
+            "' does not divide its shape";
+      return std::nullopt;
+    }
+    // Only the two leading (channel) axes are blocked; trailing ones stay whole.
+    std::vector<std::int64_t> block = shape;
+    block[static_cast<std::size_t>(*axis)] = b;
+    for (std::size_t i = 0; i < shape.size() && i < 2; ++i)
+      if (static_cast<int>(i) != *axis)
+        block[i] = 1;
+    return block;
+  }
+  why = "granularity '" + type + "' of '" + w.name + "' is not one this version sizes";
+  return std::nullopt;
+}
 
 std::optional<std::int64_t> quantized_bits(const index::Parameter& w, const json& spec,
                                            const std::string& module_type, std::string& why) {
@@ -196,7 +213,7 @@ std::optional<std::int64_t> quantized_bits(const index::Parameter& w, const json
     }
     scale_bits = 8;
   }
-  auto blocks = quant_blocks(w, granularity_of(spec), module_type, why);
+  auto blocks = quant_blocks(w, spec, module_type, why);
   if (!blocks)
     return std::nullopt;
   std::int64_t bits = w.numel() * *n_bits + *blocks * scale_bits;

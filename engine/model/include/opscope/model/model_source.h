@@ -65,6 +65,9 @@ std::vector<std::string> schema_dump_command(const std::string& python, const st
 // The inspection worker: $OPSCOPE_INSPECT, else next to this executable (installed in bin/,
 // built at the top of the build tree).
 std::string worker_path();
+// The weight-error worker (it links LibTorch): $OPSCOPE_WEIGHTS, else `opscope-weights` next to
+// this executable; "" when there is none (a build without LibTorch).
+std::string weights_worker_path();
 // The folder holding `opscope_export`: $OPSCOPE_PYTHON_HELPERS, else share/opscope/python
 // beside this executable's folder (installed: bin/../share) or inside it (the build tree,
 // where it links to the source's python/).

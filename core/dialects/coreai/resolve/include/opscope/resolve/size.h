@@ -60,6 +60,15 @@ inline constexpr std::string_view kIncompatible = "incompatible with its shape: 
 std::optional<std::int64_t> quantized_bits(const index::Parameter& weight,
                                            const nlohmann::ordered_json& spec,
                                            const std::string& module_type, std::string& why);
+// The extent of one quantization block per axis of a weight under a Quantizer spec
+// (granularity.get_block_size with the WEIGHT target: per_tensor the whole shape, per_channel
+// 1 on its axis, per_block the block on its axis and 1 on the other leading channel axis),
+// the axis defaulted from `module_type` as prepare() does; nothing with `why` set otherwise
+// (kIncompatible when the block size does not divide the shape).
+std::optional<std::vector<std::int64_t>> quant_block_size(const index::Parameter& weight,
+                                                          const nlohmann::ordered_json& spec,
+                                                          const std::string& module_type,
+                                                          std::string& why);
 std::optional<std::int64_t> palettized_bits(const index::Parameter& weight,
                                             const nlohmann::ordered_json& spec,
                                             const std::string& module_type, std::string& why);

@@ -1,0 +1,40 @@
+// The fake quantization the Quantizer's prepare() applies to each weight, spelled out as the
+// numbers the weight-error worker (opscope-weights) needs to redo it on the real tensor:
+// coreai-opt 0.4.0's QuantizationSpec.get_quant_range (quant_min / quant_max per dtype and
+// qscheme) and QuantizationGranularity.get_block_size (size.h's quant_block_size).
+// Pure: reads the parsed document, its values, the index and the resolution.
+#pragma once
+
+#include "opscope/config/document.h"
+#include "opscope/index/index.h"
+#include "opscope/resolve/resolve.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace opscope::resolve {
+
+struct WeightQuantization {
+  int parameter = 0;       // Index::parameters
+  std::string dtype;       // "int8", "uint4", ...
+  std::string qscheme;     // symmetric | asymmetric | symmetric_with_clipping
+  std::string formulation; // zp | minval
+  std::int64_t quant_min = 0;
+  std::int64_t quant_max = 0;
+  std::vector<std::int64_t> block_size; // one extent per axis of the weight
+  // Why this weight's error is not computed (a float dtype, a float_range, an e8m0 scale, a
+  // spec this port does not know); the fields above are then unset.
+  std::string not_computed;
+};
+
+// Every weight the Quantizer fake-quantizes on this index (graph mode: the weight fake-quants
+// of graph_weights.h; eager mode, execution_mode: eager on an eager index: eager_weights.h),
+// in Index::parameters order; a spec whose granularity does not fit the weight's shape is
+// left out (prepare() disables it: the weight stays in full precision). Empty for the other
+// compressors. `modules`: resolve_config() of the same document and index, if the caller has it.
+std::vector<WeightQuantization> quantized_weights(const config::ConfigDocument& document,
+                                                  const index::Index& index,
+                                                  const Resolution* modules = nullptr);
+
+} // namespace opscope::resolve

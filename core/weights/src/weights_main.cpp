@@ -1,0 +1,116 @@
+// opscope-weights: the worker that measures what quantization does to an archive's weights.
+// `opscope explain` runs it as a child process (it links LibTorch; `opscope` does not).
+//   opscope-weights ARCHIVE.pt2 --request REQUEST.json
+// REQUEST: {"tensors": [{"parameter", "qscheme", "formulation", "quant_min", "quant_max",
+//           "block_size": [...]}]} (opscope/resolve/weight_quantization.h).
+// Output, JSON lines as each tensor is done: first {"weights": true} or {"weightless": true}
+// (then nothing more), then {"parameter", "sqnr_db" (null: nothing lost), "relative_error"}
+// or {"parameter", "error"} per tensor, in the request's order.
+// Exit codes: 0 done, 1 the archive or request is unusable, 2 bad usage.
+#include "fake_quantize.h"
+#include "weight_records.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace {
+
+constexpr const char* kUsage =
+    "usage: opscope-weights ARCHIVE.pt2 --request REQUEST.json\n"
+    "\n"
+    "Reads the weight tensors a request names from a torch.export archive, one at a time,\n"
+    "fake-quantizes each as coreai-opt's prepare() does, and prints its SQNR (dB) and\n"
+    "relative error as JSON lines. `opscope explain` writes the request.\n";
+
+constexpr std::uintmax_t kMaxRequestBytes = std::uintmax_t{64} << 20;
+
+nlohmann::json read_request(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in)
+    throw opscope::weights::WeightError(path + ": cannot read the request");
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (text.str().size() > kMaxRequestBytes)
+    throw opscope::weights::WeightError(path + ": a request is at most 64 MB");
+  nlohmann::json request = nlohmann::json::parse(text.str(), nullptr, false);
+  if (!request.is_object() || !request.contains("tensors") || !request["tensors"].is_array())
+    throw opscope::weights::WeightError(path + ": not a request ({\"tensors\": [...]})");
+  return request;
+}
+
+opscope::weights::Quantization quantization_of(const nlohmann::json& t) {
+  opscope::weights::Quantization q;
+  q.qscheme = t.at("qscheme").get<std::string>();
+  q.formulation = t.at("formulation").get<std::string>();
+  q.quant_min = t.at("quant_min").get<std::int64_t>();
+  q.quant_max = t.at("quant_max").get<std::int64_t>();
+  q.block_size = t.at("block_size").get<std::vector<std::int64_t>>();
+  if (q.quant_min >= q.quant_max)
+    throw std::invalid_argument("quant_min must be below quant_max");
+  return q;
+}
+
+nlohmann::json measure(const opscope::weights::WeightRecords& records, const nlohmann::json& t) {
+  using namespace opscope::weights;
+  const std::string name = t.value("parameter", "");
+  nlohmann::json row = {{"parameter", name}};
+  try {
+    const Quantization q = quantization_of(t);
+    torch::Tensor weight = records.read(name);
+    if (!weight.is_floating_point())
+      throw WeightError("'" + name + "' is not a floating tensor");
+    const Error e = error_of(weight, fake_quantize(weight, q));
+    row["sqnr_db"] = std::isinf(e.sqnr_db) ? nlohmann::json(nullptr) : nlohmann::json(e.sqnr_db);
+    row["relative_error"] = e.relative_error;
+  } catch (const std::exception& e) {
+    row["error"] = e.what();
+  }
+  return row;
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  std::string archive, request_path;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    if (args[i] == "-h" || args[i] == "--help") {
+      std::cout << kUsage;
+      return 0;
+    }
+    if (args[i] == "--request" && i + 1 < args.size())
+      request_path = args[++i];
+    else if (archive.empty() && !args[i].empty() && args[i][0] != '-')
+      archive = args[i];
+    else {
+      std::cerr << "opscope-weights: unexpected argument '" << args[i] << "'\n" << kUsage;
+      return 2;
+    }
+  }
+  if (archive.empty() || request_path.empty()) {
+    std::cerr << "opscope-weights: an archive and --request are needed\n" << kUsage;
+    return 2;
+  }
+  try {
+    const nlohmann::json request = read_request(request_path);
+    const opscope::weights::WeightRecords records(archive);
+    if (records.weightless()) {
+      std::cout << "{\"weightless\": true}" << std::endl;
+      return 0;
+    }
+    std::cout << "{\"weights\": true}" << std::endl;
+    torch::NoGradGuard no_grad;
+    for (const nlohmann::json& t : request["tensors"])
+      std::cout << measure(records, t).dump() << std::endl;
+    return 0;
+  } catch (const std::exception& e) {
+    std::cerr << "opscope-weights: " << e.what() << "\n";
+    return 1;
+  }
+}
