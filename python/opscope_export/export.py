@@ -228,44 +228,68 @@ def _export_program(request: ExportRequest, weightless: bool, fallback: str | No
 
 _MORE_INPUTS_ATTEMPTS = 3
 # The retry with real inputs runs the model's ops on values too (torch's real-tensor
-# propagation): it stops when the process's resident memory passes this (SAM 3's 1008 x 1008
-# image took 13.8 GB), checked every 50 ms, so one op may pass it before it stops.
-REAL_RETRY_RESIDENT = 1500 * 2**20  # bytes
+# propagation): what it allocates is bounded so that the process stays within this (SAM 3's
+# 1008 x 1008 image took 13.8 GB; LightGlue's image pair 2.1 GB in one op).
+REAL_RETRY_RESIDENT = 1536 * 2**20  # bytes
 
 
 class _RetryTooLarge(Exception):
     """The retry with real inputs passed REAL_RETRY_RESIDENT."""
 
 
-def _resident_bytes() -> int:
-    with open("/proc/self/statm") as statm:
-        return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+def _status_bytes(field: str) -> int:
+    with open("/proc/self/status") as status:
+        for line in status:
+            if line.startswith(field + ":"):
+                return int(line.split()[1]) * 1024
+    raise OSError(f"/proc/self/status has no {field}")
 
 
 @contextlib.contextmanager
-def _resident_at_most(limit: int):
-    """Raises _RetryTooLarge in the main thread once resident memory passes `limit`
-    (elsewhere, or without /proc, nothing is bounded)."""
+def _resident_at_most(limit: int, untouched: int):
+    """Bounds the retry's memory at `limit` resident bytes, two ways: allocations fail past
+    the data the process has mapped now plus the headroom left and `untouched` (torch gives
+    the weights real storage it never fills: mapped, not resident), so no single op passes
+    it; and every 50 ms the resident memory is read, so a run of smaller ops does not either
+    (the main thread only). Raises _RetryTooLarge; nothing is bounded where /proc cannot be
+    read."""
+    import resource
     import signal
     import threading
 
-    if threading.current_thread() is not threading.main_thread() or \
-            not os.path.exists("/proc/self/statm"):
+    try:
+        headroom = max(limit - _status_bytes("VmRSS"), 0)
+        previous = resource.getrlimit(resource.RLIMIT_DATA)
+        bound = _status_bytes("VmData") + headroom + untouched
+        if previous[1] != resource.RLIM_INFINITY:
+            bound = min(bound, previous[1])
+        resource.setrlimit(resource.RLIMIT_DATA, (bound, previous[1]))
+    except (OSError, ValueError):
         yield
         return
 
     def check(signum, frame):
-        if _resident_bytes() > limit:
+        if _status_bytes("VmRSS") > limit:
             signal.setitimer(signal.ITIMER_REAL, 0)
             raise _RetryTooLarge(f"resident memory passed {limit} bytes")
 
-    previous = signal.signal(signal.SIGALRM, check)
-    signal.setitimer(signal.ITIMER_REAL, 0.05, 0.05)
+    timed = threading.current_thread() is threading.main_thread()
+    if timed:
+        handler = signal.signal(signal.SIGALRM, check)
+        signal.setitimer(signal.ITIMER_REAL, 0.05, 0.05)
     try:
         yield
+    except MemoryError as exc:
+        raise _RetryTooLarge(f"resident memory would pass {limit} bytes") from exc
+    except RuntimeError as exc:
+        if "can't allocate memory" in str(exc) or "not enough memory" in str(exc):
+            raise _RetryTooLarge(f"resident memory would pass {limit} bytes") from exc
+        raise
     finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
+        if timed:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, handler)
+        resource.setrlimit(resource.RLIMIT_DATA, previous)
 
 
 def _stopped_at_bound(exc: BaseException) -> bool:
@@ -273,7 +297,8 @@ def _stopped_at_bound(exc: BaseException) -> bool:
     for _ in range(8):
         if seen is None:
             return False
-        if isinstance(seen, _RetryTooLarge):
+        if isinstance(seen, (_RetryTooLarge, MemoryError)) or \
+                "can't allocate memory" in str(seen):
             return True
         seen = seen.__cause__ or seen.__context__
     return False
@@ -290,7 +315,7 @@ def _torch_export(request: ExportRequest, model, args, kwargs, mode):
     import torch
     import torch._functorch.config as functorch_config
 
-    from opscope_export.data_free import needs_data, real_buffers, real_inputs
+    from opscope_export.data_free import needs_data, real_buffers, real_inputs, state_bytes
 
     # The failure reported: the model's own, not one of a retry's inputs; but a value torch
     # cannot know (a branch on the weights' values) once the retries got that far.
@@ -303,8 +328,8 @@ def _torch_export(request: ExportRequest, model, args, kwargs, mode):
             # helper's stderr is one error line; OPSCOPE_DEBUG=1 keeps it).
             chatter = contextlib.redirect_stderr(io.StringIO()) \
                 if os.environ.get("OPSCOPE_DEBUG") != "1" else contextlib.nullcontext()
-            bound = _resident_at_most(REAL_RETRY_RESIDENT) if real else \
-                contextlib.nullcontext()
+            bound = _resident_at_most(REAL_RETRY_RESIDENT, state_bytes(model)) if real \
+                else contextlib.nullcontext()
             with torch.no_grad(), chatter, functorch_config.patch(
                     fake_tensor_propagate_real_tensors=real), bound:
                 return torch.export.export(model, args, kwargs=kwargs or None), kwargs
