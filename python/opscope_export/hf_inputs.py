@@ -459,6 +459,46 @@ def _features_last(kwargs: dict, text: str) -> dict | None:
     return {**kwargs, floats[0]: torch.randn(value.shape[0], value.shape[2], value.shape[1])}
 
 
+def _mask_of_input(model, kwargs: dict, name: str):
+    """Ones for `name`, the mask of another input (`input_features_mask` of
+    `input_features`), each dimension as long as that input's dimension its docstring names
+    alike (AudioFlamingo 3: (batch_size, sequence_length) of (batch_size, feature_size,
+    sequence_length)); None otherwise."""
+    import torch
+
+    value = kwargs.get(name.removesuffix("_mask"))
+    if not name.endswith("_mask") or not isinstance(value, torch.Tensor):
+        return None
+    mask_dims = [d.strip() for d in (_documented_shape(model, name) or "").split(",")]
+    input_dims = [d.strip() for d in
+                  (_documented_shape(model, name.removesuffix("_mask")) or "").split(",")]
+    if len(input_dims) != value.dim() or not all(d in input_dims for d in mask_dims):
+        return None
+    return torch.ones(*[value.shape[input_dims.index(d)] for d in mask_dims],
+                      dtype=torch.int64)
+
+
+_SHAPE_IN_ERROR = re.compile(r"must be a (\d)D tensor of shape \(([^)]*)\)")
+
+
+def _as_the_error_says(model, kwargs: dict, text: str) -> dict | None:
+    """`kwargs` with its main input in the shape the model's own error gives, when the config
+    sizes every dimension (LightGlue: `Input must be a 5D tensor of shape (batch_size, 2,
+    num_channels, height, width)`, an image pair)."""
+    import torch
+
+    match = _SHAPE_IN_ERROR.search(text)
+    name = getattr(model, "main_input_name", None)
+    value = kwargs.get(name)
+    if not match or not isinstance(value, torch.Tensor) or not value.is_floating_point():
+        return None
+    dims = [_dimension(model.config, dim.strip()) for dim in match.group(2).split(",")]
+    if len(dims) != int(match.group(1)) or any(d is None for d in dims) or \
+            list(value.shape) == dims:
+        return None
+    return {**kwargs, name: torch.randn(*dims)}
+
+
 def inputs_wanted_by(model, kwargs: dict, exc: BaseException) -> dict | None:
     """`kwargs` with one input in the other layout (`_other_layout`, `_features_last`), or
     with a channel axis (`_with_channel_axis`), or one more argument
@@ -475,7 +515,7 @@ def inputs_wanted_by(model, kwargs: dict, exc: BaseException) -> dict | None:
         text += f" {seen}"
         seen = seen.__cause__ or seen.__context__
     for reshaped in (_other_layout(kwargs, text), _with_channel_axis(model, kwargs, text),
-                     _features_last(kwargs, text)):
+                     _features_last(kwargs, text), _as_the_error_says(model, kwargs, text)):
         if reshaped is not None:
             return reshaped
     parameters = _parameters(model)
@@ -488,6 +528,11 @@ def inputs_wanted_by(model, kwargs: dict, exc: BaseException) -> dict | None:
         value = _derive(name, model, model.config)
         if value is not None:
             return {**kwargs, name: value}
+    if "NoneType" in text:
+        for name in missing:
+            mask = _mask_of_input(model, kwargs, name)
+            if mask is not None:
+                return {**kwargs, name: mask}
     if "NoneType" in text and "attention_mask" in missing:
         ids = kwargs.get("input_ids")
         length = ids.shape[-1] if isinstance(ids, torch.Tensor) else SEQUENCE_LENGTH
