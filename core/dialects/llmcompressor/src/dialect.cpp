@@ -6,8 +6,12 @@
 
 #include <re2/re2.h>
 
+#include <algorithm>
 #include <cctype>
+#include <cstdint>
 #include <filesystem>
+#include <mutex>
+#include <string_view>
 
 namespace opscope::dialects::llmcompressor {
 namespace {
@@ -57,9 +61,12 @@ public:
 
   std::vector<Finding> diagnose(const index::Index& model) const override {
     std::vector<Finding> out;
-    for (const Modifier& modifier : modifiers_) {
-      std::vector<Finding> found =
-          llmcompressor::diagnose(modifier, resolve(modifier, model), model);
+    std::shared_ptr<const std::vector<Resolution>> resolved = resolutions(model);
+    for (std::size_t i = 0; i < modifiers_.size(); ++i) {
+      std::vector<Finding> found = llmcompressor::diagnose(modifiers_[i], (*resolved)[i], model);
+      for (Finding& finding : found)
+        for (Replacement& fix : finding.fixes)
+          fix.range = contents(fix.range);
       out.insert(out.end(), std::make_move_iterator(found.begin()),
                  std::make_move_iterator(found.end()));
     }
@@ -71,7 +78,10 @@ public:
     const Modifier* modifier = modifier_at(cursor);
     if (!modifier)
       return std::nullopt;
-    return llmcompressor::hover(*modifier, resolve(*modifier, model), model, cursor);
+    std::shared_ptr<const std::vector<Resolution>> resolved = resolutions(model);
+    return llmcompressor::hover(*modifier,
+                                (*resolved)[static_cast<std::size_t>(modifier - modifiers_.data())],
+                                model, cursor);
   }
 
   // Only the names that hold what is typed before the cursor (its characters in order, any
@@ -85,8 +95,11 @@ public:
     std::vector<Suggestion> found = llmcompressor::complete(*modifier, model, cursor);
     if (found.empty())
       return found;
-    std::string typed = typed_before(found.front().replace, cursor);
+    config::Range replace = contents(found.front().replace);
+    std::string typed = typed_before(replace, cursor);
     std::erase_if(found, [&](const Suggestion& s) { return !holds_in_order(s.label, typed); });
+    for (Suggestion& s : found)
+      s.replace = replace;
     return found;
   }
 
@@ -105,15 +118,97 @@ private:
     return found ? found : (modifiers_.empty() ? nullptr : &modifiers_.front());
   }
 
-  // The text between the start of the string being typed and the cursor.
-  std::string typed_before(const config::Range& replace, config::Position cursor) const {
-    if (replace.start.line != cursor.line || cursor.byte_col < replace.start.byte_col)
-      return "";
+  // Every modifier resolved on `model`, once per model: the background check and every hover
+  // of this revision share it (resolving a 100-entry list over a 70B model's modules takes
+  // milliseconds; a hover must take less than one). Keyed by what resolve() reads, so a model
+  // reloaded at the same address is never answered with another model's module numbers.
+  std::shared_ptr<const std::vector<Resolution>> resolutions(const index::Index& model) const {
+    std::uint64_t key = fingerprint(model);
+    {
+      std::lock_guard lock(mutex_);
+      if (resolved_ && resolved_key_ == key)
+        return resolved_;
+    }
+    auto made = std::make_shared<std::vector<Resolution>>();
+    for (const Modifier& modifier : modifiers_)
+      made->push_back(resolve(modifier, model));
+    std::lock_guard lock(mutex_);
+    resolved_key_ = key;
+    resolved_ = std::move(made);
+    return resolved_;
+  }
+
+  // The archive's content hash where the index has one, else the names, classes and shapes.
+  static std::uint64_t fingerprint(const index::Index& model) {
+    std::uint64_t h = 1469598103934665603ull; // FNV-1a
+    auto mix = [&h](std::string_view bytes) {
+      for (unsigned char c : bytes)
+        h = (h ^ c) * 1099511628211ull;
+      h = (h ^ 0xff) * 1099511628211ull; // a separator: ("ab", "c") is not ("a", "bc")
+    };
+    const auto& modules = model.named_modules();
+    mix(std::to_string(modules.size()) + "/" + std::to_string(model.parameters.size()));
+    if (!model.provenance.archive_hash.empty()) {
+      mix(model.provenance.archive_hash);
+      return h;
+    }
+    for (const index::ModuleObject& m : modules) {
+      mix(m.name);
+      mix(m.type);
+      mix(std::to_string(m.mro.size() + 2 * m.aliases.size()) + (m.output_embeddings ? "h" : ""));
+    }
+    for (const index::Parameter& p : model.parameters) {
+      mix(p.name);
+      for (std::int64_t d : p.shape)
+        mix(std::to_string(d));
+    }
+    return h;
+  }
+
+  // Where `line` starts in the text (npos past its end).
+  std::size_t line_start(int line) const {
     std::size_t at = 0;
-    for (int line = 0; line < cursor.line && at != std::string::npos; ++line)
+    for (int i = 0; i < line && at != std::string::npos; ++i)
       if ((at = text_.find('\n', at)) != std::string::npos)
         ++at;
-    if (at == std::string::npos)
+    return at;
+  }
+
+  // A written string's contents: the features' ranges keep the quotes of a string written with
+  // escapes (`"re:.*layers\\.0$"`, whose text is shorter than its range), and an edit there
+  // would drop them. Past a Python prefix (r, b, u, f) and the quotes, whatever was written.
+  config::Range contents(config::Range r) const {
+    std::size_t at = line_start(r.start.line);
+    if (r.start.line != r.end.line || at == std::string::npos)
+      return r;
+    std::string_view line(text_);
+    line = line.substr(at, std::min(line.size() - at, static_cast<std::size_t>(r.end.byte_col)));
+    auto start = static_cast<std::size_t>(r.start.byte_col);
+    auto end = line.size();
+    if (start >= end)
+      return r;
+    std::size_t open = start;
+    while (open < end && std::string_view("rRbBuUfF").find(line[open]) != std::string_view::npos)
+      ++open;
+    if (open >= end || (line[open] != '"' && line[open] != '\'') || line[end - 1] != line[open])
+      return r;
+    std::size_t quotes = line.substr(open).starts_with(std::string(3, line[open])) &&
+                                 end - open >= 6 &&
+                                 line.substr(end - 3) == std::string(3, line[open])
+                             ? 3
+                             : 1;
+    if (end - open < 2 * quotes)
+      return r;
+    r.start.byte_col = static_cast<int>(open + quotes);
+    r.end.byte_col = static_cast<int>(end - quotes);
+    return r;
+  }
+
+  // The text between the start of the string being typed and the cursor.
+  std::string typed_before(const config::Range& replace, config::Position cursor) const {
+    std::size_t at = line_start(cursor.line);
+    if (replace.start.line != cursor.line || cursor.byte_col < replace.start.byte_col ||
+        at == std::string::npos)
       return "";
     std::size_t from = at + static_cast<std::size_t>(replace.start.byte_col);
     std::size_t to = at + static_cast<std::size_t>(cursor.byte_col);
@@ -132,6 +227,9 @@ private:
   std::vector<Modifier> modifiers_;
   std::optional<std::string> model_;
   std::string text_; // for what is typed before the cursor
+  mutable std::mutex mutex_;
+  mutable std::uint64_t resolved_key_ = 0;
+  mutable std::shared_ptr<const std::vector<Resolution>> resolved_;
 };
 
 class LlmCompressorDialect final : public Dialect {

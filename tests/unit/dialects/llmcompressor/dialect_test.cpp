@@ -1,0 +1,81 @@
+// The dialect as the editor asks it: completion keeps the names holding what is typed, and its
+// edits (completion's and the quick fixes') replace a string's contents, never its quotes, also
+// where the string is written with escapes (a Python regex `"re:.*layers\\.0$"`), so accepting
+// one leaves valid Python and JSON.
+#include "opscope/dialects/llmcompressor/dialect.h"
+#include "tiny_gemma3.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+namespace opscope::dialects::llmcompressor {
+namespace {
+
+using testing::tiny_gemma3;
+
+std::string line_of(const std::string& text, int line) {
+  std::size_t at = 0;
+  for (int i = 0; i < line; ++i)
+    at = text.find('\n', at) + 1;
+  return text.substr(at, text.find('\n', at) - at);
+}
+
+// `text` with `range` (on one line) replaced by `with`.
+std::string edited(const std::string& text, const config::Range& range, const std::string& with) {
+  std::string line = line_of(text, range.start.line);
+  return line.substr(0, static_cast<std::size_t>(range.start.byte_col)) + with +
+         line.substr(static_cast<std::size_t>(range.end.byte_col));
+}
+
+const std::string kScript = "recipe = QuantizationModifier(scheme='W4A16', ignore=[\n"
+                            "    \"re:.*vision_tower\\\\.encoder\",\n"
+                            "    \"language_model.lm_head\",\n"
+                            "])\n";
+
+std::vector<std::string> labels(const std::vector<Suggestion>& found) {
+  std::vector<std::string> out;
+  for (const Suggestion& s : found)
+    out.push_back(s.label);
+  return out;
+}
+
+TEST(LlmcompressorDialect, CompletionInAnEscapedStringReplacesItsContentsAndFiltersByWhatIsTyped) {
+  const index::Index model = tiny_gemma3();
+  auto doc = dialect().read("/w/quantize.py", kScript);
+  // After `"re` of the escaped regex entry.
+  std::vector<Suggestion> found = doc->complete(model, {1, 7});
+  std::vector<std::string> names = labels(found);
+  ASSERT_FALSE(found.empty());
+  EXPECT_TRUE(std::all_of(names.begin(), names.end(),
+                          [](const std::string& l) { return l.find('r') != std::string::npos; }));
+  EXPECT_NE(std::find(names.begin(), names.end(), "re:.*lm_head$"), names.end());
+  EXPECT_EQ(edited(kScript, found.front().replace, "lm_head"), "    \"lm_head\",");
+  // After `"lan` of the next entry: the decoder's names, not the head nor the classes.
+  found = doc->complete(model, {2, 8});
+  names = labels(found);
+  EXPECT_NE(std::find(names.begin(), names.end(), "model.language_model.layers.0.self_attn.q_proj"),
+            names.end());
+  EXPECT_EQ(std::find(names.begin(), names.end(), "lm_head"), names.end());
+  EXPECT_EQ(std::find(names.begin(), names.end(), "Linear"), names.end());
+}
+
+TEST(LlmcompressorDialect, TheHeadsQuickFixKeepsTheQuotes) {
+  const index::Index model = tiny_gemma3();
+  const std::string json = "{\"quantization_config\": {\"config_groups\": {\"g\": "
+                           "{\"targets\": [\"Linear\"], \"weights\": {\"num_bits\": 4}}},\n"
+                           "  \"ignore\": [\"language_model.lm_head\"]}}\n";
+  auto doc = dialect().read("/w/ckpt/config.json", json);
+  EXPECT_EQ(doc->model(), "/w/ckpt");
+  std::vector<Finding> found = doc->diagnose(model);
+  auto no_match = std::find_if(found.begin(), found.end(),
+                               [](const Finding& f) { return f.code == "no-match"; });
+  ASSERT_NE(no_match, found.end());
+  ASSERT_FALSE(no_match->fixes.empty());
+  const Replacement& fix = no_match->fixes.front();
+  EXPECT_EQ(fix.new_text, "lm_head");
+  EXPECT_EQ(edited(json, fix.range, fix.new_text), "  \"ignore\": [\"lm_head\"]}}");
+}
+
+} // namespace
+} // namespace opscope::dialects::llmcompressor
