@@ -244,17 +244,20 @@ def test_a_recipe_yaml_is_checked_on_the_model_its_opscope_yaml_names(workspace)
             GPTQModifier:
               targets: [Linear]
               scheme: W4A16
-              ignore: [lm_head, "re:.*gate_projj$"]
+              ignore: [lm_head, "re:.*gate_projj$", model.layers.1.mlp.up_projx]
         """))
     # An opscope.yaml naming a model opscope exports runs only with consent (--trust).
     result = opscope(workspace, "check", "--trust", "--format", "json", str(recipe))
     found = [d for d in diagnostics(result) if d["code"] == "no-match"]
-    assert len(found) == 1 and "gate_projj" in found[0]["message"], result.stdout + result.stderr
+    assert len(found) == 2 and "gate_projj" in found[0]["message"], result.stdout + result.stderr
     assert found[0]["range"]["start"][0] == 6
+    # A misspelt last part: its siblings are compared first.
+    assert "did you mean `model.layers.1.mlp.up_proj`?" in found[1]["message"], found[1]
     said, ignored = explained(opscope(workspace, "explain", "--trust", "--json", str(recipe)))
     assert ignored == {"lm_head": "lm_head"}
     assert said == initialized("GPTQModifier", {"targets": ["Linear"], "scheme": "W4A16",
-                                                "ignore": ["lm_head", "re:.*gate_projj$"]})
+                                                "ignore": ["lm_head", "re:.*gate_projj$",
+                                                           "model.layers.1.mlp.up_projx"]})
 
 
 def test_a_refused_recipe_fails_explain_with_llm_compressors_reason(workspace):

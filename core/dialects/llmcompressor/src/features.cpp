@@ -87,6 +87,17 @@ std::vector<std::string> did_you_mean(const std::string& text, const index::Inde
     if (!suffixed.empty() && suffixed.size() <= 3)
       return suffixed;
   }
+  // A misspelt last part of a module that exists (`model.layers.3.mlp.up_projx`): its
+  // siblings, before comparing with every name of a model that has thousands.
+  if (auto dot = wanted.rfind('.'); dot != std::string::npos && !text.starts_with("re:"))
+    if (int parent = model.find_module_object(wanted.substr(0, dot)); parent >= 0) {
+      std::vector<std::string> siblings;
+      for (int child : modules[static_cast<std::size_t>(parent)].children)
+        if (child >= 0 && static_cast<std::size_t>(child) < modules.size())
+          siblings.push_back(modules[static_cast<std::size_t>(child)].name);
+      if (std::vector<std::string> near = index::nearest_names(wanted, siblings); !near.empty())
+        return near;
+    }
   std::set<std::string> names;
   for (const ModuleObject& m : modules) {
     if (m.name.empty())
