@@ -98,6 +98,18 @@ torch::Tensor fake_quantize(const torch::Tensor& weight, const Quantization& q) 
   return dequantized.view(weight.sizes()).to(weight.scalar_type());
 }
 
+torch::Tensor fold_norm(const torch::Tensor& weight, const torch::Tensor& gamma,
+                        const torch::Tensor& running_var, double eps, int axis) {
+  if (weight.dim() < 2 || axis < 0 || axis > 1 || gamma.numel() != weight.size(axis) ||
+      running_var.numel() != weight.size(axis))
+    throw std::invalid_argument("its batch norm's gamma and running_var do not match its "
+                                "output channels");
+  std::vector<std::int64_t> shape(static_cast<std::size_t>(weight.dim()), 1);
+  shape[static_cast<std::size_t>(axis)] = -1;
+  const torch::Tensor scale = gamma / torch::sqrt(running_var + eps);
+  return (weight * scale.reshape(shape)).to(weight.scalar_type()).contiguous();
+}
+
 Error error_of(const torch::Tensor& weight, const torch::Tensor& quantized) {
   const torch::Tensor w = weight.to(torch::kFloat64);
   const double signal = w.square().sum().item<double>();

@@ -30,6 +30,12 @@ struct Quantization {
 // The weight as prepare()'s fake-quant returns it. `weight` is contiguous and floating.
 torch::Tensor fake_quantize(const torch::Tensor& weight, const Quantization& q);
 
+// A conv weight scaled by the batch norm after it, as prepare()'s conv-bn rewrite feeds it to
+// the weight fake-quant (coreai-opt's _compute_fused_conv_bn_params, the same fp32 order):
+// (weight * (gamma / sqrt(running_var + eps)).reshape(per output channel)).to(weight's dtype).
+torch::Tensor fold_norm(const torch::Tensor& weight, const torch::Tensor& gamma,
+                        const torch::Tensor& running_var, double eps, int axis);
+
 struct Error {
   double sqnr_db = 0;        // 10 log10(|w|^2 / |w - q(w)|^2); +inf when nothing is lost
   double relative_error = 0; // |w - q(w)| / |w|

@@ -6,6 +6,8 @@
 // Output, JSON lines as each tensor is done: first {"weights": true} or {"weightless": true}
 // (then nothing more), then {"parameter", "sqnr_db" (null: nothing lost), "relative_error"}
 // or {"parameter", "error"} per tensor, in the request's order.
+// "fold": {"weight", "running_var", "eps", "axis"} scales the weight by its batch norm first
+// (fake_quantize.h's fold_norm).
 // Exit codes: 0 done, 1 the archive or request is unusable, 2 bad usage.
 #include "fake_quantize.h"
 #include "weight_records.h"
@@ -65,6 +67,12 @@ nlohmann::json measure(const opscope::weights::WeightRecords& records, const nlo
     torch::Tensor weight = records.read(name);
     if (!weight.is_floating_point())
       throw WeightError("'" + name + "' is not a floating tensor");
+    if (t.contains("fold")) { // a conv's weight as its batch norm scales it before the fake-quant
+      const nlohmann::json& fold = t["fold"];
+      weight = fold_norm(weight, records.read(fold.at("weight").get<std::string>()),
+                         records.read(fold.at("running_var").get<std::string>()),
+                         fold.at("eps").get<double>(), fold.at("axis").get<int>());
+    }
     const Error e = error_of(weight, fake_quantize(weight, q));
     row["sqnr_db"] = std::isinf(e.sqnr_db) ? nlohmann::json(nullptr) : nlohmann::json(e.sqnr_db);
     row["relative_error"] = e.relative_error;

@@ -56,12 +56,18 @@ std::string request_text(const index::Index& index, const std::vector<WeightErro
     if (!r.quantization.not_computed.empty())
       continue;
     const resolve::WeightQuantization& q = r.quantization;
-    tensors.push_back({{"parameter", index.parameters[static_cast<std::size_t>(q.parameter)].name},
-                       {"qscheme", q.qscheme},
-                       {"formulation", q.formulation},
-                       {"quant_min", q.quant_min},
-                       {"quant_max", q.quant_max},
-                       {"block_size", q.block_size}});
+    nlohmann::json t = {{"parameter", index.parameters[static_cast<std::size_t>(q.parameter)].name},
+                        {"qscheme", q.qscheme},
+                        {"formulation", q.formulation},
+                        {"quant_min", q.quant_min},
+                        {"quant_max", q.quant_max},
+                        {"block_size", q.block_size}};
+    if (q.fold)
+      t["fold"] = {{"weight", q.fold->weight},
+                   {"running_var", q.fold->running_var},
+                   {"eps", q.fold->eps},
+                   {"axis", q.fold->axis}};
+    tensors.push_back(std::move(t));
   }
   return nlohmann::json{{"tensors", tensors}}.dump();
 }
@@ -126,6 +132,8 @@ void measure(const std::string& archive, const index::Index& index, WeightErrorR
 
 std::string quantization_text(const index::Parameter& p, const resolve::WeightQuantization& q) {
   std::string text = q.dtype + " " + q.qscheme + (q.formulation == "minval" ? " minval" : "");
+  if (q.fold)
+    text = "(x bn) " + text;
   if (q.block_size == p.shape)
     return text + " per tensor";
   int channel_axis = -1, differing = 0;
@@ -218,6 +226,7 @@ nlohmann::ordered_json weight_error_json(const WeightErrorReport& report,
                     {"qscheme", q.qscheme},
                     {"qformulation", q.formulation},
                     {"block_size", q.block_size},
+                    {"folded_with", q.fold ? nlohmann::ordered_json(q.fold->weight) : nullptr},
                     {"sqnr_db", r.sqnr_db ? nlohmann::ordered_json(*r.sqnr_db) : nullptr},
                     {"relative_error", r.relative_error}});
   }

@@ -87,6 +87,33 @@ WeightQuantization quantization_of(const index::Parameter& p, const json& spec,
   return q;
 }
 
+// The batch norm a graph-mode conv's weight is folded with before its fake-quant, if any: the
+// conv's one consumer, a batch_norm reading gamma, beta, running mean and variance.
+std::optional<WeightQuantization::NormFold> norm_fold(const index::Index& index,
+                                                      const WeightDecision& d) {
+  const int reader = d.op >= 0 ? d.op : d.readers.empty() ? -1 : d.readers.front().op;
+  if (reader < 0)
+    return std::nullopt;
+  const index::Op& conv = index.ops[static_cast<std::size_t>(reader)];
+  if (conv.type.rfind("conv", 0) != 0 || conv.outputs.size() != 1 ||
+      conv.outputs.front().second.size() != 1)
+    return std::nullopt;
+  const index::Op* norm = index.find_op(conv.outputs.front().second.front());
+  if (!norm || norm->type != "batch_norm")
+    return std::nullopt;
+  std::vector<std::string> states;
+  for (const index::InputEdge& in : norm->inputs)
+    if (in.is_state)
+      states.push_back(in.producer);
+  if (states.size() != 4)
+    return std::nullopt;
+  WeightQuantization::NormFold fold;
+  fold.weight = states[0];
+  fold.running_var = states[3];
+  fold.axis = conv.type.rfind("conv_transpose", 0) == 0 ? 1 : 0;
+  return fold;
+}
+
 } // namespace
 
 std::vector<WeightQuantization> quantized_weights(const config::ConfigDocument& document,
@@ -119,6 +146,8 @@ std::vector<WeightQuantization> quantized_weights(const config::ConfigDocument& 
     bool fits = true;
     WeightQuantization q = quantization_of(p, d.spec, module_type, fits);
     q.parameter = d.parameter;
+    if (graph && q.not_computed.empty())
+      q.fold = norm_fold(index, d);
     if (fits)
       out.push_back(std::move(q));
   }

@@ -10,6 +10,7 @@
 #include "opscope/resolve/resolve.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -23,6 +24,16 @@ struct WeightQuantization {
   std::int64_t quant_min = 0;
   std::int64_t quant_max = 0;
   std::vector<std::int64_t> block_size; // one extent per axis of the weight
+  // Graph mode, a conv whose output goes to a batch norm: prepare() (torchao's conv-bn QAT
+  // rewrite, coreai-opt's _conv_bn_utils.py) fake-quantizes the weight scaled per output
+  // channel by gamma / sqrt(running_var + eps). The index keeps no eps: BatchNorm's default.
+  struct NormFold {
+    std::string weight; // gamma
+    std::string running_var;
+    double eps = 1e-5;
+    int axis = 0; // the output-channel axis (1 for a transposed conv)
+  };
+  std::optional<NormFold> fold;
   // Why this weight's error is not computed (a float dtype, a float_range, an e8m0 scale, a
   // spec this port does not know); the fields above are then unset.
   std::string not_computed;
