@@ -114,6 +114,10 @@ int main(int argc, char** argv) {
     }
     std::cout << "{\"weights\": true}" << std::endl;
     torch::NoGradGuard no_grad;
+    // One thread: each op here is a pass or two over one tensor, and OpenMP's threads cost
+    // four times the CPU for it (ResNet-18's weights on the 2-core machine: 1.26 s of CPU
+    // with the default threads, 0.32 s with one; bench/weight_error.py).
+    torch::set_num_threads(1);
     for (const nlohmann::json& t : request["tensors"])
       std::cout << measure(records, t).dump() << std::endl;
     return 0;
