@@ -246,3 +246,22 @@ def test_weight_error_is_coreai_opts(name, opscope_bin, tmp_path, coreai_opt):
           f"{SUMMARY['cases']} cases, max |dB difference| {SUMMARY['max_diff']:.2e}, "
           f"prepare + forwards {SUMMARY['prepare_s']:.1f} s, explain {SUMMARY['explain_s']:.1f} s")
     assert not failures, "\n".join(failures[:40])
+
+
+def test_a_weightless_archive_says_so_once(fixture_archive, opscope_bin, tmp_path):
+    """opscope export's default archive has no weight data: explain measures nothing and says
+    why in one line (text) or one field (JSON), and explains the rest as before."""
+    archive = fixture_archive("resnet18")
+    config = tmp_path / "int8.json"
+    config.write_text(json.dumps(CONFIGS["int8-per-channel"]))
+    text = subprocess.run([opscope_bin, "explain", str(config), "--model", archive, "--quiet"],
+                          capture_output=True, text=True, timeout=300)
+    assert text.returncode == 0, text.stderr
+    lines = [line for line in text.stdout.splitlines() if line.startswith("weight error")]
+    assert lines == ["weight error: not measured: no weights in this archive (exported "
+                     "weightless; `opscope export --with-weights` keeps them)"], lines
+    assert "projected size:" in text.stdout
+    as_json = subprocess.run([opscope_bin, "explain", str(config), "--model", archive, "--json",
+                              "--quiet"], capture_output=True, text=True, timeout=300)
+    report = json.loads(as_json.stdout)["weight_error"]
+    assert report == {"unavailable": lines[0].removeprefix("weight error: not measured: ")}

@@ -70,7 +70,12 @@ CommandSpec explain_spec() {
       "decided_by: {op, entry}}]; a module called under an alias has canonical.\n"
       "Both: \"size\": {bits_per_weight, bits, bytes: {before, after}, weights, modules}, the\n"
       "projected size as bits_per_weight() counts it (graph mode: the weight fake-quants\n"
-      "prepare() inserts), or {unavailable: why}; the text ends with it.",
+      "prepare() inserts), or {unavailable: why}; the text ends with it.\n"
+      "The Quantizer on a .pt2 archive saved with its weights: \"weight_error\":\n"
+      "{parameters: [{parameter, dtype, qscheme, qformulation, block_size, folded_with,\n"
+      "sqnr_db, relative_error}], worst: [...]}, each quantized weight fake-quantized as\n"
+      "prepare() does (opscope-weights), or {unavailable: why} (a weightless archive);\n"
+      "the text adds its table and the three worst layers.",
       cli::model_options(false),
       {"CONFIG"}};
   spec.options.insert(spec.options.begin(),
