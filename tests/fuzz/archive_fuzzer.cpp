@@ -7,6 +7,7 @@
 #include "opscope/inspect/archive.h"
 #include "opscope/inspect/eager_mode.h"
 #include "opscope/inspect/graph_mode.h"
+#include "opscope/inspect/weight_table.h"
 
 #include <zip.h>
 
@@ -92,6 +93,14 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     try {
       check_built(inspect::build_eager_index(archive));
     } catch (const inspect::ArchiveError&) {
+    }
+    try { // the weights table `opscope-inspect --stores-weights` and opscope-weights read
+      if (archive.records) {
+        const auto table = inspect::read_weight_table(*archive.records, "fuzz.pt2");
+        (void)inspect::exported_weightless(*archive.records, table);
+      }
+    } catch (const inspect::ArchiveError&) {
+    } catch (const inspect::ZipRecordsError&) {
     }
   } catch (const inspect::ArchiveError&) {
   }
