@@ -2,8 +2,8 @@
 
 #include "opscope/features/completion.h"
 #include "opscope/features/definition.h"
-#include "opscope/features/dialect.h"
 #include "opscope/features/diagnostics.h"
+#include "opscope/features/dialect.h"
 #include "opscope/features/hover.h"
 #include "opscope/features/projected_size.h"
 #include "opscope/features/schema_completion.h"

@@ -117,9 +117,10 @@ std::optional<std::string> granularity_needing_axis(const json& spec) {
 
 } // namespace
 
-std::optional<std::vector<std::int64_t>>
-quant_block_size(const index::Parameter& w, const json& spec, const std::string& module_type,
-                 std::string& why) {
+std::optional<std::vector<std::int64_t>> quant_block_size(const index::Parameter& w,
+                                                          const json& spec,
+                                                          const std::string& module_type,
+                                                          std::string& why) {
   const json g = granularity_of(spec);
   const std::string type = g.value("type", "per_tensor");
   const auto axes = default_axes(module_type);
