@@ -3,7 +3,9 @@
 #include "opscope/dialects/llmcompressor/config.h"
 
 #include "fields.h"
+
 #include "opscope/config/python_calls.h"
+#include "opscope/config/scalar_values.h"
 #include "opscope/config/tree.h"
 
 #include <algorithm>
@@ -28,7 +30,7 @@ bool is_modifier(std::string_view key) {
 void read_recipe_level(const Node& map, const std::string& stage, int depth,
                        std::vector<Modifier>& out) {
   for (const config::Entry& e : map.entries) {
-    const Node* value = detail::followed(e.value.get());
+    const Node* value = config::follow_aliases(e.value.get());
     if (is_modifier(e.key)) {
       Modifier m;
       m.source = Source::RecipeYaml;
@@ -56,7 +58,7 @@ std::vector<Modifier> read_document(const std::string& path, const std::string& 
   // A checkpoint: config.json's quantization_config (compressed-tensors' QuantizationConfig).
   for (const config::Entry& e : root->entries)
     if (e.key == "quantization_config" || e.key == "compression_config") {
-      const Node* q = detail::followed(e.value.get());
+      const Node* q = config::follow_aliases(e.value.get());
       if (!q || q->kind != Node::Kind::Map || !detail::find(*q, "config_groups"))
         continue;
       Modifier m;

@@ -1,6 +1,6 @@
 #include "fields.h"
 
-#include <charconv>
+#include "opscope/config/scalar_values.h"
 
 namespace opscope::dialects::llmcompressor::detail {
 namespace {
@@ -8,62 +8,22 @@ namespace {
 using config::Node;
 using config::ScalarType;
 
-bool is_null(const Node* n) {
-  if (!n || n->kind == Node::Kind::Null)
-    return true;
-  if (n->kind != Node::Kind::Scalar || n->quoted)
-    return false;
-  return n->scalar == "null" || n->scalar == "~" || n->scalar == "None" || n->scalar.empty();
-}
-
-bool is_string(const Node& n) {
-  return n.kind == Node::Kind::Scalar && n.type != ScalarType::Expression &&
-         n.type != ScalarType::Int && n.type != ScalarType::Float && n.type != ScalarType::Bool;
-}
-
-std::optional<long long> integer(const Node& n) {
-  if (n.kind != Node::Kind::Scalar || n.type == ScalarType::Expression ||
-      n.type == ScalarType::Str || n.type == ScalarType::Bool)
-    return std::nullopt;
-  long long v = 0;
-  const char* b = n.scalar.data();
-  const char* e = b + n.scalar.size();
-  if (b != e && *b == '+')
-    ++b;
-  auto [end, ec] = std::from_chars(b, e, v);
-  if (ec != std::errc() || end != e)
-    return std::nullopt;
-  return v;
-}
-
-std::optional<bool> boolean(const Node& n) {
-  if (n.kind != Node::Kind::Scalar || n.type == ScalarType::Expression)
-    return std::nullopt;
-  for (std::string_view t : {"true", "True", "TRUE"})
-    if (n.scalar == t)
-      return true;
-  for (std::string_view f : {"false", "False", "FALSE"})
-    if (n.scalar == f)
-      return false;
-  return std::nullopt;
-}
-
 // A list of strings; a lone string is a one-item list (validate_targets). Anything else is
 // unreadable.
 std::vector<Written> strings(const Node* n, Modifier& out) {
   std::vector<Written> items;
-  n = followed(n);
-  if (!n || is_null(n))
+  n = config::follow_aliases(n);
+  if (!n || config::is_null_value(n))
     return items;
   if (n->kind == Node::Kind::Seq) {
     for (const auto& item : n->items) {
-      const Node* i = followed(item.get());
-      if (i && is_string(*i))
+      const Node* i = config::follow_aliases(item.get());
+      if (i && config::is_string_value(*i))
         items.push_back({i->scalar, i->range});
       else
         out.unreadable.push_back(item ? item->range : n->range);
     }
-  } else if (is_string(*n)) {
+  } else if (config::is_string_value(*n)) {
     items.push_back({n->scalar, n->range});
   } else {
     out.unreadable.push_back(n->range);
@@ -72,8 +32,8 @@ std::vector<Written> strings(const Node* n, Modifier& out) {
 }
 
 std::optional<QuantArgs> quant_args(const Node* n, Modifier& out) {
-  n = followed(n);
-  if (!n || is_null(n))
+  n = config::follow_aliases(n);
+  if (!n || config::is_null_value(n))
     return std::nullopt;
   if (n->kind != Node::Kind::Map) {
     out.unreadable.push_back(n->range);
@@ -82,39 +42,39 @@ std::optional<QuantArgs> quant_args(const Node* n, Modifier& out) {
   QuantArgs a;
   a.range = n->range;
   for (const config::Entry& e : n->entries) {
-    const Node* v = followed(e.value.get());
+    const Node* v = config::follow_aliases(e.value.get());
     if (!v)
       continue;
     if (e.key == "num_bits") {
-      if (auto i = integer(*v))
+      if (auto i = config::integer_value(*v))
         a.num_bits = static_cast<int>(*i);
       else
         out.unreadable.push_back(v->range);
-    } else if (e.key == "type" && is_string(*v)) {
+    } else if (e.key == "type" && config::is_string_value(*v)) {
       a.type = v->scalar;
     } else if (e.key == "strategy") {
-      if (!is_null(v) && is_string(*v))
+      if (!config::is_null_value(v) && config::is_string_value(*v))
         a.strategy = v->scalar;
     } else if (e.key == "group_size") {
-      if (is_null(v))
+      if (config::is_null_value(v))
         a.group_size.reset();
-      else if (auto i = integer(*v))
+      else if (auto i = config::integer_value(*v))
         a.group_size = *i;
       else
         out.unreadable.push_back(v->range);
     } else if (e.key == "symmetric") {
-      if (auto b = boolean(*v))
+      if (auto b = config::boolean_value(*v))
         a.symmetric = *b;
     } else if (e.key == "dynamic") {
-      if (auto b = boolean(*v))
+      if (auto b = config::boolean_value(*v))
         a.dynamic = *b ? "true" : "false";
-      else if (is_string(*v))
+      else if (config::is_string_value(*v))
         a.dynamic = v->scalar;
     } else if (e.key == "block_structure") {
-      a.block_structure = !is_null(v);
+      a.block_structure = !config::is_null_value(v);
     } else if (e.key == "actorder") {
-      auto b = boolean(*v);
-      a.actorder = !is_null(v) && !(b && !*b);
+      auto b = config::boolean_value(*v);
+      a.actorder = !config::is_null_value(v) && !(b && !*b);
     }
   }
   return a;
@@ -129,8 +89,8 @@ SchemeArgs scheme_args(const Node& map, Modifier& out) {
 }
 
 void config_groups(const Node* n, Modifier& out) {
-  n = followed(n);
-  if (!n || is_null(n))
+  n = config::follow_aliases(n);
+  if (!n || config::is_null_value(n))
     return;
   if (n->kind != Node::Kind::Map) {
     out.unreadable.push_back(n->range);
@@ -138,7 +98,7 @@ void config_groups(const Node* n, Modifier& out) {
   }
   out.config_groups_set = true;
   for (const config::Entry& e : n->entries) {
-    const Node* g = followed(e.value.get());
+    const Node* g = config::follow_aliases(e.value.get());
     if (!g || g->kind != Node::Kind::Map) {
       out.unreadable.push_back(e.value ? e.value->range : e.key_range);
       continue;
@@ -153,10 +113,10 @@ void config_groups(const Node* n, Modifier& out) {
 }
 
 void scheme(const Node* n, Modifier& out) {
-  n = followed(n);
-  if (!n || is_null(n))
+  n = config::follow_aliases(n);
+  if (!n || config::is_null_value(n))
     return;
-  if (is_string(*n)) {
+  if (config::is_string_value(*n)) {
     out.scheme = Written{n->scalar, n->range};
     return;
   }
@@ -170,28 +130,30 @@ void scheme(const Node* n, Modifier& out) {
 
 // `[[balance...], smooth]` (SmoothQuant) or `{smooth_layer, balance_layers}` (AWQ).
 void mappings(const Node* n, Modifier& out) {
-  n = followed(n);
-  if (!n || is_null(n))
+  n = config::follow_aliases(n);
+  if (!n || config::is_null_value(n))
     return;
   if (n->kind != Node::Kind::Seq) {
     out.unreadable.push_back(n->range);
     return;
   }
   for (const auto& item : n->items) {
-    const Node* m = followed(item.get());
+    const Node* m = config::follow_aliases(item.get());
     if (!m)
       continue;
     Mapping mapping;
     mapping.range = m->range;
     if (m->kind == Node::Kind::Seq && m->items.size() == 2) {
       mapping.balance = strings(m->items[0].get(), out);
-      if (const Node* s = followed(m->items[1].get()); s && is_string(*s))
+      if (const Node* s = config::follow_aliases(m->items[1].get());
+          s && config::is_string_value(*s))
         mapping.smooth = Written{s->scalar, s->range};
       else
         out.unreadable.push_back(m->items[1] ? m->items[1]->range : m->range);
     } else if (m->kind == Node::Kind::Map) {
       mapping.balance = strings(find(*m, "balance_layers"), out);
-      if (const Node* s = followed(find(*m, "smooth_layer")); s && is_string(*s))
+      if (const Node* s = config::follow_aliases(find(*m, "smooth_layer"));
+          s && config::is_string_value(*s))
         mapping.smooth = Written{s->scalar, s->range};
     } else {
       out.unreadable.push_back(m->range);
@@ -202,12 +164,6 @@ void mappings(const Node* n, Modifier& out) {
 }
 
 } // namespace
-
-const Node* followed(const Node* n) {
-  for (int hops = 0; n && n->kind == Node::Kind::Alias && hops < 64; ++hops)
-    n = n->target;
-  return n && n->kind == Node::Kind::Alias ? nullptr : n;
-}
 
 const Node* find(const Node& map, std::string_view key) {
   if (map.kind != Node::Kind::Map)
@@ -221,7 +177,8 @@ const Node* find(const Node& map, std::string_view key) {
 void read_modifier(const Node& map, Modifier& out) {
   for (const config::Entry& e : map.entries)
     out.fields.push_back({e.key, e.key_range});
-  if (const Node* t = find(map, "targets"); t && !is_null(followed(t))) {
+  if (const Node* t = find(map, "targets");
+      t && !config::is_null_value(config::follow_aliases(t))) {
     out.targets_set = true;
     out.targets = strings(t, out);
   }
@@ -229,9 +186,10 @@ void read_modifier(const Node& map, Modifier& out) {
   scheme(find(map, "scheme"), out);
   config_groups(find(map, "config_groups"), out);
   mappings(find(map, "mappings"), out);
-  out.kv_cache_scheme = !is_null(followed(find(map, "kv_cache_scheme")));
-  if (const Node* b = followed(find(map, "bypass_divisibility_checks")))
-    out.bypass_divisibility_checks = boolean(*b).value_or(false);
+  out.kv_cache_scheme =
+      !config::is_null_value(config::follow_aliases(find(map, "kv_cache_scheme")));
+  if (const Node* b = config::follow_aliases(find(map, "bypass_divisibility_checks")))
+    out.bypass_divisibility_checks = config::boolean_value(*b).value_or(false);
   if (map.partial)
     out.unreadable.push_back(map.range);
 }
@@ -239,7 +197,7 @@ void read_modifier(const Node& map, Modifier& out) {
 void read_checkpoint(const Node& map, Modifier& out) {
   out.ignore = strings(find(map, "ignore"), out);
   config_groups(find(map, "config_groups"), out);
-  if (const Node* f = followed(find(map, "format")); f && is_string(*f))
+  if (const Node* f = config::follow_aliases(find(map, "format")); f && config::is_string_value(*f))
     out.format = Written{f->scalar, f->range};
 }
 

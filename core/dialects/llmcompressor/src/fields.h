@@ -9,7 +9,6 @@
 
 namespace opscope::dialects::llmcompressor::detail {
 
-const config::Node* followed(const config::Node* n);
 const config::Node* find(const config::Node& map, std::string_view key);
 
 // A modifier's fields (targets, ignore, scheme, config_groups, mappings, ...) from `map`.

@@ -1,73 +1,12 @@
 #include "fields.h"
 
-#include <charconv>
-#include <cmath>
-#include <cstdlib>
+#include "opscope/config/scalar_values.h"
 
 namespace opscope::dialects::peft::detail {
 namespace {
 
 using config::Node;
 using config::ScalarType;
-
-const Node* followed(const Node* n) {
-  for (int hops = 0; n && n->kind == Node::Kind::Alias && hops < 64; ++hops)
-    n = n->target;
-  return n && n->kind == Node::Kind::Alias ? nullptr : n;
-}
-
-bool is_null(const Node* n) {
-  if (!n || n->kind == Node::Kind::Null)
-    return true;
-  if (n->kind != Node::Kind::Scalar || n->quoted)
-    return false;
-  return n->scalar == "null" || n->scalar == "~" || n->scalar == "None" || n->scalar.empty();
-}
-
-bool is_string(const Node& n) {
-  return n.kind == Node::Kind::Scalar && n.type != ScalarType::Expression &&
-         n.type != ScalarType::Int && n.type != ScalarType::Float && n.type != ScalarType::Bool;
-}
-
-std::optional<long long> integer(const Node& n) {
-  if (n.kind != Node::Kind::Scalar || n.type == ScalarType::Expression ||
-      n.type == ScalarType::Str || n.type == ScalarType::Bool)
-    return std::nullopt;
-  long long v = 0;
-  const char* b = n.scalar.data();
-  const char* e = b + n.scalar.size();
-  if (b != e && *b == '+')
-    ++b;
-  auto [end, ec] = std::from_chars(b, e, v);
-  if (ec != std::errc() || end != e)
-    return std::nullopt;
-  return v;
-}
-
-std::optional<double> number(const Node& n) {
-  if (auto i = integer(n))
-    return static_cast<double>(*i);
-  if (n.kind != Node::Kind::Scalar || n.type == ScalarType::Expression ||
-      n.type == ScalarType::Str || n.type == ScalarType::Bool || n.scalar.empty())
-    return std::nullopt;
-  char* end = nullptr;
-  double v = std::strtod(n.scalar.c_str(), &end);
-  if (end != n.scalar.c_str() + n.scalar.size() || !std::isfinite(v))
-    return std::nullopt;
-  return v;
-}
-
-std::optional<bool> boolean(const Node& n) {
-  if (n.kind != Node::Kind::Scalar || n.type == ScalarType::Expression)
-    return std::nullopt;
-  for (std::string_view t : {"true", "True", "TRUE"})
-    if (n.scalar == t)
-      return true;
-  for (std::string_view f : {"false", "False", "FALSE"})
-    if (n.scalar == f)
-      return false;
-  return std::nullopt;
-}
 
 Written written(const Node& n) {
   return {n.scalar, n.range};
@@ -78,13 +17,13 @@ std::vector<Written> strings(const Node& n, PeftConfig& out) {
   std::vector<Written> items;
   if (n.kind == Node::Kind::Seq) {
     for (const auto& item : n.items) {
-      const Node* i = followed(item.get());
-      if (i && is_string(*i))
+      const Node* i = config::follow_aliases(item.get());
+      if (i && config::is_string_value(*i))
         items.push_back(written(*i));
       else if (i)
         out.unreadable.push_back(i->range);
     }
-  } else if (is_string(n)) {
+  } else if (config::is_string_value(n)) {
     items.push_back(written(n));
   } else {
     out.unreadable.push_back(n.range);
@@ -137,7 +76,7 @@ bool is_all_linear(std::string_view s) {
 void read_field(Field field, const Node& v, PeftConfig& out) {
   switch (field) {
   case Field::TargetModules:
-    if (is_string(v)) {
+    if (config::is_string_value(v)) {
       out.target_modules_set = true;
       if (is_all_linear(v.scalar))
         out.all_linear = written(v);
@@ -152,7 +91,7 @@ void read_field(Field field, const Node& v, PeftConfig& out) {
     }
     return;
   case Field::TargetModulesCommaList:
-    if (!is_string(v)) {
+    if (!config::is_string_value(v)) {
       out.unreadable.push_back(v.range);
       return;
     }
@@ -167,24 +106,24 @@ void read_field(Field field, const Node& v, PeftConfig& out) {
       out.target_names.clear();
     return;
   case Field::TargetLinear:
-    if (auto b = boolean(v); b && *b) {
+    if (auto b = config::boolean_value(v); b && *b) {
       out.target_modules_set = true;
       out.all_linear = Written{"all-linear", v.range};
     }
     return;
   case Field::ExcludeModules:
-    if (is_string(v))
+    if (config::is_string_value(v))
       out.exclude_regex = written(v);
     else
       out.exclude_names = strings(v, out);
     return;
   case Field::LayersToTransform:
-    if (auto i = integer(v)) {
+    if (auto i = config::integer_value(v)) {
       out.layers_to_transform.push_back({static_cast<int>(*i), v.range});
     } else if (v.kind == Node::Kind::Seq) {
       for (const auto& item : v.items) {
-        const Node* n = followed(item.get());
-        if (auto j = n ? integer(*n) : std::nullopt)
+        const Node* n = config::follow_aliases(item.get());
+        if (auto j = n ? config::integer_value(*n) : std::nullopt)
           out.layers_to_transform.push_back({static_cast<int>(*j), n->range});
         else if (n)
           out.unreadable.push_back(n->range);
@@ -197,13 +136,13 @@ void read_field(Field field, const Node& v, PeftConfig& out) {
     out.layers_pattern = strings(v, out);
     return;
   case Field::Rank:
-    if (auto i = integer(v))
+    if (auto i = config::integer_value(v))
       out.r = static_cast<int>(*i);
     else
       out.unreadable.push_back(v.range);
     return;
   case Field::Alpha:
-    if (auto d = number(v))
+    if (auto d = config::number_value(v))
       out.lora_alpha = *d;
     else
       out.unreadable.push_back(v.range);
@@ -217,15 +156,15 @@ void read_field(Field field, const Node& v, PeftConfig& out) {
     if (v.partial)
       out.unreadable.push_back(v.range);
     for (const config::Entry& e : v.entries) {
-      const Node* value = followed(e.value.get());
+      const Node* value = config::follow_aliases(e.value.get());
       Written key{e.key, e.key_range};
       if (field == Field::RankPattern) {
-        if (auto i = value ? integer(*value) : std::nullopt)
+        if (auto i = value ? config::integer_value(*value) : std::nullopt)
           out.rank_pattern.push_back({std::move(key), static_cast<int>(*i)});
         else
           out.unreadable.push_back(value ? value->range : e.key_range);
       } else {
-        if (auto d = value ? number(*value) : std::nullopt)
+        if (auto d = value ? config::number_value(*value) : std::nullopt)
           out.alpha_pattern.push_back({std::move(key), *d});
         else
           out.unreadable.push_back(value ? value->range : e.key_range);
@@ -236,7 +175,7 @@ void read_field(Field field, const Node& v, PeftConfig& out) {
     out.modules_to_save = strings(v, out);
     return;
   case Field::ModulesToSaveCommaList:
-    if (is_string(v))
+    if (config::is_string_value(v))
       out.modules_to_save = comma_list(v);
     else
       out.unreadable.push_back(v.range);
@@ -245,15 +184,15 @@ void read_field(Field field, const Node& v, PeftConfig& out) {
     out.target_parameters = strings(v, out);
     return;
   case Field::TaskType:
-    if (is_string(v))
+    if (config::is_string_value(v))
       out.task_type = written(v);
     return;
   case Field::UseDora:
-    if (auto b = boolean(v))
+    if (auto b = config::boolean_value(v))
       out.use_dora = *b;
     return;
   case Field::BaseModel:
-    if (is_string(v) && !v.scalar.empty())
+    if (config::is_string_value(v) && !v.scalar.empty())
       out.base_model = written(v);
     return;
   }
@@ -265,7 +204,7 @@ const Node* find(const Node& map, std::string_view key) {
   const Node* found = nullptr;
   for (const config::Entry& e : map.entries)
     if (e.key == key)
-      found = e.value ? followed(e.value.get()) : &map; // `key:` alone: present, null
+      found = e.value ? config::follow_aliases(e.value.get()) : &map; // `key:` alone: present, null
   return found;
 }
 
@@ -285,8 +224,8 @@ void read_fields(const Node& map, std::span<const FieldKey> fields, PeftConfig& 
     for (const FieldKey& f : fields) {
       if (e.key != f.key)
         continue;
-      const Node* v = followed(e.value.get());
-      if (is_null(v))
+      const Node* v = config::follow_aliases(e.value.get());
+      if (config::is_null_value(v))
         break; // None: PEFT's default
       read_field(f.field, *v, out);
       break;
