@@ -261,4 +261,13 @@ PythonCalls read_python_calls(std::string_view text, const std::vector<std::stri
   return CallReader(text, functions).read();
 }
 
+const PretrainedName* loaded_model(const PythonCalls& calls) {
+  for (const PretrainedName& p : calls.pretrained)
+    if (p.owner.find("Tokenizer") == std::string::npos &&
+        p.owner.find("Processor") == std::string::npos &&
+        p.owner.find("Config") == std::string::npos)
+      return &p;
+  return nullptr;
+}
+
 } // namespace opscope::config

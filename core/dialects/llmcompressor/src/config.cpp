@@ -7,6 +7,7 @@
 #include "opscope/config/python_calls.h"
 #include "opscope/config/scalar_values.h"
 #include "opscope/config/tree.h"
+#include "opscope/dialects/text_search.h"
 
 #include <algorithm>
 
@@ -149,11 +150,10 @@ std::vector<Modifier> read_llmcompressor_configs(const std::string& path, const 
 }
 
 bool looks_like_llmcompressor(const std::string& path, const std::string& text) {
-  bool named = text.find("quantization_config") != std::string::npos ||
-               text.find("compression_config") != std::string::npos ||
+  bool named = mentions(text, "quantization_config") || mentions(text, "compression_config") ||
                file_name(path) == "config.json";
   for (const std::string& c : modifier_classes())
-    named = named || text.find(c) != std::string::npos;
+    named = named || mentions(text, c);
   return named && !read_llmcompressor_configs(path, text).empty();
 }
 

@@ -3,6 +3,7 @@
 #include "explain.h"
 #include "opscope/config/python_calls.h"
 #include "opscope/dialects/llmcompressor/llmcompressor.h"
+#include "opscope/dialects/text_search.h"
 
 #include <re2/re2.h>
 
@@ -28,11 +29,8 @@ std::optional<std::string> script_model(const std::string& text) {
       if (e.key == "model" && e.value && e.value->kind == Node::Kind::Scalar &&
           e.value->type == config::ScalarType::Str)
         return e.value->scalar;
-  for (const config::PretrainedName& p : calls.pretrained)
-    if (p.owner.find("Tokenizer") == std::string::npos &&
-        p.owner.find("Processor") == std::string::npos &&
-        p.owner.find("Config") == std::string::npos)
-      return p.text;
+  if (const config::PretrainedName* loaded = config::loaded_model(calls))
+    return loaded->text;
   static const RE2 assigned(
       R"((?im)^(?:model_id|model_name|model_path|model_name_or_path|base_model)[ \t]*=[ \t]*["']([^"'\n]+)["'])");
   std::string id;
@@ -240,9 +238,9 @@ public:
   // modifier, no config_groups) nor coreai-opt's: its `quantization_config` has no
   // config_groups, and the text search turns them away before any parse.
   bool recognises(const std::string& path, const std::string& text) const override {
-    bool worth_reading = text.find("config_groups") != std::string::npos;
+    bool worth_reading = mentions(text, "config_groups");
     for (const std::string& c : modifier_classes())
-      worth_reading = worth_reading || text.find(c) != std::string::npos;
+      worth_reading = worth_reading || mentions(text, c);
     return worth_reading && looks_like_llmcompressor(path, text);
   }
   std::shared_ptr<const DialectDocument> read(const std::string& path,

@@ -5,10 +5,10 @@
 #include "fields.h"
 #include "opscope/config/python_calls.h"
 #include "opscope/config/tree.h"
+#include "opscope/dialects/text_search.h"
 
 #include <algorithm>
 #include <array>
-#include <cstring>
 #include <string_view>
 
 namespace opscope::dialects::peft {
@@ -54,17 +54,9 @@ std::string class_of_peft_type(std::string_view peft_type) {
 std::vector<PeftConfig> read_python(const std::string& text) {
   std::vector<std::string> functions(kConfigClasses.begin(), kConfigClasses.end());
   config::PythonCalls calls = config::read_python_calls(text, functions);
-  // The model: the first from_pretrained of something that is not a tokenizer or processor.
   std::optional<Written> model;
-  for (const config::PretrainedName& p : calls.pretrained) {
-    bool helper = p.owner.find("Tokenizer") != std::string::npos ||
-                  p.owner.find("Processor") != std::string::npos ||
-                  p.owner.find("Config") != std::string::npos;
-    if (!helper) {
-      model = Written{p.text, p.range};
-      break;
-    }
-  }
+  if (const config::PretrainedName* loaded = config::loaded_model(calls))
+    model = Written{loaded->text, loaded->range};
   std::vector<PeftConfig> out;
   for (const config::PythonCall& call : calls.calls) {
     PeftConfig c;
@@ -113,13 +105,6 @@ std::vector<PeftConfig> read_document(const std::string& path, const std::string
     return {std::move(c)};
   }
   return {};
-}
-
-// memmem skips ahead by byte pairs; std::string::find stopped at every 't', 'l', 'p', 'f' and
-// 'a' of a 3 MB coreai-opt config, which every keystroke asks about (31 M instructions at
-// 50,000 keys, callgrind).
-bool mentions(const std::string& text, std::string_view word) {
-  return memmem(text.data(), text.size(), word.data(), word.size()) != nullptr;
 }
 
 } // namespace

@@ -50,4 +50,8 @@ inline constexpr std::size_t kMaxPythonValues = 1'000'000;
 // them (nor `from_pretrained`) is not parsed.
 PythonCalls read_python_calls(std::string_view text, const std::vector<std::string>& functions);
 
+// The model a script loads: the first `from_pretrained` called on something that is not a
+// tokenizer, processor or config class (`AutoTokenizer`, `AutoProcessor`, `AutoConfig`).
+const PretrainedName* loaded_model(const PythonCalls& calls);
+
 } // namespace opscope::config
