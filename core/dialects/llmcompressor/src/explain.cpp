@@ -1,4 +1,5 @@
 #include "explain.h"
+#include "opscope/dialects/written.h"
 
 #include "opscope/dialects/llmcompressor/features.h"
 #include "opscope/dialects/llmcompressor/resolve.h"
@@ -12,11 +13,6 @@ namespace opscope::dialects::llmcompressor {
 namespace {
 
 using Json = nlohmann::ordered_json;
-
-std::string short_type(const std::string& type) {
-  std::size_t dot = type.rfind('.');
-  return dot == std::string::npos ? type : type.substr(dot + 1);
-}
 
 // compressed-tensors' QuantizationArgs field names, so a reader compares them one to one.
 Json args_json(const std::optional<Quant>& q) {
@@ -123,7 +119,7 @@ void modifier_text(const std::string& where, const Modifier& m, const Resolution
     out << "  " << pad("module", name_width) << "  " << pad("type", 12) << "  scheme\n";
   for (int module : listed)
     out << "  " << pad(name_of(model, module), name_width) << "  "
-        << pad(short_type(modules[static_cast<std::size_t>(module)].type), 12) << "  "
+        << pad(last_part(modules[static_cast<std::size_t>(module)].type), 12) << "  "
         << explain_module(m, r, model, module) << "\n";
   for (std::size_t i = 0; i < r.mappings.size(); ++i) {
     const ResolvedMapping& rm = r.mappings[i];

@@ -1,5 +1,6 @@
 // Diagnostics, hover and completion of llm-compressor modifiers, from resolve()'s bookkeeping.
 #include "opscope/dialects/llmcompressor/features.h"
+#include "opscope/dialects/written.h"
 
 #include "matching.h"
 #include "opscope/index/nearest.h"
@@ -15,51 +16,12 @@ using index::ModuleObject;
 
 constexpr std::string_view kEmbedding = "torch.nn.modules.sparse.Embedding";
 
-std::string short_type(const std::string& type) {
-  auto dot = type.rfind('.');
-  return dot == std::string::npos ? type : type.substr(dot + 1);
-}
-
-std::string leaf(const std::string& name) {
-  auto dot = name.rfind('.');
-  return dot == std::string::npos ? name : name.substr(dot + 1);
-}
-
-std::string code(const std::string& s) {
-  return "`" + s + "`";
-}
-
 bool written(const config::Range& r) {
   return r.end.line > r.start.line || r.end.byte_col > r.start.byte_col;
 }
 
-// The text between a written string's quotes (a YAML plain scalar has none).
-config::Range inner(const Written& w) {
-  config::Range r = w.range;
-  int width = r.end.byte_col - r.start.byte_col;
-  if (r.start.line == r.end.line && width == static_cast<int>(w.text.size()) + 2) {
-    ++r.start.byte_col;
-    --r.end.byte_col;
-  }
-  return r;
-}
-
 std::string plural(std::size_t n, const char* what) {
   return std::to_string(n) + " " + what + (n == 1 ? "" : "s");
-}
-
-std::string list_modules(const index::Index& model, const std::vector<int>& modules,
-                         std::size_t limit = 12) {
-  std::string out;
-  const auto& all = model.named_modules();
-  for (std::size_t i = 0; i < modules.size() && i < limit; ++i) {
-    const ModuleObject& m = all[static_cast<std::size_t>(modules[i])];
-    out += "- `" + (m.name.empty() ? std::string("(the model)") : m.name) + "` " +
-           short_type(m.type) + "\n";
-  }
-  if (modules.size() > limit)
-    out += "- ... and " + std::to_string(modules.size() - limit) + " more\n";
-  return out;
 }
 
 // What an entry that matched nothing may have meant, best first: the full names a bare leaf
@@ -115,12 +77,12 @@ Finding no_match(const Written& w, const index::Index& model, const std::string&
   f.range = w.range;
   f.severity = Severity::Warning;
   f.code = "no-match";
-  f.message = what + " " + code(w.text) + " matches no module of the model" + consequence;
+  f.message = what + " " + code_span(w.text) + " matches no module of the model" + consequence;
   std::vector<std::string> near = did_you_mean(w.text, model);
   if (!near.empty())
-    f.message += "; did you mean " + code(near.front()) + "?";
+    f.message += "; did you mean " + code_span(near.front()) + "?";
   for (const std::string& n : near)
-    f.fixes.push_back({"Replace with " + code(n), inner(w), n});
+    f.fixes.push_back({"Replace with " + code_span(n), between_quotes(w), n});
   return f;
 }
 
@@ -192,8 +154,8 @@ std::vector<Finding> diagnose(const Modifier& modifier, const Resolution& r,
     Finding f;
     f.range = r.targets[i].text.range;
     f.code = "not-quantizable";
-    f.message = code(r.targets[i].text.text) + " matches " + plural(matched.size(), "module") +
-                " (" + short_type(modules[static_cast<std::size_t>(matched.front())].type) +
+    f.message = code_span(r.targets[i].text.text) + " matches " + plural(matched.size(), "module") +
+                " (" + last_part(modules[static_cast<std::size_t>(matched.front())].type) +
                 "), none a Linear, Embedding or attention module: nothing is quantized, and a "
                 "target does not reach the layers inside (target `Linear`, or a `re:` pattern "
                 "of their names)";
@@ -208,8 +170,8 @@ std::vector<Finding> diagnose(const Modifier& modifier, const Resolution& r,
         f.range = e.text.range;
         f.severity = Severity::Information;
         f.code = "targeted-and-ignored";
-        f.message = code(name) + " is targeted and ignored (by " +
-                    code(modifier.ignore[static_cast<std::size_t>(ig.ignore_entry)].text) +
+        f.message = code_span(name) + " is targeted and ignored (by " +
+                    code_span(modifier.ignore[static_cast<std::size_t>(ig.ignore_entry)].text) +
                     "): ignore wins, it is not quantized";
         out.push_back(std::move(f));
         break;
@@ -236,7 +198,7 @@ std::vector<Finding> diagnose(const Modifier& modifier, const Resolution& r,
     f.code = "head-quantized";
     f.message = "these targets also quantize ";
     for (std::size_t i = 0; i < heads.size() && i < 4; ++i)
-      f.message += (i ? ", " : "") + code(heads[i]);
+      f.message += (i ? ", " : "") + code_span(heads[i]);
     if (heads.size() > 4)
       f.message += " and " + std::to_string(heads.size() - 4) + " more";
     f.message += " (the output head / embeddings); add them to `ignore` if that is not meant";
@@ -274,14 +236,14 @@ std::optional<HoverText> hover(const Modifier& modifier, const Resolution& r,
     if (hit(r.targets[i].text)) {
       const auto& m = r.target_matches[i];
       std::string md =
-          "**" + code(r.targets[i].text.text) + "** matches " + plural(m.size(), "module");
+          "**" + code_span(r.targets[i].text.text) + "** matches " + plural(m.size(), "module");
       if (quantizes(modifier.class_name) && r.targets[i].group >= 0 &&
           static_cast<std::size_t>(r.targets[i].group) < r.groups.size()) {
         const Group& g = r.groups[static_cast<std::size_t>(r.targets[i].group)];
         md += "; " + std::to_string(applied_of(m)) + " get a scheme (" + g.name +
               (g.preset ? ", " + *g.preset : std::string()) + ": " + describe(g.scheme) + ")";
       }
-      return HoverText{r.targets[i].text.range, md + "\n\n" + list_modules(model, m)};
+      return HoverText{r.targets[i].text.range, md + "\n\n" + module_list(model, m)};
     }
   for (std::size_t i = 0; i < modifier.ignore.size() && i < r.ignore_matches.size(); ++i)
     if (hit(modifier.ignore[i])) {
@@ -290,11 +252,11 @@ std::optional<HoverText> hover(const Modifier& modifier, const Resolution& r,
         if (ig.ignore_entry == static_cast<int>(i))
           left_out.push_back(ig.module);
       const auto& m = r.ignore_matches[i];
-      return HoverText{modifier.ignore[i].range, "**ignore " + code(modifier.ignore[i].text) +
+      return HoverText{modifier.ignore[i].range, "**ignore " + code_span(modifier.ignore[i].text) +
                                                      "** matches " + plural(m.size(), "module") +
                                                      "; leaves out " +
                                                      plural(left_out.size(), "targeted module") +
-                                                     "\n\n" + list_modules(model, m)};
+                                                     "\n\n" + module_list(model, m)};
     }
   auto preset_hover = [&](const Written& w) -> std::optional<HoverText> {
     if (!hit(w))
@@ -364,7 +326,7 @@ std::vector<Suggestion> complete(const Modifier& modifier, const index::Index& m
   }
   if (!typed)
     return {};
-  config::Range replace = inner(*typed);
+  config::Range replace = between_quotes(*typed);
   std::map<std::string, std::pair<int, std::set<std::string>>> leaves; // leaf -> count, types
   std::map<std::string, int> classes;
   std::vector<Suggestion> out;
@@ -373,10 +335,10 @@ std::vector<Suggestion> complete(const Modifier& modifier, const index::Index& m
       ++classes[c];
     if (m.name.empty())
       continue;
-    auto& l = leaves[leaf(m.name)];
+    auto& l = leaves[last_part(m.name)];
     ++l.first;
     if (!m.type.empty())
-      l.second.insert(short_type(m.type));
+      l.second.insert(last_part(m.type));
   }
   // Class names first (what recipes mostly target), then `re:` leaf patterns, then full names.
   for (const auto& [c, n] : classes)
@@ -390,7 +352,7 @@ std::vector<Suggestion> complete(const Modifier& modifier, const index::Index& m
   }
   for (const ModuleObject& m : model.named_modules())
     if (!m.name.empty())
-      out.push_back({m.name, short_type(m.type), "2" + m.name, replace});
+      out.push_back({m.name, last_part(m.type), "2" + m.name, replace});
   return out;
 }
 
@@ -399,9 +361,9 @@ std::string explain_module(const Modifier& modifier, const Resolution& r,
   ModuleVerdict v = verdict(r, module);
   if (v.ignored)
     return "ignored by " +
-           code(modifier.ignore[static_cast<std::size_t>(v.ignored->ignore_entry)].text) +
+           code_span(modifier.ignore[static_cast<std::size_t>(v.ignored->ignore_entry)].text) +
            " (targeted by " +
-           code(r.targets[static_cast<std::size_t>(v.ignored->target)].text.text) + ")";
+           code_span(r.targets[static_cast<std::size_t>(v.ignored->target)].text.text) + ")";
   if (!v.applied) {
     if (std::find(r.untouched.begin(), r.untouched.end(), module) != r.untouched.end())
       return "targeted, but not a Linear, Embedding or attention module: left as it is";
@@ -409,7 +371,7 @@ std::string explain_module(const Modifier& modifier, const Resolution& r,
   }
   const Group& g = r.groups[static_cast<std::size_t>(v.applied->group)];
   return describe(g.scheme) + " (" + g.name + (g.preset ? ", " + *g.preset : std::string()) +
-         ", by " + code(r.targets[static_cast<std::size_t>(v.applied->target)].text.text) +
+         ", by " + code_span(r.targets[static_cast<std::size_t>(v.applied->target)].text.text) +
          (v.applied->attention ? ", attention" : "") + ")";
 }
 

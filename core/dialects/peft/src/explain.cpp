@@ -1,4 +1,5 @@
 #include "explain.h"
+#include "opscope/dialects/written.h"
 
 #include "opscope/dialects/peft/resolve.h"
 
@@ -22,11 +23,6 @@ std::string grouped(std::int64_t n) {
     out += digits[i];
   }
   return n < 0 ? "-" + out : out;
-}
-
-std::string short_type(const std::string& type) {
-  std::size_t dot = type.rfind('.');
-  return dot == std::string::npos ? type : type.substr(dot + 1);
 }
 
 // The entry that targets a wrapped module, as written.
@@ -124,7 +120,7 @@ int explain(const std::string& config_path, const std::vector<PeftConfig>& confi
           << "  trainable\n";
     for (const Wrapped& w : r.wrapped) {
       const index::ModuleObject& m = modules[static_cast<std::size_t>(w.module)];
-      out << "  " << pad(m.name, name_width) << "  " << pad(short_type(m.type), 12) << "  "
+      out << "  " << pad(m.name, name_width) << "  " << pad(last_part(m.type), 12) << "  "
           << pad(entry_of(config, r, w), entry_width) << "  " << pad(std::to_string(w.rank), 4)
           << "  " << pad(number(w.alpha), 6) << "  " << grouped(w.trainable_parameters) << "\n";
     }

@@ -1,5 +1,6 @@
 // Diagnostics, hover and completion of PEFT configs, from resolve()'s bookkeeping.
 #include "opscope/dialects/peft/features.h"
+#include "opscope/dialects/written.h"
 
 #include "opscope/index/nearest.h"
 
@@ -12,40 +13,15 @@ namespace {
 
 using index::ModuleObject;
 
-std::string short_type(const std::string& type) {
-  auto dot = type.rfind('.');
-  return dot == std::string::npos ? type : type.substr(dot + 1);
-}
-
-std::string leaf(const std::string& name) {
-  auto dot = name.rfind('.');
-  return dot == std::string::npos ? name : name.substr(dot + 1);
-}
-
-std::string code(const std::string& s) {
-  return "`" + s + "`";
-}
-
 // The candidate names a list entry is compared with: every module's leaf name and full name.
 std::vector<std::string> candidate_names(const index::Index& model) {
   std::set<std::string> names;
   for (const ModuleObject& m : model.named_modules())
     if (!m.name.empty()) {
-      names.insert(leaf(m.name));
+      names.insert(last_part(m.name));
       names.insert(m.name);
     }
   return {names.begin(), names.end()};
-}
-
-// The text between a written string's quotes (a YAML plain scalar has none).
-config::Range inner(const Written& w) {
-  config::Range r = w.range;
-  int width = r.end.byte_col - r.start.byte_col;
-  if (r.start.line == r.end.line && width == static_cast<int>(w.text.size()) + 2) {
-    ++r.start.byte_col;
-    --r.end.byte_col;
-  }
-  return r;
 }
 
 Finding no_match(const Written& w, const std::vector<std::string>& candidates, Severity severity,
@@ -54,26 +30,13 @@ Finding no_match(const Written& w, const std::vector<std::string>& candidates, S
   f.range = w.range;
   f.severity = severity;
   f.code = "no-match";
-  f.message = what + " " + code(w.text) + " matches no module of the model";
+  f.message = what + " " + code_span(w.text) + " matches no module of the model";
   std::vector<std::string> near = index::nearest_names(w.text, candidates);
   if (!near.empty())
-    f.message += "; did you mean " + code(near.front()) + "?";
+    f.message += "; did you mean " + code_span(near.front()) + "?";
   for (const std::string& n : near)
-    f.fixes.push_back({"Replace with " + code(n), inner(w), n});
+    f.fixes.push_back({"Replace with " + code_span(n), between_quotes(w), n});
   return f;
-}
-
-std::string list_modules(const index::Index& model, const std::vector<int>& modules,
-                         std::size_t limit = 12) {
-  std::string out;
-  const auto& all = model.named_modules();
-  for (std::size_t i = 0; i < modules.size() && i < limit; ++i) {
-    const ModuleObject& m = all[static_cast<std::size_t>(modules[i])];
-    out += "- `" + m.name + "` " + short_type(m.type) + "\n";
-  }
-  if (modules.size() > limit)
-    out += "- ... and " + std::to_string(modules.size() - limit) + " more\n";
-  return out;
 }
 
 } // namespace
@@ -123,8 +86,8 @@ std::vector<Finding> diagnose(const PeftConfig& config, const Resolution& resolu
       Finding f;
       f.range = w.range;
       f.code = "save-suffix";
-      f.message = "modules_to_save matches by plain suffix: " + code(w.text) + " also saves " +
-                  code(loose.front()) +
+      f.message = "modules_to_save matches by plain suffix: " + code_span(w.text) + " also saves " +
+                  code_span(loose.front()) +
                   (loose.size() > 1 ? " and " + std::to_string(loose.size() - 1) + " more" : "") +
                   " (a full copy of each is trained)";
       out.push_back(std::move(f));
@@ -169,7 +132,7 @@ std::vector<Finding> diagnose(const PeftConfig& config, const Resolution& resolu
         Finding f;
         f.range = pattern[i].first.range;
         f.code = "pattern-no-match";
-        f.message = std::string(field) + " key " + code(pattern[i].first.text) +
+        f.message = std::string(field) + " key " + code_span(pattern[i].first.text) +
                     " matches no module the adapter wraps; it is ignored";
         out.push_back(std::move(f));
       }
@@ -193,22 +156,22 @@ std::optional<HoverText> hover(const PeftConfig& config, const Resolution& resol
   for (std::size_t i = 0; i < config.target_names.size(); ++i)
     if (hit(config.target_names[i]) && i < resolution.target_matches.size()) {
       const auto& m = resolution.target_matches[i];
-      return HoverText{config.target_names[i].range, "**" + code(config.target_names[i].text) +
+      return HoverText{config.target_names[i].range, "**" + code_span(config.target_names[i].text) +
                                                          "** matches " + std::to_string(m.size()) +
                                                          " module" + (m.size() == 1 ? "" : "s") +
-                                                         "\n\n" + list_modules(model, m)};
+                                                         "\n\n" + module_list(model, m)};
     }
   if (config.all_linear && hit(*config.all_linear))
     return HoverText{config.all_linear->range,
                      "**all-linear** expands to " +
                          std::to_string(resolution.all_linear_set.size()) +
                          " linear layers (the output layer left out)\n\n" +
-                         list_modules(model, resolution.all_linear_set, 24)};
+                         module_list(model, resolution.all_linear_set, 24)};
   if (config.target_regex && hit(*config.target_regex))
     return HoverText{config.target_regex->range,
                      "**re.fullmatch** on full module names: " +
                          std::to_string(resolution.regex_matches.size()) + " modules\n\n" +
-                         list_modules(model, resolution.regex_matches)};
+                         module_list(model, resolution.regex_matches)};
   auto keyed = [&](const auto& pattern, const std::vector<std::vector<int>>& matches,
                    const char* field) -> std::optional<HoverText> {
     for (std::size_t i = 0; i < pattern.size(); ++i)
@@ -216,7 +179,7 @@ std::optional<HoverText> hover(const PeftConfig& config, const Resolution& resol
         return HoverText{pattern[i].first.range, std::string("**") + field + "** key sets " +
                                                      std::to_string(matches[i].size()) +
                                                      " wrapped modules\n\n" +
-                                                     list_modules(model, matches[i])};
+                                                     module_list(model, matches[i])};
     return std::nullopt;
   };
   if (auto h = keyed(config.rank_pattern, resolution.rank_matches, "rank_pattern"))
@@ -229,13 +192,13 @@ std::optional<HoverText> hover(const PeftConfig& config, const Resolution& resol
                        "**modules_to_save** (plain suffix): " +
                            std::to_string(resolution.saved_matches[i].size()) +
                            " modules copied and trained in full\n\n" +
-                           list_modules(model, resolution.saved_matches[i])};
+                           module_list(model, resolution.saved_matches[i])};
   for (std::size_t i = 0; i < config.exclude_names.size(); ++i)
     if (hit(config.exclude_names[i]) && i < resolution.exclude_matches.size())
       return HoverText{config.exclude_names[i].range,
                        "**exclude_modules** entry excludes " +
                            std::to_string(resolution.exclude_matches[i].size()) + " modules\n\n" +
-                           list_modules(model, resolution.exclude_matches[i])};
+                           module_list(model, resolution.exclude_matches[i])};
   return std::nullopt;
 }
 
@@ -258,12 +221,12 @@ std::vector<Suggestion> complete(const PeftConfig& config, const index::Index& m
   for (const ModuleObject& m : model.named_modules()) {
     if (m.name.empty())
       continue;
-    Leaf& l = leaves[leaf(m.name)];
+    Leaf& l = leaves[last_part(m.name)];
     ++l.count;
     if (!m.type.empty())
-      l.types.insert(short_type(m.type));
+      l.types.insert(last_part(m.type));
   }
-  config::Range replace = inner(*typed);
+  config::Range replace = between_quotes(*typed);
   for (const auto& [name, l] : leaves) {
     std::string detail = "×" + std::to_string(l.count);
     for (const std::string& t : l.types)
@@ -272,7 +235,7 @@ std::vector<Suggestion> complete(const PeftConfig& config, const index::Index& m
   }
   for (const ModuleObject& m : model.named_modules())
     if (!m.name.empty() && m.name.find('.') != std::string::npos)
-      out.push_back({m.name, short_type(m.type), "1" + m.name, replace});
+      out.push_back({m.name, last_part(m.type), "1" + m.name, replace});
   return out;
 }
 

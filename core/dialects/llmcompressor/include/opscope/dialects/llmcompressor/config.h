@@ -6,6 +6,7 @@
 #pragma once
 
 #include "opscope/config/document.h"
+#include "opscope/dialects/written.h"
 
 #include <optional>
 #include <string>
@@ -14,11 +15,7 @@
 
 namespace opscope::dialects::llmcompressor {
 
-// A string the user wrote, where they wrote it (quotes included in `range`).
-struct Written {
-  std::string text;
-  config::Range range;
-};
+using dialects::Written;
 
 enum class Source { RecipeYaml, PythonCall, CheckpointJson };
 

@@ -5,6 +5,7 @@
 #pragma once
 
 #include "opscope/config/document.h"
+#include "opscope/dialects/written.h"
 
 #include <optional>
 #include <string>
@@ -13,12 +14,7 @@
 
 namespace opscope::dialects::peft {
 
-// A string the user wrote, where they wrote it (quotes included in `range`). In a
-// LLaMA-Factory comma list (`lora_target: q_proj,v_proj`), each name's own range.
-struct Written {
-  std::string text;
-  config::Range range;
-};
+using dialects::Written;
 
 // Where the config came from: decides the field names shown in messages.
 enum class Source { PythonCall, AdapterJson, Axolotl, LlamaFactory };
