@@ -6,6 +6,7 @@
 
 #include "opscope/config/context.h"
 #include "opscope/config/document.h"
+#include "opscope/config/values.h"
 #include "opscope/features/completion.h"
 #include "opscope/features/definition.h"
 #include "opscope/features/diagnostics.h"
@@ -50,6 +51,8 @@ inline void run_config_input(const std::uint8_t* data, std::size_t size, config:
 
   config::ConfigDocument doc = config::read_config(text, format);
   (void)config::guess_format("config", text);
+  // The values the projected size and explain read, from the parsed tree (aliases expanded).
+  (void)config::read_values(doc);
   const features::Model model{&resnet, doc.root, &queries};
   // A cursor anywhere: past the end of a line or of the document too.
   for (std::size_t c : cursors) {

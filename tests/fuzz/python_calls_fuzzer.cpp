@@ -10,7 +10,9 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   std::string text(reinterpret_cast<const char*>(data), size);
-  opscope::config::read_python_calls(text, {"LoraConfig", "f"});
+  opscope::config::PythonCalls calls =
+      opscope::config::read_python_calls(text, {"LoraConfig", "f"});
+  (void)opscope::config::loaded_model(calls);
   opscope::dialects::peft::read_peft_configs("train.py", text);
   return 0;
 }
