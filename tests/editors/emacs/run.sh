@@ -39,4 +39,4 @@ else
   "$OPSCOPE_BIN" trust "$work/ws/opscope.yaml" | sed 's/^/# /'
 fi
 # Debian's elpa-* packages (elpa-eglot on Emacs 28) are on the load path through package.el.
-exec timeout 300 emacs --batch -Q --eval '(progn (require (quote package)) (add-to-list (quote package-directory-list) "/usr/share/emacs/site-lisp/elpa") (package-initialize))' -l "$here/$script"
+exec timeout 300 emacs --batch -Q --eval '(progn (require (quote package)) (add-to-list (quote package-directory-list) "/usr/share/emacs/site-lisp/elpa") (package-initialize))' -l "$here/harness.el" -l "$here/$script"

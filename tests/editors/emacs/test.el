@@ -7,24 +7,6 @@
 
 (require 'json)
 (require 'subr-x)
-(defvar opscope-test-failures 0)
-(defvar opscope-test-passed 0)
-
-(defun opscope-test-report (ok what &optional detail)
-  (princ (format "%s - %s%s\n" (if ok "ok" "not ok") what
-                 (if (and (not ok) detail) (format ": %s" detail) "")))
-  (if ok (cl-incf opscope-test-passed) (cl-incf opscope-test-failures)))
-
-(defun opscope-test-finish ()
-  (princ (format "%d passed, %d failed\n" opscope-test-passed opscope-test-failures))
-  (kill-emacs (if (zerop opscope-test-failures) 0 1)))
-
-(defun opscope-test-wait (pred seconds)
-  "Run the event loop until PRED is non-nil or SECONDS pass; return PRED's value."
-  (let ((deadline (+ (float-time) seconds)) value)
-    (while (and (not (setq value (funcall pred))) (< (float-time) deadline))
-      (accept-process-output nil 0.1))
-    value))
 
 ;; What a user's Python buffer shows of the server: a request at point, or the error.
 (defun opscope-test-request (method)

@@ -4,24 +4,7 @@
 ;; Run by `run.sh trust'; the exit code is the verdict.
 
 (require 'cl-lib)
-(defvar opscope-test-failures 0)
-(defvar opscope-test-passed 0)
 (defvar opscope-test-questions nil "Messages of the server's window/showMessageRequest.")
-
-(defun opscope-test-report (ok what &optional detail)
-  (princ (format "%s - %s%s\n" (if ok "ok" "not ok") what
-                 (if (and (not ok) detail) (format ": %s" detail) "")))
-  (if ok (cl-incf opscope-test-passed) (cl-incf opscope-test-failures)))
-
-(defun opscope-test-finish ()
-  (princ (format "%d passed, %d failed\n" opscope-test-passed opscope-test-failures))
-  (kill-emacs (if (zerop opscope-test-failures) 0 1)))
-
-(defun opscope-test-wait (pred seconds)
-  (let ((deadline (+ (float-time) seconds)) value)
-    (while (and (not (setq value (funcall pred))) (< (float-time) deadline))
-      (accept-process-output nil 0.1))
-    value))
 
 (let* ((ws (or (getenv "OPSCOPE_WS") (error "OPSCOPE_WS: the prepared hostile repository")))
        (bin (or (getenv "OPSCOPE_BIN") (error "OPSCOPE_BIN: the built opscope")))
