@@ -3,42 +3,11 @@
 -- the head as `language_model.lm_head` (transformers 4.5x's name), which in transformers 5 is
 -- `lm_head`: a no-match warning offering lm_head (message and quick fix). A recipe YAML gets the
 -- client too. Run by `run.sh llmcompressor`; the exit code is the verdict.
-local ws = assert(os.getenv('OPSCOPE_WS'), 'OPSCOPE_WS: the prepared llm-compressor workspace')
-local bin = assert(os.getenv('OPSCOPE_BIN'), 'OPSCOPE_BIN: the built opscope')
-local repo = assert(os.getenv('OPSCOPE_REPO'), 'OPSCOPE_REPO: the source tree')
+local h = dofile(os.getenv('OPSCOPE_REPO') .. '/tests/editors/neovim/harness.lua')
+local report, finish, client, open, code_of, shown = h.report, h.finish, h.client, h.open, h.code_of, h.shown
 -- The tiny Gemma 3's export takes 10-20 s on a loaded 2-core machine.
 local load_timeout = tonumber(os.getenv('OPSCOPE_LOAD_TIMEOUT_MS') or '120000')
-
-local failures, passes = 0, 0
-local function report(ok, what, detail)
-  io.stdout:write(('%s - %s%s\n'):format(ok and 'ok' or 'not ok', what, (not ok and detail) and (': ' .. detail) or ''))
-  if ok then passes = passes + 1 else failures = failures + 1 end
-end
-local function finish()
-  io.stdout:write(('%d passed, %d failed\n'):format(passes, failures))
-  io.stdout:flush()
-  vim.cmd(failures == 0 and 'qa!' or 'cquit 1')
-end
-
-vim.o.hidden = true
-vim.opt.runtimepath:prepend(repo .. '/editors/neovim')
-vim.cmd('filetype on')
-local opscope = require('opscope')
-opscope.setup({ cmd = { bin, 'lsp' } })
-
-local function client(buf)
-  for _, c in pairs((vim.lsp.get_clients or vim.lsp.get_active_clients)()) do
-    if c.name == 'opscope' and vim.lsp.buf_is_attached(buf, c.id) then
-      return c
-    end
-  end
-end
-local function open(name)
-  vim.cmd('edit ' .. vim.fn.fnameescape(ws .. '/' .. name))
-  local buf = vim.api.nvim_get_current_buf()
-  vim.wait(5000, function() return client(buf) ~= nil end, 50)
-  return buf
-end
+local opscope = h.start()
 
 local bufnr = open('gemma3-w4a16/config.json')
 if not client(bufnr) then
@@ -55,12 +24,6 @@ for i, l in ipairs(vim.api.nvim_buf_get_lines(bufnr, 0, -1, false)) do
 end
 assert(entry_line, 'config.json has the ignore entry')
 
-local function code_of(d)
-  return d.code or (d.user_data and d.user_data.lsp and d.user_data.lsp.code)
-end
-local function shown(buf)
-  return vim.inspect(vim.tbl_map(function(d) return { d.lnum, code_of(d), d.message } end, vim.diagnostic.get(buf)))
-end
 
 local warning
 vim.wait(load_timeout, function()
@@ -84,21 +47,10 @@ if warning then
   io.stdout:write(('# %s:%d:%d: %s\n'):format('config.json', warning.lnum + 1, warning.col + 1, warning.message))
 end
 
-local function request(method, params)
-  params.textDocument = { uri = vim.uri_from_bufnr(bufnr) }
-  return vim.lsp.buf_request_sync(bufnr, method, params, 10000) or {}
-end
-
 if warning then
-  local range = { start = { line = warning.lnum, character = warning.col },
-                  ['end'] = { line = warning.end_lnum, character = warning.end_col } }
-  local sent = vim.tbl_extend('keep', { range = range, message = warning.message, code = code_of(warning),
-    severity = warning.severity, source = warning.source }, warning.user_data and warning.user_data.lsp or {})
   local fix
-  for _, r in pairs(request('textDocument/codeAction', { range = range, context = { diagnostics = { sent } } })) do
-    for _, action in ipairs(r.result or {}) do
-      if action.title == 'Replace with `lm_head`' then fix = action end
-    end
+  for _, action in ipairs(h.code_actions(bufnr, warning)) do
+    if action.title == 'Replace with `lm_head`' then fix = action end
   end
   report(fix ~= nil, 'a quick fix offers lm_head')
   if fix then

@@ -5,7 +5,8 @@
 # in a private Hugging Face cache, exported with OPSCOPE_PYTHON's venv as the activated one);
 # `run.sh llmcompressor` runs llmcompressor.lua on ../llmcompressor (a checkpoint, its own model).
 # env: OPSCOPE_BIN (required), OPSCOPE_EDITOR_WORK (scratch folder, default a temp dir),
-# OPSCOPE_PYTHON (required by `peft` and `llmcompressor`).
+# OPSCOPE_PYTHON (required by `peft` and `llmcompressor`). Each script loads harness.lua (report,
+# finish, client, requests) first.
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo=$(cd "$here/../../.." && pwd)

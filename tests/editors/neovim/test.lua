@@ -3,9 +3,8 @@
 -- same in a training script whose config is written in Python (issue 12), where opscope must
 -- answer nothing outside the config's strings (the user's Python server has those).
 -- Run by run.sh; the exit code is the verdict (0 pass, 1 fail).
-local ws = assert(os.getenv('OPSCOPE_WS'), 'OPSCOPE_WS: the prepared example workspace')
-local bin = assert(os.getenv('OPSCOPE_BIN'), 'OPSCOPE_BIN: the built opscope')
-local repo = assert(os.getenv('OPSCOPE_REPO'), 'OPSCOPE_REPO: the source tree')
+local h = dofile(os.getenv('OPSCOPE_REPO') .. '/tests/editors/neovim/harness.lua')
+local report, finish, ws, repo = h.report, h.finish, h.ws, h.repo
 local load_timeout = tonumber(os.getenv('OPSCOPE_LOAD_TIMEOUT_MS') or '240000')
 
 local function read(path)
@@ -16,47 +15,21 @@ local function read(path)
 end
 local ex = vim.fn.json_decode(read(repo .. '/tests/editors/example.json'))
 
-local failures, passes = 0, 0
-local function report(ok, what, detail)
-  io.stdout:write(('%s - %s%s\n'):format(ok and 'ok' or 'not ok', what, (not ok and detail) and (': ' .. detail) or ''))
-  if ok then
-    passes = passes + 1
-  else
-    failures = failures + 1
-  end
-end
-local function finish()
-  io.stdout:write(('%d passed, %d failed\n'):format(passes, failures))
-  io.stdout:flush()
-  if failures == 0 then
-    vim.cmd('qa!')
-  else
-    vim.cmd('cquit 1')
-  end
-end
 local function matches(text, js_regex)
   -- The expectations are JavaScript regexes; Vim's very-magic syntax reads the ones we use alike.
   return vim.fn.match(text, '\\v' .. js_regex) >= 0
 end
 
 vim.o.showmode = false
-vim.o.hidden = true -- the test moves between edited buffers
 vim.opt.shortmess:append('c')
-vim.opt.runtimepath:prepend(repo .. '/editors/neovim')
-vim.cmd('filetype on')
-local opscope = require('opscope')
 -- run.sh named the model's Python (torch) in the project's opscope.yaml and trusted it.
-opscope.setup({ cmd = { bin, 'lsp' } })
+local opscope = h.start()
 
 vim.cmd('edit ' .. vim.fn.fnameescape(ws .. '/' .. ex.config.file))
 local bufnr = vim.api.nvim_get_current_buf()
 
 local function client(buf)
-  for _, c in pairs((vim.lsp.get_clients or vim.lsp.get_active_clients)()) do
-    if c.name == 'opscope' and vim.lsp.buf_is_attached(buf or bufnr, c.id) then
-      return c
-    end
-  end
+  return h.client(buf or bufnr)
 end
 if not vim.wait(10000, function() return client() ~= nil end, 50) then
   report(false, 'the opscope client attaches to ' .. ex.config.file, 'no client')
@@ -83,45 +56,10 @@ local function line_of(needle, buf)
   end
 end
 
--- A request at (line, character) of `buf`: each client's {err, result} (nothing on timeout).
 local function request(buf, method, line, character)
-  return vim.lsp.buf_request_sync(buf, method, {
-    textDocument = { uri = vim.uri_from_bufnr(buf) },
-    position = { line = line, character = character },
-  }, 10000) or {}
+  return h.request(buf, method, { position = { line = line, character = character } })
 end
--- The hover text of every client's answer, and the errors among the answers.
-local function hover_at(buf, line, character)
-  local value, errors = '', {}
-  for _, r in pairs(request(buf, 'textDocument/hover', line, character)) do
-    if r.err then
-      table.insert(errors, r.err.message or vim.inspect(r.err))
-    end
-    local contents = r.result and r.result ~= vim.NIL and r.result.contents
-    if type(contents) == 'table' then
-      value = value .. (contents.value or table.concat(vim.tbl_map(function(c)
-        return type(c) == 'string' and c or (c.value or '')
-      end, contents), '\n'))
-    elseif type(contents) == 'string' then
-      value = value .. contents
-    end
-  end
-  return value, errors
-end
--- The completion labels of every client's answer, and the errors among the answers.
-local function completion_at(buf, line, character)
-  local labels, errors = {}, {}
-  for _, r in pairs(request(buf, 'textDocument/completion', line, character)) do
-    if r.err then
-      table.insert(errors, r.err.message or vim.inspect(r.err))
-    end
-    local items = r.result and r.result ~= vim.NIL and (r.result.items or r.result) or {}
-    for _, item in ipairs(items) do
-      table.insert(labels, item.label)
-    end
-  end
-  return labels, errors
-end
+local hover_at, completion_at = h.hover_at, h.completion_at
 local function offers(labels, name)
   return #vim.tbl_filter(function(l) return l:find(name, 1, true) ~= nil end, labels) > 0
 end
