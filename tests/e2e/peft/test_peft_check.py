@@ -5,44 +5,20 @@ the judge of what `explain` says: get_peft_model on the same architecture built 
 """
 
 import json
-import os
-import subprocess
 import sys
-import textwrap
 from pathlib import Path
 
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "python"))
-from fixtures.hf_hub import TINY_LLAMA, TINY_LLAMA_ID as MODEL_ID, write_hub_config  # noqa: E402
+from fixtures.hf_hub import TINY_LLAMA, TINY_LLAMA_ID as MODEL_ID  # noqa: E402
+from fixtures.hub_project import diagnostics, make_hub_project, run_opscope as opscope  # noqa: E402
+from fixtures.hub_project import write_project_file as write  # noqa: E402
 
 
 @pytest.fixture(scope="module")
 def workspace(tmp_path_factory):
-    root = tmp_path_factory.mktemp("peft")
-    write_hub_config(root / "hf", MODEL_ID, TINY_LLAMA)
-    (root / "project").mkdir()
-    return root
-
-
-def opscope(workspace, *args):
-    # The test's own caches and consent store; the export runs with this venv's Python
-    # (the user's activated environment), so no consent is asked.
-    env = dict(os.environ, HF_HOME=str(workspace / "hf"), XDG_CACHE_HOME=str(workspace / "cache"),
-               XDG_CONFIG_HOME=str(workspace / "config"), VIRTUAL_ENV=sys.prefix)
-    env.pop("HF_HUB_CACHE", None)
-    return subprocess.run([os.environ["OPSCOPE_BIN"], *args], cwd=workspace / "project", env=env,
-                          capture_output=True, text=True, timeout=600)
-
-
-def write(workspace, name, text):
-    path = workspace / "project" / name
-    path.write_text(textwrap.dedent(text))
-    return path
-
-
-def diagnostics(result):
-    return [json.loads(line) for line in result.stdout.splitlines() if line.startswith("{")]
+    return make_hub_project(tmp_path_factory.mktemp("peft"))
 
 
 def test_a_misspelt_target_in_a_training_script_is_named_with_the_real_one(workspace):
