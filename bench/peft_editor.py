@@ -2,44 +2,27 @@
 the model is a Hugging Face id whose config.json sits in a private hub cache (no weights, no
 opscope.yaml), so the server finds it, exports it weightless and indexes it in the background.
 
-  .venv/bin/python bench/peft_editor.py --build-dir build
+  .venv/bin/python bench/peft_editor.py --build-dir build [--callgrind]
 
-Prints, through the real `opscope lsp`:
+Prints, through the real `opscope lsp` (bench/hub_editor.py):
   open cold   didOpen -> first diagnostics that know the model (export + index, nothing cached)
   open warm   the same in a new server with opscope's cache filled (the index is read)
   completion  completion inside a target string (p50 / p99)
   hover       hover on a target entry (p50 / p99)
   check       didChange of a 100-entry target list -> publishDiagnostics, minus the debounce
+or with --callgrind, instructions per request of each kind.
 """
 
 from __future__ import annotations
 
-import argparse
 import json
-import os
 import random
 import sys
-import tempfile
-import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from lsp_client import LspClient  # noqa: E402
-from measure import percentile  # noqa: E402
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "python"))
-from fixtures.hf_hub import write_hub_config  # noqa: E402
-
-DEBOUNCE_S = 0.200
-MODEL_ID = "opscope-bench/llama-3-70b-shaped"
-LLAMA_70B = {
-    "architectures": ["LlamaForCausalLM"], "model_type": "llama", "hidden_size": 8192,
-    "intermediate_size": 28672, "num_hidden_layers": 80, "num_attention_heads": 64,
-    "num_key_value_heads": 8, "vocab_size": 128256, "max_position_embeddings": 8192,
-    "rms_norm_eps": 1e-5, "rope_theta": 500000.0, "tie_word_embeddings": False,
-}
-LEAVES = ["q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"]
+from hub_editor import LEAVES, MODEL_ID, EditorBench, arguments, run  # noqa: E402
 
 
 def script(entries: int, rng: random.Random) -> str:
@@ -63,78 +46,13 @@ def script(entries: int, rng: random.Random) -> str:
             f"{listed},\n    ],\n)\n")
 
 
-def is_diagnostics(uri: str, version: int | None = None, with_model: bool = False):
-    def match(m: dict) -> bool:
-        if m.get("method") != "textDocument/publishDiagnostics" or m["params"]["uri"] != uri:
-            return False
-        if version is not None and m["params"].get("version") != version:
-            return False
-        codes = {d.get("code") for d in m["params"]["diagnostics"]}
-        return not with_model or "no-match" in codes
-    return match
-
-
-def open_once(opscope: Path, root: Path, env: dict, text: str) -> tuple[float, LspClient, str]:
-    client = LspClient([str(opscope), "lsp"], cwd=str(root), env=env)
-    client.initialize(root)
-    path = root / "train.py"
-    start = time.perf_counter()
-    uri = client.did_open(path, text, language="python")
-    arrived, _ = client.wait_notification(is_diagnostics(uri, with_model=True), timeout=600)
-    return arrived - start, client, uri
-
-
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--build-dir", default="build")
-    parser.add_argument("--entries", type=int, default=100)
-    parser.add_argument("--requests", type=int, default=200)
-    parser.add_argument("--seed", type=int, default=26)
-    args = parser.parse_args()
-    opscope = (Path(args.build_dir) / "opscope").resolve()
+    args = arguments(__doc__, seed=26)
     rng = random.Random(args.seed)
-    text = script(args.entries, rng)
-    lines = text.splitlines()
-    first = next(i for i, line in enumerate(lines) if line.strip().startswith('"'))
-    with tempfile.TemporaryDirectory() as tmp:
-        root = Path(tmp)
-        env = dict(os.environ, HF_HOME=str(write_hub_config(root / "hf", MODEL_ID, LLAMA_70B)), VIRTUAL_ENV=sys.prefix,
-                   XDG_CACHE_HOME=str(root / "cache"), XDG_CONFIG_HOME=str(root / "config"))
-        env.pop("HF_HUB_CACHE", None)
-        cold, client, _ = open_once(opscope, root, env, text)
-        client.close()
-        warm, client, uri = open_once(opscope, root, env, text)
-        times: dict[str, list[float]] = {"completion": [], "hover": [], "check": []}
-        with client:
-            client.drain(0.5)
-            for k in range(args.requests):
-                line = first + rng.randrange(args.entries)
-                col = lines[line].index('"') + 2
-                position = {"textDocument": {"uri": uri}, "position": {"line": line,
-                                                                     "character": col}}
-                result, elapsed = client.request("textDocument/completion", position)
-                assert result and result["items"], f"no completion at line {line}"
-                times["completion"].append(elapsed)
-                result, elapsed = client.request("textDocument/hover", position)
-                times["hover"].append(elapsed)
-            for version in range(2, 12):  # whole-text edits of the list: the full check
-                text = text.replace("r=16", f"r={16 + version}")
-                mark = len(client.notifications)
-                sent = time.perf_counter()
-                client.did_change(uri, version, text)
-                arrived, _ = client.wait_notification(is_diagnostics(uri, version), timeout=60,
-                                                      since=mark)
-                times["check"].append(arrived - sent - DEBOUNCE_S)
-    print(f"Llama-3-70B-shaped base model, LoraConfig with {args.entries} target entries")
-    print(f"  open cold   {cold:8.2f} s   (target <= 30 s)")
-    print(f"  open warm   {warm * 1000:8.1f} ms  (target <= 100 ms)")
-    for figure, values in times.items():
-        ms = [v * 1000 for v in values]
-        target = "<= 20 ms" if figure == "check" else "p99 <= 1 ms"
-        print(f"  {figure:<11} p50 {percentile(ms, 50):7.2f} ms  p99 {percentile(ms, 99):7.2f} ms"
-              f"  (n={len(ms)}; target {target})")
-    return 0
+    bench = EditorBench(title=f"LoraConfig with {args.entries} target entries",
+                        filename="train.py", typed=2, hover_required=False,
+                        edit=lambda text, version: text.replace("r=16", f"r={16 + version}"))
+    return run(args, bench, script(args.entries, rng), rng)
 
 
 if __name__ == "__main__":
