@@ -125,6 +125,8 @@ Error error_of(const torch::Tensor& weight, const torch::Tensor& quantized) {
     noise += (w - q_all.narrow(0, start, length).to(torch::kFloat64)).square().sum().item<double>();
   }
   Error e;
+  e.squared_error = noise;
+  e.squared_norm = signal;
   e.sqnr_db =
       noise == 0 ? std::numeric_limits<double>::infinity() : 10 * std::log10(signal / noise);
   e.relative_error = signal == 0 ? (noise == 0 ? 0 : std::numeric_limits<double>::infinity())

@@ -39,6 +39,8 @@ torch::Tensor fold_norm(const torch::Tensor& weight, const torch::Tensor& gamma,
 struct Error {
   double sqnr_db = 0;        // 10 log10(|w|^2 / |w - q(w)|^2); +inf when nothing is lost
   double relative_error = 0; // |w - q(w)| / |w|
+  double squared_error = 0;  // |w - q(w)|^2: adds across tensors (opscope propose's measure)
+  double squared_norm = 0;   // |w|^2
 };
 
 // Both from sums of squares in float64.

@@ -5,7 +5,10 @@
 //           "block_size": [...]}]} (opscope/resolve/weight_quantization.h).
 // Output, JSON lines as each tensor is done: first {"weights": true} or {"weightless": true}
 // (then nothing more), then {"parameter", "sqnr_db" (null: nothing lost), "relative_error"}
-// or {"parameter", "error"} per tensor, in the request's order.
+// or {"parameter", "error"} per tensor, in the request's order; "squared_error" and
+// "squared_norm" too (|w - q(w)|^2 and |w|^2, which add across tensors: `opscope propose`
+// weighs its choices by them).
+// Rows naming the same tensor one after another (propose's candidates) read it once.
 // "fold": {"weight", "running_var", "eps", "axis"} scales the weight by its batch norm first
 // (fake_quantize.h's fold_norm).
 // Exit codes: 0 done, 1 the archive or request is unusable, 2 bad usage.
@@ -58,13 +61,25 @@ opscope::weights::Quantization quantization_of(const nlohmann::json& t) {
   return q;
 }
 
-nlohmann::json measure(const opscope::weights::WeightRecords& records, const nlohmann::json& t) {
+// The last tensor read, kept while the next rows name it again.
+struct LastRead {
+  std::string name;
+  torch::Tensor tensor;
+};
+
+nlohmann::json measure(const opscope::weights::WeightRecords& records, const nlohmann::json& t,
+                       LastRead& last) {
   using namespace opscope::weights;
   const std::string name = t.value("parameter", "");
   nlohmann::json row = {{"parameter", name}};
   try {
     const Quantization q = quantization_of(t);
-    torch::Tensor weight = records.read(name);
+    if (last.name != name || !last.tensor.defined()) {
+      last.tensor = torch::Tensor(); // freed before the next one is read
+      last.tensor = records.read(name);
+      last.name = name;
+    }
+    torch::Tensor weight = last.tensor;
     if (!weight.is_floating_point())
       throw WeightError("'" + name + "' is not a floating tensor");
     if (t.contains("fold")) { // a conv's weight as its batch norm scales it before the fake-quant
@@ -76,6 +91,8 @@ nlohmann::json measure(const opscope::weights::WeightRecords& records, const nlo
     const Error e = error_of(weight, fake_quantize(weight, q));
     row["sqnr_db"] = std::isinf(e.sqnr_db) ? nlohmann::json(nullptr) : nlohmann::json(e.sqnr_db);
     row["relative_error"] = e.relative_error;
+    row["squared_error"] = e.squared_error;
+    row["squared_norm"] = e.squared_norm;
   } catch (const std::exception& e) {
     row["error"] = e.what();
   }
@@ -118,8 +135,9 @@ int main(int argc, char** argv) {
     // four times the CPU for it (ResNet-18's weights on the 2-core machine: 1.26 s of CPU
     // with the default threads, 0.32 s with one; bench/weight_error.py).
     torch::set_num_threads(1);
+    LastRead last;
     for (const nlohmann::json& t : request["tensors"])
-      std::cout << measure(records, t).dump() << std::endl;
+      std::cout << measure(records, t, last).dump() << std::endl;
     return 0;
   } catch (const std::exception& e) {
     std::cerr << "opscope-weights: " << e.what() << "\n";
