@@ -3,10 +3,12 @@
 
 #include "opscope/dialects/llmcompressor/features.h"
 #include "opscope/dialects/llmcompressor/resolve.h"
+#include "opscope/dialects/llmcompressor/size.h"
 
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <map>
 #include <ostream>
 
 namespace opscope::dialects::llmcompressor {
@@ -39,7 +41,48 @@ const std::string& name_of(const index::Index& model, int module) {
   return model.named_modules()[static_cast<std::size_t>(module)].name;
 }
 
-Json modifier_json(const Modifier& m, const Resolution& r, const index::Index& model) {
+// The quantized modules this modifier decides in the checkpoint (a later modifier's scheme wins).
+std::map<int, const CompressedModule*> decided_by(const ProjectedCheckpoint& size, int modifier) {
+  std::map<int, const CompressedModule*> out;
+  for (const ModuleProjection& p : size.modules)
+    if (p.modifier == modifier)
+      out.emplace(p.module, &p.compressed);
+  return out;
+}
+
+Json module_size_json(const CompressedModule& c) {
+  Json tensors = Json::array();
+  for (const index::Parameter& t : c.tensors)
+    tensors.push_back({{"name", t.name}, {"dtype", t.dtype}, {"shape", t.shape}});
+  double bits =
+      c.weights ? 8.0 * static_cast<double>(c.bytes_after) / static_cast<double>(c.weights) : 0.0;
+  return {{"format", c.format},
+          {"bytes", {{"before", c.bytes_before}, {"after", c.bytes_after}}},
+          {"bits_per_weight", bits},
+          {"tensors", std::move(tensors)}};
+}
+
+// As coreai-opt's explain --json "size" (bits_per_weight, bits, bytes, weights, modules: each
+// quantized module's bits per weight), with the checkpoint's format.
+Json size_json(const ProjectedCheckpoint& size, const index::Index& model) {
+  if (!size.unavailable.empty())
+    return {{"unavailable", size.unavailable}};
+  Json modules = Json::object();
+  for (const ModuleProjection& p : size.modules)
+    modules[name_of(model, p.module)] = p.compressed.weights
+                                            ? 8.0 * static_cast<double>(p.compressed.bytes_after) /
+                                                  static_cast<double>(p.compressed.weights)
+                                            : 0.0;
+  return {{"bits_per_weight", {{"before", size.bpw_before}, {"after", size.bpw_after}}},
+          {"bits", {{"before", size.bytes_before * 8}, {"after", size.bytes_after * 8}}},
+          {"bytes", {{"before", size.bytes_before}, {"after", size.bytes_after}}},
+          {"weights", size.weights},
+          {"format", size.format},
+          {"modules", std::move(modules)}};
+}
+
+Json modifier_json(const Modifier& m, const Resolution& r, const index::Index& model,
+                   const std::map<int, const CompressedModule*>& sized) {
   Json groups = Json::array();
   for (const Group& g : r.groups)
     groups.push_back({{"name", g.name},
@@ -48,12 +91,15 @@ Json modifier_json(const Modifier& m, const Resolution& r, const index::Index& m
   Json modules = Json::array();
   for (const Applied& a : r.applied) {
     const Group& g = r.groups[static_cast<std::size_t>(a.group)];
-    modules.push_back({{"module", name_of(model, a.module)},
-                       {"type", model.named_modules()[static_cast<std::size_t>(a.module)].type},
-                       {"group", g.name},
-                       {"target", r.targets[static_cast<std::size_t>(a.target)].text.text},
-                       {"attention", a.attention},
-                       {"scheme", scheme_json(g.scheme)}});
+    Json one = {{"module", name_of(model, a.module)},
+                {"type", model.named_modules()[static_cast<std::size_t>(a.module)].type},
+                {"group", g.name},
+                {"target", r.targets[static_cast<std::size_t>(a.target)].text.text},
+                {"attention", a.attention},
+                {"scheme", scheme_json(g.scheme)}};
+    if (auto at = sized.find(a.module); at != sized.end())
+      one["size"] = module_size_json(*at->second);
+    modules.push_back(std::move(one));
   }
   Json ignored = Json::array();
   for (const Ignored& i : r.ignored)
@@ -91,7 +137,8 @@ Json modifier_json(const Modifier& m, const Resolution& r, const index::Index& m
 }
 
 void modifier_text(const std::string& where, const Modifier& m, const Resolution& r,
-                   const index::Index& model, std::ostream& out) {
+                   const index::Index& model, const std::map<int, const CompressedModule*>& sized,
+                   std::ostream& out) {
   const auto& modules = model.named_modules();
   out << where << ": " << m.class_name << (m.stage.empty() ? "" : " (" + m.stage + ")");
   if (quantizes(m.class_name))
@@ -115,12 +162,28 @@ void modifier_text(const std::string& where, const Modifier& m, const Resolution
     s.resize(std::max(s.size(), width), ' ');
     return s;
   };
+  std::vector<std::string> schemes;
+  std::size_t scheme_width = 6;
+  for (int module : listed) {
+    schemes.push_back(explain_module(m, r, model, module));
+    scheme_width = std::max(scheme_width, schemes.back().size());
+  }
   if (!listed.empty())
-    out << "  " << pad("module", name_width) << "  " << pad("type", 12) << "  scheme\n";
-  for (int module : listed)
+    out << "  " << pad("module", name_width) << "  " << pad("type", 12) << "  "
+        << (sized.empty() ? "scheme" : pad("scheme", scheme_width) + "  saved bytes") << "\n";
+  for (std::size_t i = 0; i < listed.size(); ++i) {
+    int module = listed[i];
     out << "  " << pad(name_of(model, module), name_width) << "  "
-        << pad(last_part(modules[static_cast<std::size_t>(module)].type), 12) << "  "
-        << explain_module(m, r, model, module) << "\n";
+        << pad(last_part(modules[static_cast<std::size_t>(module)].type), 12) << "  ";
+    auto at = sized.find(module);
+    if (at == sized.end()) {
+      out << schemes[i] << "\n";
+      continue;
+    }
+    const CompressedModule& c = *at->second;
+    out << pad(schemes[i], scheme_width) << "  " << c.bytes_before << " -> " << c.bytes_after
+        << " (" << c.format << ")\n";
+  }
   for (std::size_t i = 0; i < r.mappings.size(); ++i) {
     const ResolvedMapping& rm = r.mappings[i];
     out << "  mapping " << i + 1 << ": " << rm.sets.size() << " block"
@@ -145,8 +208,16 @@ int explain(const std::string& config_path, const std::vector<Modifier>& modifie
   int exit_code = 0;
   if (modifiers.empty())
     err << config_path << ": holds no llm-compressor modifier opscope can read\n";
-  for (const Modifier& m : modifiers) {
-    Resolution r = resolve(m, model);
+  std::vector<Resolution> resolutions;
+  for (const Modifier& m : modifiers)
+    resolutions.push_back(resolve(m, model));
+  ProjectedCheckpoint size = project_checkpoint(modifiers, resolutions, model);
+  bool sizes = std::any_of(modifiers.begin(), modifiers.end(),
+                           [](const Modifier& m) { return quantizes(m.class_name); });
+  for (std::size_t i = 0; i < modifiers.size(); ++i) {
+    const Modifier& m = modifiers[i];
+    const Resolution& r = resolutions[i];
+    std::map<int, const CompressedModule*> sized = decided_by(size, static_cast<int>(i));
     std::string where = config_path + ":" + std::to_string(m.anchor.start.line + 1);
     if (r.error) {
       int line = (r.error_range ? *r.error_range : m.anchor).start.line + 1;
@@ -156,12 +227,16 @@ int explain(const std::string& config_path, const std::vector<Modifier>& modifie
       exit_code = 1;
     }
     if (json)
-      all["modifiers"].push_back(modifier_json(m, r, model));
+      all["modifiers"].push_back(modifier_json(m, r, model, sized));
     else
-      modifier_text(where, m, r, model, out);
+      modifier_text(where, m, r, model, sized, out);
   }
+  if (json && sizes)
+    all["size"] = size_json(size, model);
   if (json)
     out << all.dump(2) << "\n";
+  else if (sizes)
+    out << size_line(size) << "\n";
   return exit_code;
 }
 

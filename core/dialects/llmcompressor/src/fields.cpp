@@ -72,6 +72,13 @@ std::optional<QuantArgs> quant_args(const Node* n, Modifier& out) {
         a.dynamic = v->scalar;
     } else if (e.key == "block_structure") {
       a.block_structure = !config::is_null_value(v);
+      if (v->kind == Node::Kind::Seq)
+        for (const auto& item : v->items)
+          if (const Node* i = config::follow_aliases(item.get()))
+            if (auto n = config::integer_value(*i))
+              a.block.push_back(*n);
+    } else if (e.key == "scale_dtype" && config::is_string_value(*v)) {
+      a.scale_dtype = v->scalar;
     } else if (e.key == "actorder") {
       auto b = config::boolean_value(*v);
       a.actorder = !config::is_null_value(v) && !(b && !*b);
@@ -108,6 +115,9 @@ void config_groups(const Node* n, Modifier& out) {
     group.range = g->range;
     group.targets = strings(find(*g, "targets"), out);
     group.args = scheme_args(*g, out);
+    if (const Node* f = config::follow_aliases(find(*g, "format"));
+        f && config::is_string_value(*f))
+      group.format = Written{f->scalar, f->range};
     out.config_groups.push_back(std::move(group));
   }
 }

@@ -201,6 +201,8 @@ private:
         Group g;
         g.name = cg.name.text;
         validated(cg.args, g.scheme);
+        if (cg.format)
+          g.format = cg.format->text;
         r_.groups.push_back(g);
         for (const Written& t : cg.targets)
           r_.targets.push_back({t, static_cast<int>(i)});
@@ -208,7 +210,7 @@ private:
       return true;
     }
     // Nothing says how: group_0 = QuantizationScheme(targets=targets), which quantizes nothing.
-    r_.groups.push_back(Group{"group_0", std::nullopt, Scheme{}});
+    r_.groups.push_back(Group{"group_0", std::nullopt, Scheme{}, std::nullopt});
     for (const Written& t : default_targets())
       r_.targets.push_back({t, 0});
     return true;

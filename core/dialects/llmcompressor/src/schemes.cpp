@@ -11,7 +11,14 @@ namespace {
 
 Quant q(int bits, bool is_float, std::string strategy, long long group = 0,
         std::string dynamic = "false", bool symmetric = true) {
-  return Quant{bits, is_float, std::move(strategy), group, symmetric, std::move(dynamic)};
+  return Quant{bits, is_float, std::move(strategy), group, symmetric, std::move(dynamic), {}, {}};
+}
+
+// The presets that round their scales to a narrower dtype (scale_dtype): NVFP4's FP8, MX's
+// E8M0 exponents in uint8.
+Quant scaled(Quant quant, std::string scale_dtype) {
+  quant.scale_dtype = std::move(scale_dtype);
+  return quant;
 }
 
 // _int_wnam(weight_bits, act_bits): group-128 symmetric int weights, int per-token dynamic
@@ -32,19 +39,24 @@ struct Preset {
 const std::vector<Preset>& presets() {
   static const std::vector<Preset> table = [] {
     std::vector<Preset> t;
-    Scheme nvfp4a16{q(4, true, "tensor_group", 16), std::nullopt, std::nullopt};
-    Scheme nvfp4{q(4, true, "tensor_group", 16), q(4, true, "tensor_group", 16, "local"),
-                 std::nullopt};
-    Scheme mxfp4a16{q(4, true, "group", 32), std::nullopt, std::nullopt};
-    Scheme mxfp4{q(4, true, "group", 32), q(4, true, "group", 32, "true"), std::nullopt};
-    Scheme mxfp8a16{q(8, true, "group", 32), std::nullopt, std::nullopt};
-    Scheme mxfp8{q(8, true, "group", 32), q(8, true, "group", 32, "true"), std::nullopt};
+    const std::string fp8_scale = "float8_e4m3fn", e8m0 = "uint8";
+    Quant nv = scaled(q(4, true, "tensor_group", 16), fp8_scale);
+    Quant mx4 = scaled(q(4, true, "group", 32), e8m0);
+    Quant mx8 = scaled(q(8, true, "group", 32), e8m0);
+    Scheme nvfp4a16{nv, std::nullopt, std::nullopt};
+    Scheme nvfp4{nv, scaled(q(4, true, "tensor_group", 16, "local"), fp8_scale), std::nullopt};
+    Scheme mxfp4a16{mx4, std::nullopt, std::nullopt};
+    Scheme mxfp4{mx4, scaled(q(4, true, "group", 32, "true"), e8m0), std::nullopt};
+    Scheme mxfp8a16{mx8, std::nullopt, std::nullopt};
+    Scheme mxfp8{mx8, scaled(q(8, true, "group", 32, "true"), e8m0), std::nullopt};
     Scheme w8a8{q(8, false, "channel"), q(8, false, "token", 0, "true"), std::nullopt};
     Scheme w4a16_asym{q(4, false, "group", 128, "false", false), std::nullopt, std::nullopt};
     Scheme w4afp8{q(4, false, "group", 128), q(8, true, "token", 0, "true"), std::nullopt};
     Scheme fp8{q(8, true, "tensor"), q(8, true, "tensor"), std::nullopt};
     Scheme fp8_dynamic{q(8, true, "channel"), q(8, true, "token", 0, "true"), std::nullopt};
-    Scheme fp8_block{q(8, true, "block"), q(8, true, "group", 128, "true"), std::nullopt};
+    Quant block = q(8, true, "block");
+    block.block_structure = {128, 128};
+    Scheme fp8_block{block, q(8, true, "group", 128, "true"), std::nullopt};
     t = {{"UNQUANTIZED", Scheme{}},
          {"W4A16_ASYM", w4a16_asym},
          {"W8A8", w8a8},
@@ -164,9 +176,13 @@ Validated validate(const QuantArgs& a) {
   // pytorch_dtype() of the zero point: float other than 4 or 8 bits is refused.
   if (a.type == "float" && a.num_bits != 8 && a.num_bits != 4)
     return {std::nullopt, "Only num_bits in (8) are supported"};
+  std::string scale_dtype = a.scale_dtype;
+  if (scale_dtype.starts_with("torch."))
+    scale_dtype.erase(0, 6);
   v.quant = Quant{a.num_bits,  a.type == "float",
                   strategy,    a.group_size && *a.group_size > 0 ? *a.group_size : 0,
-                  a.symmetric, a.dynamic};
+                  a.symmetric, a.dynamic,
+                  a.block,     std::move(scale_dtype)};
   return v;
 }
 

@@ -29,6 +29,8 @@ struct QuantArgs {
   bool symmetric = true;
   std::string dynamic = "false"; // "false" | "true" | "local"
   bool block_structure = false;  // block_structure written (not None)
+  std::vector<long long> block;  // its values ([rows, cols]), when a list of integers
+  std::string scale_dtype;       // written ("torch.uint8" or "uint8"), empty when None
   bool actorder = false;         // actorder written (not None / False)
   config::Range range;
 };
@@ -43,6 +45,7 @@ struct ConfigGroup {
   Written name;                 // "group_0"
   std::vector<Written> targets; // a lone string is a one-item list
   SchemeArgs args;
+  std::optional<Written> format; // the group's compression format (a checkpoint writes it)
   config::Range range;
 };
 

@@ -7,9 +7,11 @@
 //   schemes.h   presets and QuantizationArgs' validation
 //   resolve.h   matching: resolve (the scheme per module, ignored modules, mappings, errors)
 //   features.h  diagnose, hover, complete, explain_module
+//   size.h      the saved checkpoint's tensors and size: project_checkpoint
 #pragma once
 
 #include "opscope/dialects/llmcompressor/config.h"
 #include "opscope/dialects/llmcompressor/features.h"
 #include "opscope/dialects/llmcompressor/resolve.h"
 #include "opscope/dialects/llmcompressor/schemes.h"
+#include "opscope/dialects/llmcompressor/size.h"

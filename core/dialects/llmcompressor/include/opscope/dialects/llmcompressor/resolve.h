@@ -21,6 +21,7 @@ struct Group {
   std::string name;
   std::optional<std::string> preset; // the preset it expands
   Scheme scheme;
+  std::optional<std::string> format; // the compression format the group writes, if any
 };
 
 // One target string as written, and the group it belongs to.
