@@ -11,5 +11,6 @@ int run_query(const std::vector<std::string>& args);
 int run_inputs(const std::vector<std::string>& args);
 int run_index(const std::vector<std::string>& args);
 int run_export(const std::vector<std::string>& args);
+int run_propose(const std::vector<std::string>& args);
 
 } // namespace opscope::cli

@@ -34,6 +34,8 @@ std::vector<Command> builtin_commands() {
       {"inputs", "where each input of a module comes from", run_inputs},
       {"index", "inspect a model once and write its index file", run_index},
       {"export", "export a Python model to a .pt2 archive with your Python", run_export},
+      {"propose", "propose a Quantizer config that fits a size budget with the least weight error",
+       run_propose},
   };
 }
 
