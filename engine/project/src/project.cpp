@@ -75,6 +75,8 @@ ModelSettings ModelSettings::overridden_by(const ModelSettings& over) const {
     out.weightless = over.weightless;
   if (over.hf_class)
     out.hf_class = over.hf_class;
+  if (over.weights)
+    out.weights = over.weights;
   return out;
 }
 
@@ -93,6 +95,7 @@ ModelSettings settings_from_json(const nlohmann::json& j) {
   s.mode = text("mode");
   s.compressor = text("compressor");
   s.hf_class = text("hfClass");
+  s.weights = text("weights");
   if (auto it = j.find("weightless"); it != j.end() && it->is_boolean())
     s.weightless = it->get<bool>();
   if (auto it = j.find("inputs"); it != j.end() && it->is_array() && !it->empty()) {
@@ -204,11 +207,12 @@ ProjectFile parse_project_file(const std::string& text, const std::string& path)
                                         : key == "mode"       ? &project.settings.mode
                                         : key == "compressor" ? &project.settings.compressor
                                         : key == "hf_class"   ? &project.settings.hf_class
+                                        : key == "weights"    ? &project.settings.weights
                                                               : nullptr;
     if (!field) {
       problem(line, "unknown key `" + key +
                         "` (expected model, inputs, python, mode, compressor, weightless, "
-                        "hf_class)");
+                        "hf_class, weights)");
       continue;
     }
     if (auto text = scalar(value, line, key))
@@ -366,6 +370,18 @@ Resolution resolve_model(const std::string& config_path, const ConfigHints& hint
       spec.python = *settings.python; // a command name such as python3, found on PATH
   } else {
     spec.path = absolute_in(model_base, *settings.model);
+  }
+  // Real weights: where `weights:` points (relative to where it was written), else beside an
+  // hf: model's config.json (a save_pretrained folder, or the cached snapshot of a model id).
+  if (settings.weights) {
+    spec.weights =
+        absolute_in(editor.weights ? base_dir : fs::path(out.project_file).parent_path().string(),
+                    *settings.weights);
+  } else if (spec.kind == ModelKind::PythonTarget && spec.target.starts_with("hf:")) {
+    std::optional<std::string> config =
+        spec.path.empty() ? hf_cached_config(spec.target.substr(3)) : spec.path;
+    if (config)
+      spec.weights = fs::path(*config).parent_path().string();
   }
   // Mode: editor setting, else the config's execution_mode, else the project file. A
   // compressor with no graph mode always runs eager: coreai-opt 0.4.0's KMeansPalettizer and

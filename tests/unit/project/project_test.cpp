@@ -388,6 +388,48 @@ TEST_F(ProjectTest, AConfigsOwnBaseModelIsFoundInTheHubCacheUnlessTheProjectName
   ::unsetenv("HF_HUB_CACHE");
 }
 
+// Issue 28: where explain reads real weights. `weights:` names them, relative to the project;
+// without it an hf: model's are beside its config.json (a save_pretrained folder, the cached
+// snapshot of a model id); an archive's are its own.
+TEST_F(ProjectTest, WeightsAreWhereTheProjectSaysElseBesideAnHfModelsConfig) {
+  const std::string config = (root_ / "configs" / "q.yaml").string();
+  write(root_ / "opscope.yaml", "model: resnet.pt2\n");
+  Resolution r = resolve_model(config, {}, {}, "");
+  ASSERT_TRUE(r.model) << r.problem;
+  EXPECT_EQ(r.model->weights, ""); // the archive's own
+
+  write(root_ / "opscope.yaml", "model: model.pt2\nweights: ckpt/model.safetensors\n");
+  r = resolve_model(config, {}, {}, "");
+  EXPECT_TRUE(r.project_problems.empty());
+  EXPECT_EQ(r.model->weights, (root_ / "ckpt" / "model.safetensors").string());
+  const std::string before = r.model->key();
+  write(root_ / "opscope.yaml", "model: model.pt2\nweights: other\n");
+  EXPECT_EQ(resolve_model(config, {}, {}, "").model->key(), before); // no new export for it
+
+  fs::create_directories(root_ / "llama");
+  write(root_ / "llama" / "config.json", "{\"model_type\": \"llama\"}");
+  write(root_ / "opscope.yaml", "model: hf:llama\n");
+  r = resolve_model(config, {}, {}, "");
+  EXPECT_EQ(r.model->weights, (root_ / "llama").string());
+
+  fs::path repo = root_ / "hf" / "hub" / "models--org--tiny";
+  fs::create_directories(repo / "refs");
+  fs::create_directories(repo / "snapshots" / "abc123");
+  write(repo / "refs" / "main", "abc123");
+  write(repo / "snapshots" / "abc123" / "config.json", "{\"model_type\": \"llama\"}");
+  ::setenv("HF_HUB_CACHE", (root_ / "hf" / "hub").c_str(), 1);
+  write(root_ / "opscope.yaml", "model: hf:org/tiny\n");
+  r = resolve_model(config, {}, {}, "");
+  EXPECT_EQ(r.model->weights, (repo / "snapshots" / "abc123").string());
+  ::unsetenv("HF_HUB_CACHE");
+
+  // The editor's setting wins, relative to its folder.
+  ModelSettings editor;
+  editor.weights = "w.safetensors";
+  r = resolve_model(config, {}, editor, "/editor");
+  EXPECT_EQ(r.model->weights, "/editor/w.safetensors");
+}
+
 TEST(HfCache, IdsAreOrgSlashNameAndNeverPaths) {
   EXPECT_TRUE(looks_like_hf_id("meta-llama/Llama-3.1-8B"));
   EXPECT_TRUE(looks_like_hf_id("gpt2"));

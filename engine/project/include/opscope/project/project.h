@@ -14,6 +14,11 @@
 //                                # for models that read tensor values (default true:
 //                                # without weight data; hf: targets always are)
 //   hf_class: AutoModelForCausalLM  # for `model: hf:./config.json`: the class to build
+//   weights: ckpt/                 # where explain reads real weights for the per-layer weight
+//                                  # error: a Hugging Face checkpoint's folder or .safetensors
+//                                  # file, or a .pt2 archive saved with them (default: the
+//                                  # model's archive; for an hf: model, the folder of its
+//                                  # config.json, the cached snapshot for a model id)
 //
 // Editor settings (initializationOptions, workspace/configuration section
 // "opscope") override it field by field. The config itself chooses the
@@ -49,6 +54,7 @@ struct ModelSettings {
   std::optional<std::string> compressor;
   std::optional<bool> weightless;
   std::optional<std::string> hf_class;
+  std::optional<std::string> weights;
 
   // `over`'s set fields win.
   ModelSettings overridden_by(const ModelSettings& over) const;
@@ -84,6 +90,9 @@ struct ModelSpec {
   std::string python;
   bool weightless = true; // the default; `weightless: false` exports real weights
   std::string hf_class;
+  // Where real weights are read (absolute): `weights:`, else an hf: model's config folder;
+  // empty: the model's own archive. Not part of key(): the index does not depend on it.
+  std::string weights;
   std::string work_dir; // where to export from (the project's folder)
   index::Mode mode = index::Mode::Graph;
   std::string origin; // "/w/opscope.yaml" or "editor settings"
