@@ -1,23 +1,15 @@
 #include "matching.h"
+#include "opscope/dialects/python_regex.h"
 
 #include <algorithm>
 
 namespace opscope::dialects::peft::detail {
-namespace {
-
-RE2::Options options() {
-  RE2::Options o;
-  o.set_log_errors(false);
-  o.set_max_mem(64 << 20); // a hostile pattern fails to compile instead of growing
-  return o;
-}
-
-} // namespace
 
 // re.match(P) is P anchored at the start as a whole: `^(?:P)`, `$` inside P being the end
 // (names hold no newline, so Python's `$` before a final newline never differs).
 Pattern::Pattern(const std::string& text, Anchor anchor)
-    : re_(std::make_unique<RE2>(anchor == Anchor::Full ? text : "^(?:" + text + ")", options())),
+    : re_(std::make_unique<RE2>(anchor == Anchor::Full ? text : "^(?:" + text + ")",
+                                python_pattern_options())),
       anchor_(anchor) {}
 
 bool Pattern::matches(std::string_view name) const {
@@ -53,10 +45,11 @@ std::vector<int> NameList::entries_matching(std::string_view key) const {
 
 LayerIndex::LayerIndex(const std::vector<std::string>& patterns) {
   if (patterns.empty())
-    res_.push_back(std::make_unique<RE2>(R"(^(?:.*?\.[^.]*\.(?P<idx>\d+)\.))", options()));
-  for (const std::string& p : patterns)
     res_.push_back(
-        std::make_unique<RE2>("^(?:(?:^|.*?\\.)" + p + "\\.(?P<idx>\\d+)\\.)", options()));
+        std::make_unique<RE2>(R"(^(?:.*?\.[^.]*\.(?P<idx>\d+)\.))", python_pattern_options()));
+  for (const std::string& p : patterns)
+    res_.push_back(std::make_unique<RE2>("^(?:(?:^|.*?\\.)" + p + "\\.(?P<idx>\\d+)\\.)",
+                                         python_pattern_options()));
 }
 
 std::optional<long long> LayerIndex::of(std::string_view key) const {
