@@ -3,15 +3,14 @@
 #include "explain.h"
 #include "opscope/config/python_calls.h"
 #include "opscope/dialects/llmcompressor/llmcompressor.h"
+#include "opscope/dialects/per_model.h"
 #include "opscope/dialects/text_search.h"
 
 #include <re2/re2.h>
 
 #include <algorithm>
 #include <cctype>
-#include <cstdint>
 #include <filesystem>
-#include <mutex>
 #include <string_view>
 
 namespace opscope::dialects::llmcompressor {
@@ -47,12 +46,16 @@ std::string checkpoint_folder(const std::string& path) {
   return ec || folder.empty() ? "." : folder.string();
 }
 
+// Every name completion offers on a model, kept by the dialect across revisions.
+using Candidates = PerModel<std::vector<Suggestion>>;
+
 // A file's modifiers (a script or a recipe may hold several), read once per revision.
 class LlmCompressorDocument final : public DialectDocument {
 public:
   LlmCompressorDocument(std::vector<Modifier> modifiers, std::optional<std::string> model,
-                        std::string text)
-      : modifiers_(std::move(modifiers)), model_(std::move(model)), text_(std::move(text)) {}
+                        std::string text, std::shared_ptr<const Candidates> candidates)
+      : modifiers_(std::move(modifiers)), model_(std::move(model)), text_(std::move(text)),
+        candidates_(std::move(candidates)) {}
 
   bool empty() const override { return modifiers_.empty(); }
   std::optional<std::string> model() const override { return model_; }
@@ -84,20 +87,24 @@ public:
 
   // Only the names that hold what is typed before the cursor (its characters in order, any
   // case, as editors filter): the engine keeps the first 100, and a model has thousands, so
-  // unfiltered the full names after the classes and patterns would never be offered.
+  // unfiltered the full names after the classes and patterns would never be offered. The
+  // names are the model's, built once per model (a keystroke is a new document).
   std::vector<Suggestion> complete(const index::Index& model,
                                    config::Position cursor) const override {
     const Modifier* modifier = modifier_at(cursor);
-    if (!modifier)
+    const Written* entry = modifier ? entry_at(*modifier, cursor) : nullptr;
+    if (!entry)
       return {};
-    std::vector<Suggestion> found = llmcompressor::complete(*modifier, model, cursor);
-    if (found.empty())
-      return found;
-    config::Range replace = contents(found.front().replace);
+    config::Range replace = contents(between_quotes(*entry));
     std::string typed = typed_before(replace, cursor);
-    std::erase_if(found, [&](const Suggestion& s) { return !holds_in_order(s.label, typed); });
-    for (Suggestion& s : found)
-      s.replace = replace;
+    std::shared_ptr<const std::vector<Suggestion>> all =
+        candidates_->get(model, [&] { return candidates(model); });
+    std::vector<Suggestion> found;
+    for (const Suggestion& s : *all)
+      if (holds_in_order(s.label, typed)) {
+        found.push_back(s);
+        found.back().replace = replace;
+      }
     return found;
   }
 
@@ -118,49 +125,14 @@ private:
 
   // Every modifier resolved on `model`, once per model: the background check and every hover
   // of this revision share it (resolving a 100-entry list over a 70B model's modules takes
-  // milliseconds; a hover must take less than one). Keyed by what resolve() reads, so a model
-  // reloaded at the same address is never answered with another model's module numbers.
+  // milliseconds; a hover must take less than one).
   std::shared_ptr<const std::vector<Resolution>> resolutions(const index::Index& model) const {
-    std::uint64_t key = fingerprint(model);
-    {
-      std::lock_guard lock(mutex_);
-      if (resolved_ && resolved_key_ == key)
-        return resolved_;
-    }
-    auto made = std::make_shared<std::vector<Resolution>>();
-    for (const Modifier& modifier : modifiers_)
-      made->push_back(resolve(modifier, model));
-    std::lock_guard lock(mutex_);
-    resolved_key_ = key;
-    resolved_ = std::move(made);
-    return resolved_;
-  }
-
-  // The archive's content hash where the index has one, else the names, classes and shapes.
-  static std::uint64_t fingerprint(const index::Index& model) {
-    std::uint64_t h = 1469598103934665603ull; // FNV-1a
-    auto mix = [&h](std::string_view bytes) {
-      for (unsigned char c : bytes)
-        h = (h ^ c) * 1099511628211ull;
-      h = (h ^ 0xff) * 1099511628211ull; // a separator: ("ab", "c") is not ("a", "bc")
-    };
-    const auto& modules = model.named_modules();
-    mix(std::to_string(modules.size()) + "/" + std::to_string(model.parameters.size()));
-    if (!model.provenance.archive_hash.empty()) {
-      mix(model.provenance.archive_hash);
-      return h;
-    }
-    for (const index::ModuleObject& m : modules) {
-      mix(m.name);
-      mix(m.type);
-      mix(std::to_string(m.mro.size() + 2 * m.aliases.size()) + (m.output_embeddings ? "h" : ""));
-    }
-    for (const index::Parameter& p : model.parameters) {
-      mix(p.name);
-      for (std::int64_t d : p.shape)
-        mix(std::to_string(d));
-    }
-    return h;
+    return resolved_.get(model, [&] {
+      std::vector<Resolution> made;
+      for (const Modifier& modifier : modifiers_)
+        made.push_back(resolve(modifier, model));
+      return made;
+    });
   }
 
   // Where `line` starts in the text (npos past its end).
@@ -224,10 +196,9 @@ private:
 
   std::vector<Modifier> modifiers_;
   std::optional<std::string> model_;
-  std::string text_; // for what is typed before the cursor
-  mutable std::mutex mutex_;
-  mutable std::uint64_t resolved_key_ = 0;
-  mutable std::shared_ptr<const std::vector<Resolution>> resolved_;
+  std::string text_;                             // for what is typed before the cursor
+  std::shared_ptr<const Candidates> candidates_; // the dialect's
+  PerModel<std::vector<Resolution>> resolved_{1};
 };
 
 class LlmCompressorDialect final : public Dialect {
@@ -253,8 +224,12 @@ public:
       model = script_model(text);
     // A recipe YAML names no model: opscope.yaml or the editor setting does.
     return std::make_shared<const LlmCompressorDocument>(std::move(modifiers), std::move(model),
-                                                         text);
+                                                         text, candidates_);
   }
+
+private:
+  // Shared with the documents, which may outlive the dialect at exit.
+  std::shared_ptr<const Candidates> candidates_ = std::make_shared<const Candidates>();
 };
 
 } // namespace

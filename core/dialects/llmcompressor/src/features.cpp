@@ -301,8 +301,7 @@ std::optional<HoverText> hover(const Modifier& modifier, const Resolution& r,
   return std::nullopt;
 }
 
-std::vector<Suggestion> complete(const Modifier& modifier, const index::Index& model,
-                                 config::Position cursor) {
+const Written* entry_at(const Modifier& modifier, config::Position cursor) {
   const Written* typed = nullptr;
   auto consider = [&](const Written& w) {
     if (w.range.contains(cursor))
@@ -324,9 +323,10 @@ std::vector<Suggestion> complete(const Modifier& modifier, const index::Index& m
     if (m.smooth)
       consider(*m.smooth);
   }
-  if (!typed)
-    return {};
-  config::Range replace = between_quotes(*typed);
+  return typed;
+}
+
+std::vector<Suggestion> candidates(const index::Index& model) {
   std::map<std::string, std::pair<int, std::set<std::string>>> leaves; // leaf -> count, types
   std::map<std::string, int> classes;
   std::vector<Suggestion> out;
@@ -342,17 +342,29 @@ std::vector<Suggestion> complete(const Modifier& modifier, const index::Index& m
   }
   // Class names first (what recipes mostly target), then `re:` leaf patterns, then full names.
   for (const auto& [c, n] : classes)
-    out.push_back({c, "class ×" + std::to_string(n), "0" + c, replace});
+    out.push_back({c, "class ×" + std::to_string(n), "0" + c, {}});
   for (const auto& [name, l] : leaves) {
     std::string detail = "×" + std::to_string(l.first);
     for (const std::string& t : l.second)
       detail += " " + t;
     std::string pattern = "re:.*" + name + "$";
-    out.push_back({pattern, detail, "1" + name, replace});
+    out.push_back({pattern, detail, "1" + name, {}});
   }
   for (const ModuleObject& m : model.named_modules())
     if (!m.name.empty())
-      out.push_back({m.name, last_part(m.type), "2" + m.name, replace});
+      out.push_back({m.name, last_part(m.type), "2" + m.name, {}});
+  return out;
+}
+
+std::vector<Suggestion> complete(const Modifier& modifier, const index::Index& model,
+                                 config::Position cursor) {
+  const Written* typed = entry_at(modifier, cursor);
+  if (!typed)
+    return {};
+  std::vector<Suggestion> out = candidates(model);
+  config::Range replace = between_quotes(*typed);
+  for (Suggestion& s : out)
+    s.replace = replace;
   return out;
 }
 

@@ -60,6 +60,29 @@ TEST(LlmcompressorDialect, CompletionInAnEscapedStringReplacesItsContentsAndFilt
   EXPECT_EQ(std::find(names.begin(), names.end(), "Linear"), names.end());
 }
 
+// The names are kept between keystrokes (each revision is a new document), per model: another
+// model, or the same one reloaded with its layout changed, is offered its own names.
+TEST(LlmcompressorDialect, CompletionOffersTheNamesOfTheModelAskedAboutAcrossRevisions) {
+  const index::Index gemma = tiny_gemma3();
+  index::Index renamed = tiny_gemma3(); // the head renamed, as in another layout of Gemma 3
+  renamed.module_objects.back().name = "language_model.lm_head";
+  renamed.rebuild_lookups();
+  auto has = [](const std::vector<Suggestion>& found, const std::string& label) {
+    std::vector<std::string> names = labels(found);
+    return std::find(names.begin(), names.end(), label) != names.end();
+  };
+  std::string text = kScript;
+  auto first = dialect().read("/w/quantize.py", text);
+  EXPECT_TRUE(has(first->complete(gemma, {2, 6}), "lm_head"));
+  text[text.find("lm_head")] = 'L'; // the next keystroke: a new document, the same model
+  auto second = dialect().read("/w/quantize.py", text);
+  EXPECT_TRUE(has(second->complete(gemma, {2, 6}), "lm_head"));
+  std::vector<Suggestion> other = second->complete(renamed, {2, 6});
+  EXPECT_TRUE(has(other, "language_model.lm_head"));
+  EXPECT_FALSE(has(other, "lm_head"));
+  EXPECT_TRUE(has(first->complete(gemma, {2, 6}), "lm_head"));
+}
+
 TEST(LlmcompressorDialect, TheHeadsQuickFixKeepsTheQuotes) {
   const index::Index model = tiny_gemma3();
   const std::string json = "{\"quantization_config\": {\"config_groups\": {\"g\": "

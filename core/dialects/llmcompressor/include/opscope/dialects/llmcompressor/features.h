@@ -32,8 +32,14 @@ std::optional<HoverText> hover(const Modifier& modifier, const Resolution& resol
 
 // Names to complete where a target, ignore or mapping entry is typed (empty elsewhere): module
 // names, `re:` patterns of their leaf names and class names, with how many modules each matches.
+// complete() is entry_at() and candidates() with the entry's replace range.
 std::vector<Suggestion> complete(const Modifier& modifier, const index::Index& model,
                                  config::Position cursor);
+// The target, ignore or mapping entry the cursor is in (null elsewhere).
+const Written* entry_at(const Modifier& modifier, config::Position cursor);
+// Every name completion offers on `model`, best first, their replace ranges empty: a function of
+// the model alone, which the editor keeps between keystrokes (dialects::PerModel).
+std::vector<Suggestion> candidates(const index::Index& model);
 
 // One module's line for `explain`: "w4 int group 128, a16 (group_0, W4A16, by `Linear`)",
 // "ignored by `lm_head`", or "not targeted".
