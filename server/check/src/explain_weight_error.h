@@ -1,44 +1,21 @@
-// `opscope explain`'s weight error (issue 28): what the Quantizer's fake quantization does to
-// each weight it quantizes, measured on the real weights of the model's .pt2 archive by the
-// LibTorch worker `opscope-weights` (core/weights) as SQNR in dB and relative error
-// |w - q(w)| / |w|. Which weights and how: resolve::quantized_weights. A weightless archive
-// (opscope export's default), an index file or a Python target has no weights to measure:
-// the report says so once instead.
+// `opscope explain`'s weight error (issue 28): the table and JSON of what the Quantizer's fake
+// quantization does to each weight it quantizes (model::weight_error measures it).
 #pragma once
 
 #include "paint.h"
 
-#include "opscope/config/document.h"
 #include "opscope/index/index.h"
-#include "opscope/resolve/resolve.h"
-#include "opscope/resolve/weight_quantization.h"
+#include "opscope/model/weight_error.h"
 
 #include <nlohmann/json.hpp>
 
-#include <optional>
-#include <string>
-#include <vector>
-
 namespace opscope::check {
 
-struct WeightErrorRow {
-  resolve::WeightQuantization quantization; // its parameter, dtype, block, ...
-  bool measured = false;
-  std::optional<double> sqnr_db; // nothing when the weight comes back unchanged (no error)
-  double relative_error = 0;
-  std::string not_measured; // why, when !measured
-};
-
-struct WeightErrorReport {
-  bool applies = false;             // a Quantizer config that quantizes some weight of this model
-  std::string unavailable;          // why nothing was measured ("" when rows hold the numbers)
-  std::vector<WeightErrorRow> rows; // Index::parameters order
-  std::vector<int> worst;           // up to three rows, lowest SQNR first
-};
-
-// `model` is what the model argument names (an archive path, an index file, a target).
-WeightErrorReport weight_error(const config::ConfigDocument& document, const index::Index& index,
-                               const std::string& model, const resolve::Resolution* resolution);
+// The report itself and the worker that measures it live in engine/model (weight_error.h),
+// shared with the editor's hover and code lens; here is how `explain` prints it.
+using opscope::model::weight_error;
+using opscope::model::WeightErrorReport;
+using opscope::model::WeightErrorRow;
 
 // {"parameters": [{parameter, dtype, qscheme, qformulation, block_size, sqnr_db (null: no
 // error), relative_error} | {parameter, not_measured}], "worst": [parameter, ...]}, or

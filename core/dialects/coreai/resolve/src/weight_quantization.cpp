@@ -146,6 +146,7 @@ std::vector<WeightQuantization> quantized_weights(const config::ConfigDocument& 
     bool fits = true;
     WeightQuantization q = quantization_of(p, d.spec, module_type, fits);
     q.parameter = d.parameter;
+    q.decider = d.decider;
     if (graph && q.not_computed.empty())
       q.fold = norm_fold(index, d);
     if (fits)

@@ -24,6 +24,7 @@ struct WeightQuantization {
   std::int64_t quant_min = 0;
   std::int64_t quant_max = 0;
   std::vector<std::int64_t> block_size; // one extent per axis of the weight
+  Decider decider;                      // the entry whose spec this is (WeightDecision::decider)
   // Graph mode, a conv whose output goes to a batch norm: prepare() (torchao's conv-bn QAT
   // rewrite, coreai-opt's _conv_bn_utils.py) fake-quantizes the weight scaled per output
   // channel by gamma / sqrt(running_var + eps). The index keeps no eps: BatchNorm's default.
