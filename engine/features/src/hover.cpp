@@ -2,6 +2,7 @@
 
 #include "matching.h"
 #include "opscope/features/projected_size.h"
+#include "opscope/features/weight_error.h"
 #include "opscope/index/module_inputs.h"
 #include "resolution.h"
 #include "text.h"
@@ -383,6 +384,9 @@ std::optional<Hover> hover(const config::ConfigDocument& document, config::Posit
   if (key->table == Table::ModuleName || key->table == Table::ModuleType)
     if (auto size = module_size_text(document, model, m.modules))
       md += *size;
+  if (auto error =
+          entry_weight_error_text(document, model, static_cast<int>(key - document.keys.data())))
+    md += *error;
   md += precedence_note(key->table);
   return h;
 }

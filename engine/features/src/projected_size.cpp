@@ -1,5 +1,6 @@
 #include "opscope/features/projected_size.h"
 
+#include "opscope/features/weight_error.h"
 #include "opscope/resolve/size.h"
 
 #include <cstdio>
@@ -52,14 +53,17 @@ std::string before_after(std::int64_t before, std::int64_t after, std::int64_t w
 } // namespace
 
 std::vector<CodeLens> code_lenses(const config::ConfigDocument& document, const Model* model) {
+  std::vector<CodeLens> lenses;
   auto size = size_of(document, model, /*wait=*/true);
   // No number, no lens: a line saying "not computed" above every config is noise; the root
   // key's hover says why.
-  if (!size || !size->unavailable.empty())
-    return {};
-  return {CodeLens{document.root_range,
-                   "projected size: " +
-                       before_after(size->bits_before, size->bits_after, size->total_weights)}};
+  if (size && size->unavailable.empty())
+    lenses.push_back(CodeLens{document.root_range,
+                              "projected size: " + before_after(size->bits_before, size->bits_after,
+                                                                size->total_weights)});
+  if (auto error = weight_error_lens(document, model))
+    lenses.push_back(std::move(*error));
+  return lenses;
 }
 
 std::optional<std::string> root_size_text(const config::ConfigDocument& document,

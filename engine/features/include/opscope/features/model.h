@@ -6,11 +6,21 @@
 #include "opscope/config/document.h"
 #include "opscope/index/index.h"
 #include "opscope/index/query.h"
+#include "opscope/model/weight_error.h"
 #include "opscope/resolve/resolve.h"
 
+#include <memory>
 #include <string>
 
 namespace opscope::features {
+
+// The per-layer weight error (model/weight_error.h) a host measured for a config: the editor
+// measures it in the background, so a request may come before it or between two measurements.
+struct WeightErrorState {
+  std::shared_ptr<const model::WeightErrorReport> report; // the last measured; null before it
+  bool current = false;   // `report` is of this revision (its rows' deciders name its keys)
+  bool measuring = false; // a measurement of this revision is under way
+};
 
 struct Model {
   const index::Index* index = nullptr; // must outlive every call that receives it
@@ -22,6 +32,8 @@ struct Model {
   // Which entry decides each op (resolve::resolves), computed once per (config version,
   // model) and shared by the check and hovers (null: each call resolves on its own).
   const resolve::SharedResolution* resolution = nullptr;
+  // The config's weight error on the model's weights (null: the host does not measure it).
+  const WeightErrorState* weight_error = nullptr;
 };
 
 // A replacement of `range` by `new_text` in the config document.

@@ -20,7 +20,7 @@ struct CodeLens {
 // The projected size above the root key: "projected size: 32.00 -> 4.13 bits per weight,
 // 1.05 MB -> 136.20 KB". Empty without a model or a compressor root key, and when the size
 // cannot be computed (the root key's hover says why). Computes the size if no one has yet
-// for this config version.
+// for this config version. Then the weight error's lens (weight_error.h), when measured.
 std::vector<CodeLens> code_lenses(const config::ConfigDocument& document, const Model* model);
 
 // The hover's paragraph on the root key: the whole model's size; on a module key
