@@ -311,6 +311,7 @@ void from_json(const Json& j, InitializeParams& p) {
         p.position_encodings.push_back(e.get<std::string>());
   p.supports_work_done_progress = flag_at(caps, {"window", "workDoneProgress"});
   p.supports_configuration = flag_at(caps, {"workspace", "configuration"});
+  p.supports_code_lens_refresh = flag_at(caps, {"workspace", "codeLens", "refreshSupport"});
   p.supports_watcher_registration =
       flag_at(caps, {"workspace", "didChangeWatchedFiles", "dynamicRegistration"});
   if (const Json* defaults =

@@ -33,7 +33,8 @@ protocol::CompletionItemKind item_kind(features::CompletionItem::Kind kind) {
 }
 
 features::Model model_of(const FeatureInput& in) {
-  return {in.index, in.compressor, in.queries, in.resolution};
+  return {in.index, in.compressor, in.queries, in.resolution,
+          in.weight_error ? &*in.weight_error : nullptr};
 }
 
 const schema::Schema& schema_of(const FeatureInput& in) {

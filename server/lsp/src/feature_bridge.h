@@ -7,6 +7,7 @@
 #include "opscope/config/document.h"
 #include "opscope/dialects/dialect.h"
 #include "opscope/features/diagnostics.h"
+#include "opscope/features/model.h"
 #include "opscope/index/index.h"
 #include "opscope/index/query.h"
 #include "opscope/protocol/lsp_types.h"
@@ -33,6 +34,8 @@ struct FeatureInput {
   // Another library's config (workspace::Analysis::dialect): its dialect answers completion
   // and hover.
   const dialects::DialectDocument* dialect = nullptr;
+  // The config's per-layer weight error as measured so far (WeightErrors); none: not measured.
+  std::optional<features::WeightErrorState> weight_error = std::nullopt;
 };
 
 // At most `max_items` items; more sets isIncomplete.
@@ -44,8 +47,8 @@ std::vector<protocol::Diagnostic> to_lsp(const FeatureInput& in,
                                          const std::vector<features::Diagnostic>& diagnostics);
 std::vector<protocol::Location> definition(const FeatureInput& in, protocol::Position cursor);
 // The fixes of those of `diagnostics` that overlap `range`.
-// The code lenses (textDocument/codeLens) of `in.config`: the projected size on its root key,
-// as lenses without a command (shown, not clickable).
+// The code lenses (textDocument/codeLens) of `in.config`: the projected size and the weight
+// error on its root key, as lenses without a command (shown, not clickable).
 protocol::Json code_lenses(const FeatureInput& in);
 std::vector<protocol::CodeAction> code_actions(const FeatureInput& in,
                                                const std::vector<features::Diagnostic>& diagnostics,

@@ -398,6 +398,7 @@ void LspServer::on_did_close(const protocol::DidCloseTextDocumentParams& params)
 void LspServer::forget_document(const std::string& uri) {
   diagnostic_timers_.erase(uri);
   checks_.cancel(uri);
+  weight_errors_.forget(uri);
   free_later(uri, workspace_.forget(uri));
   notify_diagnostics_(protocol::PublishDiagnosticsParams{uri, std::nullopt, {}});
   if (models_)
@@ -485,10 +486,12 @@ void LspServer::publish_diagnostics(const std::string& uri) {
           notify_diagnostics_(protocol::PublishDiagnosticsParams{uri, version, diagnostics});
         });
   });
+  measure_weight_error(*doc, analysis);
 }
 
 FeatureInput LspServer::feature_input(const Analysis& analysis, const PositionMapper& positions,
-                                      const std::string& uri) const {
+                                      const Document& doc) const {
+  const std::string& uri = doc.uri;
   features::Model model = workspace_.feature_model(analysis);
   FeatureInput input{
       *analysis.config, model.index, model.compressor,
@@ -497,7 +500,30 @@ FeatureInput LspServer::feature_input(const Analysis& analysis, const PositionMa
   input.resolution = model.resolution;
   input.schema = analysis.schema.get();
   input.dialect = analysis.dialect.get();
+  if (input.index)
+    input.weight_error = weight_errors_.state(uri, doc.revision);
   return input;
+}
+
+void LspServer::measure_weight_error(const Document& doc, const Analysis& analysis) {
+  const workspace::Model* model = analysis.model;
+  if (!models_ || !model || !model->index || !analysis.decisions || analysis.dialect ||
+      analysis.config->root != config::Compressor::Quantizer)
+    return;
+  // An index file and a target exported weightless (the default) have no weights: nothing to
+  // run, and nothing to show. An archive says whether it kept them when asked.
+  if (model->spec.kind == project::ModelKind::IndexFile ||
+      (model->spec.kind == project::ModelKind::PythonTarget && model->spec.weightless))
+    return;
+  weight_errors_.update(doc.uri, doc.revision,
+                        {models_->archive_of(model->spec), analysis.config, model->index,
+                         model->queries, analysis.decisions});
+}
+
+void LspServer::weight_error_measured(const std::string& uri) {
+  (void)uri; // the refresh asks for every open document's lenses
+  if (client_.supports_code_lens_refresh && !finished_)
+    transport_.call("workspace/codeLens/refresh", nullptr, [](const protocol::Response&) {});
 }
 
 void LspServer::refresh_all_documents() {
@@ -534,7 +560,7 @@ void LspServer::answer_feature_request(const std::string& uri, const Reply& repl
     return;
   Analysis analysis = analyse(*doc);
   PositionMapper positions(doc->text, documents_.lines(*doc), encoding_);
-  answer(analysis, feature_input(analysis, positions, doc->uri));
+  answer(analysis, feature_input(analysis, positions, *doc));
 }
 
 void LspServer::on_completion(const protocol::TextDocumentPositionParams& params, Reply reply) {

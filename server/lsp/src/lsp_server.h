@@ -14,6 +14,7 @@
 #include "schema_dumps.h"
 #include "transport.h"
 #include "trust_gate.h"
+#include "weight_errors.h"
 
 #include "opscope/config/document.h"
 #include "opscope/protocol/lsp_types.h"
@@ -65,7 +66,9 @@ private:
   }
   // A queued or running check may read a parse; when none is, every finished check has
   // released what it read (BackgroundJobs::pending).
-  bool parses_in_use() const override { return checks_.pending() != 0; }
+  bool parses_in_use() const override {
+    return checks_.pending() != 0 || weight_errors_.reading_parses();
+  }
   void release(std::shared_ptr<const void> stale) override;
   void make_schema_dump(const workspace::SchemaDump& dump) override { schema_dumps_.make(dump); }
   void schema_dump_finished(const std::string& problem);
@@ -115,7 +118,10 @@ private:
   void answer_feature_request(const std::string& uri, const protocol::Reply& reply,
                               Answer&& answer);
   FeatureInput feature_input(const Analysis& analysis, const PositionMapper& positions,
-                             const std::string& uri) const;
+                             const Document& doc) const;
+  // Measures the weight error of an open Quantizer config whose model has loaded (WeightErrors).
+  void measure_weight_error(const Document& doc, const Analysis& analysis);
+  void weight_error_measured(const std::string& uri);
   void refresh_all_documents();
   void model_load_finished(const LoadedModel& model);
   std::string workspace_dir() const;
@@ -175,6 +181,9 @@ private:
   // runs out of checks).
   MemoryReturn memory_return_;
   std::uint64_t stale_releases_ = 0; // keys of release()'s jobs
+  // Each open config's weight error, measured on a thread of its own.
+  WeightErrors weight_errors_{io_, log_,
+                              [this](const std::string& uri) { weight_error_measured(uri); }};
   // The full checks of changed documents, off the io thread (declared last: destroyed first,
   // so no check outlives what its delivery uses).
   BackgroundJobs checks_{io_,

@@ -306,6 +306,10 @@ void ModelStore::start_load(LoadedModel& model) {
   }
 }
 
+std::string ModelStore::archive_of(const project::ModelSpec& spec) const {
+  return spec.kind == project::ModelKind::PythonTarget ? cache_path(spec, ".pt2") : spec.path;
+}
+
 void ModelStore::run_index(LoadedModel& model, const std::string& archive, int generation,
                            const std::string& stamp_path, const std::string& stamp) {
   std::string index_path = cache_path(model.spec, ".json");

@@ -67,6 +67,9 @@ public:
   // The model for `spec`, loading it the first time it is asked for.
   const LoadedModel& ensure(const project::ModelSpec& spec);
   const LoadedModel* find(const std::string& key) const;
+  // The archive `spec`'s index is read from (a target's export in the cache; for an index file,
+  // the file itself): where its weights are, if it kept them.
+  std::string archive_of(const project::ModelSpec& spec) const;
   const std::map<std::string, std::unique_ptr<LoadedModel>>& all() const { return models_; }
 
   void reload(const std::string& key);

@@ -220,6 +220,7 @@ struct InitializeParams {
   bool supports_watcher_registration = false; // workspace.didChangeWatchedFiles.dynamicRegistration
   // textDocument.completion.completionList.itemDefaults lists "editRange" (LSP 3.17).
   bool supports_completion_edit_range_default = false;
+  bool supports_code_lens_refresh = false; // workspace.codeLens.refreshSupport
 };
 void from_json(const Json& j, InitializeParams& p);
 
