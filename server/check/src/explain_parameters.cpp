@@ -49,11 +49,12 @@ json shown_spec(const config::ConfigDocument& document, const json& spec) {
   return pruning(document) ? resolve::filled_pruning_spec(spec) : spec;
 }
 
-// The spec in a few words: "0.5 unstructured", "int4 per_channel", "4 bits"; "full precision".
-std::string spec_words(const config::ConfigDocument& document, const json& spec) {
+} // namespace
+
+std::string spec_words(config::Compressor compressor, const json& spec) {
   if (!spec.is_object())
-    return pruning(document) ? "dense" : "full precision";
-  switch (document.root) {
+    return compressor == config::Compressor::MagnitudePruner ? "dense" : "full precision";
+  switch (compressor) {
   case config::Compressor::MagnitudePruner: {
     const json& scheme = spec["pruning_scheme"];
     return spec["target_sparsity"].dump() + " " +
@@ -71,6 +72,8 @@ std::string spec_words(const config::ConfigDocument& document, const json& spec)
   }
   }
 }
+
+namespace {
 
 std::string names_of(const index::Parameter& p) {
   std::string names = p.name;
@@ -135,7 +138,7 @@ void print_eager_parameters(const config::ConfigDocument& document, const index:
     uncompressed += spec.is_object() ? 0 : 1;
     rows.push_back(
         {index.parameters[static_cast<std::size_t>(w.parameter)].name,
-         spec_words(document, spec) + (why.empty() ? "" : " (its spec does not fit)"),
+         spec_words(document.root, spec) + (why.empty() ? "" : " (its spec does not fit)"),
          entry_text(document, w.decider) + "  [" + w.spec_table + " " + w.spec_key + "]"});
   }
   std::size_t w0 = 9, w1 = 8;
@@ -166,7 +169,7 @@ void print_eager_parameters(const config::ConfigDocument& document, const index:
     for (std::size_t i = 0; i < w.readers.size(); ++i)
       std::cout << (i ? ", " : "") << index.ops[static_cast<std::size_t>(w.readers[i].op)].name
                 << " (" << entry_text(document, w.readers[i].decider) << ")";
-    std::cout << "; it gets " << spec_words(document, shown_spec(document, w.spec)) << " from "
+    std::cout << "; it gets " << spec_words(document.root, shown_spec(document, w.spec)) << " from "
               << entry_text(document, w.decider)
               << (w.spec_table == "module_state_spec"
                       ? " (a module_state_spec of an owner beats every op_state_spec)"

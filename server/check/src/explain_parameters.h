@@ -14,6 +14,10 @@
 
 namespace opscope::check {
 
+// A spec in a few words: "0.5 unstructured", "int4 per_channel", "4 bits"; "full precision"
+// (the pruner: "dense") when there is none.
+std::string spec_words(config::Compressor compressor, const nlohmann::ordered_json& spec);
+
 // How explain's tables name a deciding entry: "module_name_configs > lm_head  :7" (its path
 // below the root key, and its line), or "(default global_config)".
 std::string entry_text(const config::ConfigDocument& doc, const resolve::Decider& decider);

@@ -1,6 +1,7 @@
 #include "opscope/check/run_explain.h"
 
 #include "check_host.h"
+#include "explain_html.h"
 #include "explain_parameters.h"
 #include "explain_size.h"
 #include "explain_weight_error.h"
@@ -26,7 +27,10 @@
 
 #include <algorithm>
 #include <array>
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <map>
 #include <memory>
@@ -75,7 +79,11 @@ CommandSpec explain_spec() {
       "{parameters: [{parameter, dtype, qscheme, qformulation, block_size, folded_with,\n"
       "sqnr_db, relative_error}], worst: [...]}, each quantized weight fake-quantized as\n"
       "prepare() does (opscope-weights), or {unavailable: why} (a weightless archive);\n"
-      "the text adds its table and the three worst layers.",
+      "the text adds its table and the three worst layers.\n"
+      "--html FILE: the same data as a page (no network): the model as a treemap, one\n"
+      "rectangle per module owning weights, area its bytes, colour its bits per weight (or\n"
+      "its weights' SQNR when measured), grouped by module; click one for its deciding entry.\n"
+      "coreai-opt configs whose size is projected (not the pruner, not other libraries').",
       cli::model_options(false),
       {"CONFIG"}};
   spec.options.insert(spec.options.begin(),
@@ -87,6 +95,8 @@ CommandSpec explain_spec() {
                           "run the Python model the project names, for this run only "
                           "(`opscope trust` allows it for good)"});
   spec.options.push_back({"--json", "", "", "print the resolution as JSON"});
+  spec.options.push_back(
+      {"--html", "", "FILE", "write the model's treemap page to FILE (- for stdout)"});
   spec.options.push_back({"--color", "", "", "colour even when stdout is not a terminal"});
   spec.options.push_back({"--no-color", "", "", "never colour (also: NO_COLOR=1)"});
   return spec;
@@ -182,6 +192,24 @@ nlohmann::json shared_json(const config::ConfigDocument& doc, const index::Index
             {"entry", nlohmann::json::parse(EntryJson(doc)(first.decider))}}}};
 }
 
+// The treemap page from explain's JSON text, to `out` ("-": stdout).
+void write_treemap(const std::string& explain_json, const PageSource& source,
+                   const std::string& out) {
+  const std::string page = treemap_page(
+      treemap_data(nlohmann::ordered_json::parse(explain_json), source, kMaxRectangles));
+  if (out == "-") {
+    std::cout << page;
+    return;
+  }
+  std::ofstream file(out, std::ios::binary | std::ios::trunc);
+  file << page;
+  file.close();
+  if (!file)
+    throw std::runtime_error("cannot write " + out + ": " + std::strerror(errno) +
+                             "; give a writable path to --html");
+  std::cerr << "opscope: wrote " << out << " (" << page.size() << " bytes)\n";
+}
+
 } // namespace
 
 int run_explain(const std::vector<std::string>& args) {
@@ -199,6 +227,12 @@ int run_explain(const std::vector<std::string>& args) {
     const auto parsed_config =
         std::make_shared<const config::ConfigDocument>(read_document(config_path, text));
     const config::ConfigDocument& doc = *parsed_config;
+    if (parsed.has("--html") && parsed.has("--json"))
+      throw UsageError("--html and --json: give one (the page is drawn from the same data)");
+    if (parsed.has("--html") && workspace::dialect_for(config_path, text))
+      throw UsageError(config_path + ": --html draws coreai-opt configs only; `opscope explain " +
+                       config_path +
+                       " --json` lists what this library's config does module by module");
     // What coreai-opt runs is decided by the config alone: the palettizer and the pruner
     // eager, the Quantizer as its execution_mode says (graph when it says nothing).
     const bool pruner = doc.root == config::Compressor::MagnitudePruner;
@@ -296,7 +330,7 @@ int run_explain(const std::vector<std::string>& args) {
     if (!resolve::resolves_in_graph_mode(doc, index))
       resolution.shared.clear();
     const std::vector<std::vector<int>> shared_row = shared_of_rows(resolution);
-    if (parsed.has("--json")) {
+    if (parsed.has("--json") || parsed.has("--html")) {
       // The two big arrays are written as text (a DOM of GPT-384's 9,000 rows cost ~0.3 s).
       EntryJson entry_json(doc);
       std::string text = "{\"ops\": [";
@@ -361,6 +395,15 @@ int run_explain(const std::vector<std::string>& args) {
       text +=
           "\"unresolved\": " + unresolved.dump(2) + ",\n\"diagnostics\": " + diagnostics.dump(2) +
           ",\n\"size\": " + explain_size(doc, index, model, settings, &resolution).dump(2) + "}\n";
+      if (parsed.has("--html")) {
+        const index::Module* root = index.modules.empty() || !index.modules.front().name.empty()
+                                        ? nullptr
+                                        : &index.modules.front();
+        write_treemap(
+            text, {config_path, model, index::to_string(mode), root ? root->type : "", doc.root},
+            parsed.value("--html"));
+        return kExitOk;
+      }
       std::cout << text;
       return kExitOk;
     }

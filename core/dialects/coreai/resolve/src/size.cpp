@@ -457,7 +457,7 @@ json size_to_json(const ProjectedSize& size, const index::Index& index) {
   // time, which was quadratic (a sixth of `explain --json` on GPT-384's 4,000 modules).
   struct Owner {
     std::string_view name;
-    std::int64_t bits = 0, weights = 0;
+    std::int64_t bits = 0, bits_before = 0, weights = 0;
   };
   std::vector<Owner> owners;
   std::unordered_map<std::string_view, std::size_t> owner_of;
@@ -469,22 +469,31 @@ json size_to_json(const ProjectedSize& size, const index::Index& index) {
     if (added)
       owners.push_back({at->first});
     owners[at->second].bits += ps.bits_after;
+    owners[at->second].bits_before += ps.bits_before;
     owners[at->second].weights += ps.elements;
   }
   std::sort(owners.begin(), owners.end(),
             [](const Owner& a, const Owner& b) { return a.name < b.name; });
   std::vector<std::pair<std::string, double>> bpw;
+  std::vector<std::pair<std::string, json>> module_bits;
   bpw.reserve(owners.size());
+  module_bits.reserve(owners.size());
   for (const Owner& owner : owners)
-    if (owner.weights > 0)
+    if (owner.weights > 0) {
       bpw.emplace_back(std::string(owner.name),
                        static_cast<double>(owner.bits) / static_cast<double>(owner.weights));
+      module_bits.emplace_back(
+          std::string(owner.name),
+          json{{"weights", owner.weights}, {"before", owner.bits_before}, {"after", owner.bits}});
+    }
   json modules(json::object_t(bpw.begin(), bpw.end()));
+  json modules_bits(json::object_t(module_bits.begin(), module_bits.end()));
   return json{{"bits_per_weight", {{"before", size.bpw_before}, {"after", size.bpw_after}}},
               {"bits", {{"before", size.bits_before}, {"after", size.bits_after}}},
               {"bytes", {{"before", size.bits_before / 8}, {"after", size.bits_after / 8}}},
               {"weights", size.total_weights},
-              {"modules", modules}};
+              {"modules", modules},
+              {"module_bits", modules_bits}};
 }
 
 } // namespace opscope::resolve

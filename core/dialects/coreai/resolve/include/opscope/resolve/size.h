@@ -102,9 +102,11 @@ std::optional<std::string> size_unavailable(const config::ConfigDocument& docume
                                             const index::Index& index);
 
 // As JSON for `opscope explain --json`'s "size" field: {"bits_per_weight": {"before",
-// "after"}, "bits": {...}, "bytes": {...}, "weights": N, "modules": {...}} or
-// {"unavailable": "..."}. "modules": each module's own bits per weight after (the tensors it
+// "after"}, "bits": {...}, "bytes": {...}, "weights": N, "modules": {...}, "module_bits": {...}}
+// or {"unavailable": "..."}. "modules": each module's own bits per weight after (the tensors it
 // owns directly), as BitsPerWeightResult.per_module_map; modules owning nothing are left out.
+// "module_bits": the same modules' {"weights", "before", "after"} (bits), what the treemap of
+// `explain --html` sizes its rectangles by.
 // `index` is the one `size` was computed on.
 nlohmann::ordered_json size_to_json(const ProjectedSize& size, const index::Index& index);
 
