@@ -1,5 +1,6 @@
 // Diagnostics, hover and completion of llm-compressor modifiers, from resolve()'s bookkeeping.
 #include "opscope/dialects/llmcompressor/features.h"
+#include "opscope/dialects/llmcompressor/size.h"
 #include "opscope/dialects/written.h"
 
 #include "matching.h"
@@ -298,6 +299,12 @@ std::optional<HoverText> hover(const Modifier& modifier, const Resolution& r,
         return HoverText{w->range, md};
       }
   }
+  // The modifier's own name: what it quantizes and the checkpoint it alone would save.
+  if (modifier.anchor.contains(cursor) && quantizes(modifier.class_name))
+    return HoverText{modifier.anchor, "**" + modifier.class_name + "** quantizes " +
+                                          plural(r.applied.size(), "module") + ", " +
+                                          std::to_string(r.ignored.size()) + " ignored; " +
+                                          size_line(project_checkpoint({modifier}, {r}, model))};
   return std::nullopt;
 }
 

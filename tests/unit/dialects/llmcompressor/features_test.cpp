@@ -135,7 +135,12 @@ TEST(LlmcompressorFeatures, HoverCountsTheModulesAnEntryMatches) {
   EXPECT_NE(ig->markdown.find("matches 2 modules; leaves out 2 targeted modules"),
             std::string::npos)
       << ig->markdown;
-  EXPECT_FALSE(hover(c.modifier, c.resolution, model, {0, 2}));
+  // On the modifier's name: what it quantizes and the checkpoint it would save (size_test.cpp).
+  std::optional<HoverText> root = hover(c.modifier, c.resolution, model, {0, 2});
+  ASSERT_TRUE(root);
+  EXPECT_NE(root->markdown.find("quantizes 7 modules, 2 ignored; projected size:"),
+            std::string::npos)
+      << root->markdown;
 }
 
 TEST(LlmcompressorFeatures, CompletionOffersClassesPatternsAndNames) {

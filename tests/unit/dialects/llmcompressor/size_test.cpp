@@ -3,6 +3,7 @@
 // format, a subclass of Linear left dense with its qparams, a tied head stored once or twice,
 // and no size for a modifier llm-compressor refuses. tests/dialects/test_llmcompressor_size.py
 // checks the totals against real saved checkpoints.
+#include "opscope/dialects/llmcompressor/features.h"
 #include "opscope/dialects/llmcompressor/size.h"
 #include "tiny_gemma3.h"
 
@@ -170,6 +171,18 @@ TEST(LlmcompressorSize, ARefusedModifierSavesNothing) {
   EXPECT_NE(size.unavailable.find("refuses the QuantizationModifier at line 1"), std::string::npos)
       << size.unavailable;
   EXPECT_NE(size_line(size).find("not computed"), std::string::npos);
+}
+
+TEST(LlmcompressorSize, HoverOnTheModifierShowsTheCheckpointItWouldSave) {
+  index::Index model = tiny_llama();
+  std::vector<Modifier> modifiers = recipe(group32());
+  ASSERT_EQ(modifiers.size(), 1u);
+  Resolution r = resolve(modifiers.front(), model);
+  std::optional<HoverText> h = hover(modifiers.front(), r, model, config::Position{0, 3});
+  ASSERT_TRUE(h);
+  EXPECT_EQ(h->markdown, "**QuantizationModifier** quantizes 8 modules, 1 ignored; " +
+                             size_line(project(modifiers, model)));
+  EXPECT_NE(h->markdown.find("projected size: 32.00 -> "), std::string::npos) << h->markdown;
 }
 
 } // namespace
