@@ -31,6 +31,7 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <future>
 #include <iostream>
 #include <map>
 #include <sstream>
@@ -247,15 +248,11 @@ struct Row {
   std::size_t choice = 0;
 };
 
-// The worker's answers for `rows`: squared error and squared norm, in order.
+// One worker's answers for `rows`: squared error and squared norm, in order.
 std::vector<std::pair<double, double>>
-measure(const std::string& archive, const index::Index& index, const std::vector<Row>& rows,
-        const std::vector<Unit>& units, const std::vector<Measured>& measured) {
-  const std::string worker = model::weights_worker_path();
-  if (worker.empty())
-    throw std::runtime_error("opscope-weights, the LibTorch worker that measures the weights, "
-                             "is not next to opscope (build it: `cmake --build build --target "
-                             "opscope-weights`, or set OPSCOPE_WEIGHTS)");
+measure_part(const std::string& worker, const std::string& archive, const index::Index& index,
+             const std::vector<Row>& rows, const std::vector<Unit>& units,
+             const std::vector<Measured>& measured) {
   nlohmann::json tensors = nlohmann::json::array();
   for (const Row& r : rows) {
     const int p = units[r.unit].parameter;
@@ -303,6 +300,43 @@ measure(const std::string& archive, const index::Index& index, const std::vector
                                                           : "no answer"));
     out.emplace_back(answer["squared_error"].get<double>(), answer["squared_norm"].get<double>());
   }
+  return out;
+}
+
+// The answers for `rows` (grouped by weight), from two workers at once, each given about
+// half of the elements: the GPT-2-124M shape's 255 fake quantizations are ~10 s of CPU
+// on one thread (bench/propose.py), and the machine this runs on has two cores or more.
+std::vector<std::pair<double, double>>
+measure(const std::string& archive, const index::Index& index, const std::vector<Row>& rows,
+        const std::vector<Unit>& units, const std::vector<Measured>& measured) {
+  const std::string worker = model::weights_worker_path();
+  if (worker.empty())
+    throw std::runtime_error("opscope-weights, the LibTorch worker that measures the weights, "
+                             "is not next to opscope (build it: `cmake --build build --target "
+                             "opscope-weights`, or set OPSCOPE_WEIGHTS)");
+  auto elements = [&](const Row& r) {
+    return index.parameters[static_cast<std::size_t>(units[r.unit].parameter)].numel();
+  };
+  std::int64_t total = 0;
+  for (const Row& r : rows)
+    total += elements(r);
+  // Split where a weight's rows start (the worker reads a weight once for its rows).
+  std::size_t split = 0;
+  for (std::int64_t sum = 0; split < rows.size() && 2 * sum < total; ++split)
+    sum += elements(rows[split]);
+  while (split > 0 && split < rows.size() && rows[split].unit == rows[split - 1].unit)
+    ++split;
+  const std::vector<Row> first(rows.begin(), rows.begin() + static_cast<std::ptrdiff_t>(split));
+  const std::vector<Row> second(rows.begin() + static_cast<std::ptrdiff_t>(split), rows.end());
+  if (first.empty() || second.empty())
+    return measure_part(worker, archive, index, rows, units, measured);
+  auto other = std::async(std::launch::async, [&] {
+    return measure_part(worker, archive, index, second, units, measured);
+  });
+  std::vector<std::pair<double, double>> out =
+      measure_part(worker, archive, index, first, units, measured);
+  std::vector<std::pair<double, double>> rest = other.get();
+  out.insert(out.end(), rest.begin(), rest.end());
   return out;
 }
 
