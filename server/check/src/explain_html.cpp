@@ -20,7 +20,8 @@ extern const char* const kTreemapPage;
 
 namespace {
 
-using json = nlohmann::ordered_json;
+using json = nlohmann::ordered_json; // the page's data
+using Explain = nlohmann::json;      // explain's, read (sorted keys: no quadratic parse)
 
 constexpr std::size_t kMaxEntriesPerRectangle = 8;
 constexpr std::size_t kMaxTensorsPerModule = 16;
@@ -40,7 +41,7 @@ std::string owner_of(const std::string& tensor) {
 // as explain's table names them (below the root key every entry shares).
 class Entries {
 public:
-  int operator()(const json& entry) {
+  int operator()(const Explain& entry) {
     const std::string key = entry.dump();
     auto [it, added] = index_.try_emplace(key, static_cast<int>(table_.size()));
     if (added) {
@@ -48,7 +49,7 @@ public:
         table_.push_back({{"text", "(default global_config)"}, {"line", nullptr}});
       } else {
         std::string text;
-        const json& path = entry.at("path");
+        const Explain& path = entry.at("path");
         for (std::size_t i = path.size() > 1 ? 1 : 0; i < path.size(); ++i)
           text += (text.empty() ? "" : " > ") + path[i].get<std::string>();
         table_.push_back({{"text", text}, {"line", entry.value("line", 0)}});
@@ -64,7 +65,7 @@ private:
 };
 
 // weight_error's quantization in words: "int8 symmetric, blocks of 1x16x3x3".
-std::string quantization_words(const json& row) {
+std::string quantization_words(const Explain& row) {
   std::string words = row.value("dtype", std::string("?")) + " " + row.value("qscheme", "");
   if (const auto block = row.find("block_size"); block != row.end() && block->is_array()) {
     words += ", blocks of ";
@@ -234,35 +235,38 @@ json row_json(const Row& r) {
 
 } // namespace
 
-json treemap_data(const json& explain, const PageSource& source, std::size_t max_rectangles) {
-  const json& size = explain.at("size");
+json treemap_data(const nlohmann::json& explain, const PageSource& source,
+                  std::size_t max_rectangles) {
+  const Explain& size = explain.at("size");
   if (size.contains("unavailable"))
-    throw std::runtime_error("the treemap needs the projected size, which is not computed here: " +
+    throw std::runtime_error(source.config +
+                             ": no treemap: its areas are the projected size, not computed "
+                             "here: " +
                              size["unavailable"].get<std::string>());
   Entries entries;
 
   // Who decides a module: its row in `modules` (coreai-opt's module resolution), by its name
   // and by the canonical name a module called under an alias has.
-  std::unordered_map<std::string, const json*> module_rows;
-  for (const json& m : explain.at("modules")) {
+  std::unordered_map<std::string, const Explain*> module_rows;
+  for (const Explain& m : explain.at("modules")) {
     module_rows.emplace(m.at("module").get<std::string>(), &m);
     if (m.contains("canonical"))
       module_rows.emplace(m["canonical"].get<std::string>(), &m);
   }
   // Eager mode: each parameter's own spec and entry, grouped by the module owning it.
-  std::unordered_map<std::string, std::vector<const json*>> eager;
+  std::unordered_map<std::string, std::vector<const Explain*>> eager;
   if (const auto parameters = explain.find("parameters"); parameters != explain.end())
-    for (const json& p : *parameters)
+    for (const Explain& p : *parameters)
       eager[owner_of(p.at("parameter").get<std::string>())].push_back(&p);
   // The weight error, where measured.
   json weight_error;
-  std::unordered_map<std::string, std::vector<const json*>> measured;
+  std::unordered_map<std::string, std::vector<const Explain*>> measured;
   if (const auto we = explain.find("weight_error"); we != explain.end()) {
     if (we->contains("unavailable")) {
       weight_error = (*we)["unavailable"];
     } else {
       weight_error = "measured";
-      for (const json& p : we->at("parameters"))
+      for (const Explain& p : we->at("parameters"))
         measured[owner_of(p.at("parameter").get<std::string>())].push_back(&p);
     }
   }
@@ -276,7 +280,7 @@ json treemap_data(const json& explain, const PageSource& source, std::size_t max
     row.before = bits.at("before").get<std::int64_t>();
     row.after = bits.at("after").get<std::int64_t>();
     if (const auto m = module_rows.find(name); m != module_rows.end()) {
-      const json& mj = *m->second;
+      const Explain& mj = *m->second;
       row.type = last_part(mj.at("module_type").get<std::string>());
       row.entry = entries(mj.at("entry"));
       row.inherited = !mj.value("direct", true);
@@ -284,8 +288,8 @@ json treemap_data(const json& explain, const PageSource& source, std::size_t max
     }
     if (const auto e = eager.find(name); e != eager.end()) {
       // The entry of the first weight it compresses decides the module (else the first's).
-      const json* decider = e->second.front();
-      for (const json* p : e->second)
+      const Explain* decider = e->second.front();
+      for (const Explain* p : e->second)
         if (p->at("spec").is_object()) {
           decider = p;
           break;
@@ -293,14 +297,14 @@ json treemap_data(const json& explain, const PageSource& source, std::size_t max
       row.entry = entries(decider->at("entry"));
       row.inherited = false;
       row.fp = !decider->at("spec").is_object();
-      for (const json* p : e->second)
+      for (const Explain* p : e->second)
         row.tensors.push_back({last_part(p->at("parameter").get<std::string>()),
-                               spec_words(source.compressor, p->at("spec"))});
+                               spec_words(source.compressor, json(p->at("spec")))});
     }
     if (weight_error == "measured") {
       row.sqnr_known = true; // none quantized: no error
       if (const auto w = measured.find(name); w != measured.end())
-        for (const json* p : w->second) {
+        for (const Explain* p : w->second) {
           const std::string tensor = last_part(p->at("parameter").get<std::string>());
           auto t = std::find_if(row.tensors.begin(), row.tensors.end(),
                                 [&](const Tensor& x) { return x.name == tensor; });

@@ -35,7 +35,7 @@ struct PageSource {
 // module_count, max_rectangles, aggregated}. sqnr: the lowest of the module's measured
 // weights (null: none quantized, no error; absent: not measured). Throws std::runtime_error
 // when `explain` has no projected size (the pruner), which the areas need.
-nlohmann::ordered_json treemap_data(const nlohmann::ordered_json& explain, const PageSource& source,
+nlohmann::ordered_json treemap_data(const nlohmann::json& explain, const PageSource& source,
                                     std::size_t max_rectangles = kMaxRectangles);
 
 // The self-contained page showing `data`.

@@ -195,8 +195,8 @@ nlohmann::json shared_json(const config::ConfigDocument& doc, const index::Index
 // The treemap page from explain's JSON text, to `out` ("-": stdout).
 void write_treemap(const std::string& explain_json, const PageSource& source,
                    const std::string& out) {
-  const std::string page = treemap_page(
-      treemap_data(nlohmann::ordered_json::parse(explain_json), source, kMaxRectangles));
+  const std::string page =
+      treemap_page(treemap_data(nlohmann::json::parse(explain_json), source, kMaxRectangles));
   if (out == "-") {
     std::cout << page;
     return;
