@@ -1,12 +1,13 @@
-"""torch.export.save without the two costs that do not change the archive.
+"""torch.export.save without the costs that do not change the archive.
 
 Profiling `torch.export.save` on a 96-layer GPT (bench/models.py: gpt_96) showed most of its
 time outside writing: torch 2.13's `ExportedProgramSerializer.serialize` calls
 `canonicalize(serialized_ep, ...)` only as a self-check ("Test canonical form is well
 defined") and throws the result away; that call deep-copies the whole serialized program and
 was about 60% of the save. `serialize_graph` also renders the graph as Python source for a
-`log.debug` line even when debug logging is off. Skipping both writes byte-for-byte the same
-archive: `torch.export.load` reads it as before (tests/fidelity/test_export_helper.py).
+`log.debug` line even when debug logging is off. And the program's JSON is built whole as
+dicts and a str before its bytes (_streamed_json_bytes). Skipping these writes byte-for-byte
+the same archive: `torch.export.load` reads it as before (tests/fidelity/test_export_helper.py).
 
 If a future torch moves these names, the save simply runs as torch wrote it.
 """
@@ -45,6 +46,10 @@ def _without_unused_work():
 
         patches.append((serializer, "serialize_graph", original_serialize_graph,
                         serialize_graph))
+    to_json_bytes = getattr(serde, "_to_json_bytes", None)
+    streamed = _streamed_json_bytes(serde)
+    if callable(to_json_bytes) and streamed is not None:
+        patches.append((serde, "_to_json_bytes", to_json_bytes, streamed))
     for owner, name, _original, replacement in patches:
         setattr(owner, name, replacement)
     try:
@@ -52,6 +57,76 @@ def _without_unused_work():
     finally:
         for owner, name, original, _replacement in reversed(patches):
             setattr(owner, name, original)
+
+
+# A list or dict this long is written element by element (a graph's nodes, its tensor values);
+# a shorter one, and anything else, is converted and encoded whole, as torch does.
+_STREAMED_LENGTH = 64
+
+
+def _streamed_json_bytes(serde):
+    """torch's `_to_json_bytes(program)` is `json.dumps(_dataclass_to_dict(program), ...)`: the
+    whole program as nested dicts, then as one str, then as bytes. On GLM-5-Next's default
+    config (a 57,883-op graph, 108 MB of JSON) that was the export's peak, 2,056 MB resident.
+    This writes the same bytes (tests/fidelity/test_export_helper.py compares them) a node at
+    a time, so only one node's dicts and the output buffer live at once: 1,784 MB, and no
+    slower. None if torch's serializer no longer has these names."""
+    import dataclasses
+    import io
+    import json
+
+    union = getattr(serde, "_Union", None)
+    to_dict = getattr(serde, "_dataclass_to_dict", None)
+    encoder_class = getattr(serde, "EnumEncoder", None)
+    if union is None or not callable(to_dict) or encoder_class is None:
+        return None
+    # What json.dumps(..., cls=EnumEncoder, allow_nan=False) builds (default separators,
+    # ASCII output), so every part encodes as it does inside the whole.
+    encode = encoder_class(allow_nan=False).encode
+    key = json.encoder.encode_basestring_ascii
+
+    def to_json_bytes(program) -> bytes:
+        buffer, pending = io.BytesIO(), []
+
+        def write(obj) -> None:
+            if isinstance(obj, union):
+                pending.append("{" + key(obj.type) + ": ")
+                write(obj.value)
+                pending.append("}")
+            elif dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+                write_items((field.name, getattr(obj, field.name))
+                            for field in dataclasses.fields(obj))
+            elif isinstance(obj, (list, tuple)) and len(obj) >= _STREAMED_LENGTH:
+                pending.append("[")
+                for number, item in enumerate(obj):
+                    if number:
+                        pending.append(", ")
+                    write(item)
+                pending.append("]")
+            elif isinstance(obj, dict) and len(obj) >= _STREAMED_LENGTH and \
+                    all(isinstance(name, str) for name in obj):
+                write_items(obj.items())
+            else:
+                pending.append(encode(to_dict(obj)))
+            if len(pending) > 4096:
+                flush()
+
+        def write_items(items) -> None:
+            pending.append("{")
+            for number, (name, value) in enumerate(items):
+                pending.append((", " if number else "") + key(name) + ": ")
+                write(value)
+            pending.append("}")
+
+        def flush() -> None:
+            buffer.write("".join(pending).encode("ascii"))
+            pending.clear()
+
+        write(program)
+        flush()
+        return buffer.getvalue()
+
+    return to_json_bytes
 
 
 @contextlib.contextmanager

@@ -252,3 +252,32 @@ def test_archive_with_weights_keeps_the_example_inputs(name, tmp_path):
     assert len(args) == len(expected)
     for stored, rebuilt in zip(args, expected):
         assert stored.dtype == rebuilt.dtype and torch.equal(stored, rebuilt)
+
+
+def test_saved_program_json_is_byte_for_byte_torchs(tmp_path):
+    """save_program writes the program's JSON a node at a time (a 57,883-op graph's JSON whole
+    was its peak memory): the bytes must be exactly those torch.export.save writes, for a graph
+    long enough to be streamed (BERT's) and for infinities and NaN, which torch spells as
+    strings."""
+    import zipfile
+
+    import torch
+
+    from opscope_export.save import _STREAMED_LENGTH, save_program
+
+    class Infinite(torch.nn.Module):
+        def forward(self, x):
+            masked = x.masked_fill(x > 0, float("-inf")).clamp(max=float("inf"))
+            return masked, x.new_full((2,), float("nan"))
+
+    bert, bert_inputs = build_fixture_model("hf_bert")
+    programs = {"bert": torch.export.export(bert, tuple(bert_inputs)),
+                "infinite": torch.export.export(Infinite(), (torch.randn(2, 3),))}
+    assert len(programs["bert"].graph.nodes) > 2 * _STREAMED_LENGTH
+    for name, program in programs.items():
+        ours, torchs = tmp_path / f"{name}-ours.pt2", tmp_path / f"{name}-torch.pt2"
+        save_program(program, str(ours), weightless=True)
+        torch.export.save(program, str(torchs))
+        record = lambda path: zipfile.ZipFile(path).read(  # noqa: E731
+            f"{path.stem}/models/model.json")
+        assert record(ours) == record(torchs), name
