@@ -78,6 +78,7 @@ Json size_json(const ProjectedCheckpoint& size, const index::Index& model) {
           {"bytes", {{"before", size.bytes_before}, {"after", size.bytes_after}}},
           {"weights", size.weights},
           {"format", size.format},
+          {"caveat", size.caveat.empty() ? Json(nullptr) : Json(size.caveat)},
           {"modules", std::move(modules)}};
 }
 

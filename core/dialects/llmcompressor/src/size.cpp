@@ -347,6 +347,21 @@ ProjectedCheckpoint project_checkpoint(const std::vector<Modifier>& modifiers,
         after += b;
     size.bytes_after += after;
   }
+  // oneshot's linearize_moe: FusedExpertsProtocol's 3-D parameters become Linear layers.
+  std::size_t fused = 0;
+  for (const auto& m : modules) {
+    auto three_d = [&](const char* leaf) {
+      const Parameter* p = model.find_parameter(m.name + (m.name.empty() ? "" : ".") + leaf);
+      return p && p->shape.size() == 3;
+    };
+    fused += three_d("down_proj") && (three_d("gate_up_proj") || three_d("up_proj"));
+  }
+  if (fused > 0)
+    size.caveat = std::to_string(fused) + " fused MoE experts module" +
+                  (fused == 1 ? " is" : "s are") +
+                  " counted unquantized: llm-compressor's oneshot first splits them into "
+                  "per-expert Linear layers (linearize_moe), which targets such as `Linear` "
+                  "then quantize; opscope does not model that yet";
   std::sort(
       size.modules.begin(), size.modules.end(),
       [](const ModuleProjection& a, const ModuleProjection& b) { return a.module < b.module; });
@@ -372,7 +387,7 @@ std::string size_line(const ProjectedCheckpoint& size) {
                 size.bpw_before, size.bpw_after, static_cast<double>(size.bytes_before) / 1e6,
                 static_cast<double>(size.bytes_after) / 1e6, static_cast<long long>(size.weights),
                 size.format.c_str());
-  return line;
+  return size.caveat.empty() ? std::string(line) : std::string(line) + "; " + size.caveat;
 }
 
 } // namespace opscope::dialects::llmcompressor

@@ -65,6 +65,10 @@ struct ProjectedCheckpoint {
   double bpw_before = 0, bpw_after = 0; // bits per weight, over `weights`
   std::string format; // the checkpoint's: one format, "mixed-precision" or "dense"
   std::vector<ModuleProjection> modules; // the quantized modules, named_modules() order
+  // What the numbers leave out, said rather than guessed: fused MoE experts (3-D down_proj and
+  // gate_up_proj / up_proj parameters), which oneshot linearizes into per-expert Linear layers
+  // before quantizing (linearize_moe); they are counted here as saved unquantized.
+  std::string caveat;
 };
 
 // The checkpoint after every modifier of a file (`resolutions`: resolve() of each, same
