@@ -1,8 +1,11 @@
-// opscope-weights: the worker that measures what quantization does to an archive's weights.
+// opscope-weights: the worker that measures what quantization does to a model's weights.
 // `opscope explain` runs it as a child process (it links LibTorch; `opscope` does not).
-//   opscope-weights ARCHIVE.pt2 --request REQUEST.json
+//   opscope-weights WEIGHTS --request REQUEST.json
+// WEIGHTS: a .pt2 archive saved with its weights, or a Hugging Face checkpoint's .safetensors
+// file or folder (weight_source.h).
 // REQUEST: {"tensors": [{"parameter", "qscheme", "formulation", "quant_min", "quant_max",
-//           "block_size": [...]}]} (opscope/resolve/weight_quantization.h).
+//           "block_size": [...]}]} (opscope/resolve/weight_quantization.h); optional
+//           "aliases" (the parameter's other names) and "shape" (checked against the stored).
 // Output, JSON lines as each tensor is done: first {"weights": true} or {"weightless": true}
 // (then nothing more), then {"parameter", "sqnr_db" (null: nothing lost), "relative_error"}
 // or {"parameter", "error"} per tensor, in the request's order; "squared_error" and
@@ -13,7 +16,8 @@
 // (fake_quantize.h's fold_norm).
 // Exit codes: 0 done, 1 the archive or request is unusable, 2 bad usage.
 #include "fake_quantize.h"
-#include "weight_records.h"
+#include "sliced_error.h"
+#include "weight_source.h"
 
 #include <nlohmann/json.hpp>
 
@@ -27,9 +31,10 @@
 namespace {
 
 constexpr const char* kUsage =
-    "usage: opscope-weights ARCHIVE.pt2 --request REQUEST.json\n"
+    "usage: opscope-weights WEIGHTS --request REQUEST.json\n"
     "\n"
-    "Reads the weight tensors a request names from a torch.export archive, one at a time,\n"
+    "Reads the weight tensors a request names, one at a time, from WEIGHTS: a torch.export\n"
+    "archive saved with them, or a Hugging Face checkpoint's .safetensors file or folder;\n"
     "fake-quantizes each as coreai-opt's prepare() does, and prints its SQNR (dB) and\n"
     "relative error as JSON lines. `opscope explain` writes the request.\n";
 
@@ -67,7 +72,7 @@ struct LastRead {
   torch::Tensor tensor;
 };
 
-nlohmann::json measure(const opscope::weights::WeightRecords& records, const nlohmann::json& t,
+nlohmann::json measure(const opscope::weights::WeightSource& records, const nlohmann::json& t,
                        LastRead& last) {
   using namespace opscope::weights;
   const std::string name = t.value("parameter", "");
@@ -76,7 +81,8 @@ nlohmann::json measure(const opscope::weights::WeightRecords& records, const nlo
     const Quantization q = quantization_of(t);
     if (last.name != name || !last.tensor.defined()) {
       last.tensor = torch::Tensor(); // freed before the next one is read
-      last.tensor = records.read(name);
+      last.tensor = records.read(name, t.value("aliases", std::vector<std::string>{}),
+                                 t.value("shape", std::vector<std::int64_t>{}));
       last.name = name;
     }
     torch::Tensor weight = last.tensor;
@@ -88,7 +94,7 @@ nlohmann::json measure(const opscope::weights::WeightRecords& records, const nlo
                          records.read(fold.at("running_var").get<std::string>()),
                          fold.at("eps").get<double>(), fold.at("axis").get<int>());
     }
-    const Error e = error_of(weight, fake_quantize(weight, q));
+    const Error e = quantization_error(weight, q);
     row["sqnr_db"] = std::isinf(e.sqnr_db) ? nlohmann::json(nullptr) : nlohmann::json(e.sqnr_db);
     row["relative_error"] = e.relative_error;
     row["squared_error"] = e.squared_error;
@@ -124,7 +130,7 @@ int main(int argc, char** argv) {
   }
   try {
     const nlohmann::json request = read_request(request_path);
-    const opscope::weights::WeightRecords records(archive);
+    const opscope::weights::WeightSource records(archive);
     if (records.weightless()) {
       std::cout << "{\"weightless\": true}" << std::endl;
       return 0;

@@ -44,6 +44,27 @@ private:
   std::string path_;
 };
 
+// A Hugging Face checkpoint (a folder of .safetensors, or one): read by opscope-weights as it
+// is, with no archive to ask about first.
+bool is_checkpoint(const std::string& path) {
+  std::error_code ec;
+  return fs::is_directory(path, ec) || fs::path(path).extension() == ".safetensors";
+}
+
+// Whether a checkpoint folder holds any .safetensors: a model's config folder often holds
+// config.json alone (the hub cache of a model only ever inspected), and LibTorch need not
+// start to say so.
+bool holds_safetensors(const std::string& folder) {
+  constexpr std::size_t kMaxEntries = 100'000;
+  std::error_code ec;
+  std::size_t seen = 0;
+  for (const auto& entry : fs::directory_iterator(folder, ec)) {
+    if (entry.path().extension() == ".safetensors" || ++seen > kMaxEntries)
+      return true; // the worker reads it, or says what is wrong
+  }
+  return false;
+}
+
 // Whether the archive stores weight data, asked of opscope-inspect (no LibTorch to load);
 // nothing with `why` set when it cannot say.
 std::optional<bool> stores_weights(const std::string& archive, std::string& why,
@@ -114,12 +135,13 @@ std::string weight_error_request(const index::Index& index,
   for (const resolve::WeightQuantization& q : weights) {
     if (!q.not_computed.empty())
       continue;
-    nlohmann::json t = {{"parameter", index.parameters[static_cast<std::size_t>(q.parameter)].name},
-                        {"qscheme", q.qscheme},
-                        {"formulation", q.formulation},
-                        {"quant_min", q.quant_min},
-                        {"quant_max", q.quant_max},
-                        {"block_size", q.block_size}};
+    const index::Parameter& p = index.parameters[static_cast<std::size_t>(q.parameter)];
+    // Its other names and its shape: a checkpoint stores a tied weight once, under any of
+    // them, and a checkpoint of another model must not be measured.
+    nlohmann::json t = {
+        {"parameter", p.name},      {"aliases", p.aliases},         {"shape", p.shape},
+        {"qscheme", q.qscheme},     {"formulation", q.formulation}, {"quant_min", q.quant_min},
+        {"quant_max", q.quant_max}, {"block_size", q.block_size}};
     if (q.fold)
       t["fold"] = {{"weight", q.fold->weight},
                    {"running_var", q.fold->running_var},
@@ -140,24 +162,36 @@ WeightErrorReport measure_weight_error(const std::string& model, const index::In
   const std::string request = weight_error_request(index, weights);
   for (resolve::WeightQuantization& q : weights)
     report.rows.push_back({std::move(q), false, std::nullopt, 0, ""});
-  if (model_kind(model) != ModelKind::Archive) {
-    report.unavailable = "it is read from the weights of a .pt2 archive exported with them "
-                         "(`opscope export TARGET --with-weights -o model.pt2`, then "
-                         "--model model.pt2)";
+  std::error_code ec;
+  if (fs::is_directory(model, ec) && !holds_safetensors(model)) {
+    report.unavailable = model + ": no .safetensors file here (a Hugging Face checkpoint saved "
+                                 "with save_pretrained(..., safe_serialization=True) has "
+                                 "model.safetensors or model-*-of-*.safetensors); name the "
+                                 "folder or file that holds them with `weights:` in opscope.yaml";
     report.weightless = true;
     return report;
   }
-  std::string why;
-  std::optional<bool> stored = stores_weights(model, why, timeout);
-  if (!stored) {
-    report.unavailable = why;
-    return report;
-  }
-  if (!*stored) {
-    report.unavailable = "no weights in this archive (exported weightless; `opscope export "
-                         "--with-weights` keeps them)";
-    report.weightless = true;
-    return report;
+  if (!is_checkpoint(model)) {
+    if (model_kind(model) != ModelKind::Archive) {
+      report.unavailable = "it is read from real weights: a Hugging Face checkpoint's "
+                           ".safetensors (`weights: FOLDER` in opscope.yaml) or a .pt2 archive "
+                           "exported with them (`opscope export TARGET --with-weights -o "
+                           "model.pt2`, then --model model.pt2)";
+      report.weightless = true;
+      return report;
+    }
+    std::string why;
+    std::optional<bool> stored = stores_weights(model, why, timeout);
+    if (!stored) {
+      report.unavailable = why;
+      return report;
+    }
+    if (!*stored) {
+      report.unavailable = "no weights in this archive (exported weightless; `opscope export "
+                           "--with-weights` keeps them)";
+      report.weightless = true;
+      return report;
+    }
   }
   try {
     measure(model, report, request, timeout);

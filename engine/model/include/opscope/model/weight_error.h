@@ -44,8 +44,9 @@ std::string weight_error_request(const index::Index& index,
                                  const std::vector<resolve::WeightQuantization>& weights);
 
 // Measures `weights` (resolve::quantized_weights of a config on `index`) on `model`, what the
-// model argument names (an archive path, an index file, a target). Not applicable when
-// `weights` is empty; never throws: a failure is `unavailable`.
+// model argument names (an archive path, an index file, a target), or a Hugging Face
+// checkpoint (a folder or .safetensors file: project::ModelSpec::weights, when set). Not applicable
+// when `weights` is empty; never throws: a failure is `unavailable`.
 WeightErrorReport measure_weight_error(const std::string& model, const index::Index& index,
                                        std::vector<resolve::WeightQuantization> weights,
                                        std::chrono::milliseconds timeout = kWeightErrorTimeout);
