@@ -288,6 +288,12 @@ int run_explain(const std::vector<std::string>& args) {
                                (refusals == 1 ? std::string("error") : "errors") + " above");
     const index::Index& index = *analysis.model->index;
     const std::string& model = model_source(analysis.model->spec);
+    // Real weights: where opscope.yaml's `weights:` points, an hf: model's checkpoint, else
+    // the model's own archive (this run's resolution: the loaded model's spec may be older).
+    const std::string& weights =
+        analysis.resolution.model && !analysis.resolution.model->weights.empty()
+            ? analysis.resolution.model->weights
+            : model;
     const model::Settings settings = load_settings(analysis.model->spec, parsed);
     if (pruner && index.mode != index::Mode::Eager)
       throw UsageError(std::string(coreai::find(doc.root)->class_name) +
@@ -389,7 +395,7 @@ int run_explain(const std::vector<std::string>& args) {
                                {"severity", features::to_string(d.severity)},
                                {"code", d.code},
                                {"message", d.message}});
-      if (const WeightErrorReport errors = weight_error(doc, index, model, &resolution);
+      if (const WeightErrorReport errors = weight_error(doc, index, weights, &resolution);
           errors.applies)
         text += "\"weight_error\": " + weight_error_json(errors, index).dump(2) + ",\n";
       text +=
@@ -469,7 +475,7 @@ int run_explain(const std::vector<std::string>& args) {
                          features::to_string(d.severity))
                 << ": " << d.message << " [" << d.code << "]\n";
     std::cout << explain_size_line(explain_size(doc, index, model, settings, &resolution)) << "\n";
-    if (const WeightErrorReport errors = weight_error(doc, index, model, &resolution);
+    if (const WeightErrorReport errors = weight_error(doc, index, weights, &resolution);
         errors.applies)
       print_weight_error(errors, index, paint);
     return kExitOk;
