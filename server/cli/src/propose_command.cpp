@@ -27,6 +27,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -492,10 +493,13 @@ int run_propose(const std::vector<std::string>& args) {
         continue;
       }
       options[u].options[0] = resolve::AllocationOption{bits[0][u], 0};
+      const std::size_t before = rows.size();
       for (std::size_t c = 1; c < choices().size(); ++c)
         if (measured[c].size.parameters[p].compressed &&
             measured[c].quantized.count(units[u].parameter))
           rows.push_back({u, c});
+      // The Quantizer takes it under no choice (GPT-2's Conv1D, an addmm): no entry for it.
+      usable[u] = rows.size() > before;
     }
     if (rows.empty())
       throw std::runtime_error(model + ": the Quantizer takes none of this model's weights under "
@@ -571,7 +575,8 @@ int run_propose(const std::vector<std::string>& args) {
     for (const Choice& c : choices())
       if (counts.count(c.label))
         mix += (mix.empty() ? "" : ", ") + std::to_string(counts[c.label]) + " " + c.label;
-    std::cout << "  " << mix << " (" << units.size() << " weights)\n";
+    std::cout << "  " << mix << " (" << std::count(usable.begin(), usable.end(), true)
+              << " weights)\n";
     int best = -1;
     resolve::Allocation best_uniform;
     for (std::size_t c = 1; c < choices().size(); ++c) {
