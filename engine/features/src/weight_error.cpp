@@ -58,7 +58,10 @@ std::optional<CodeLens> weight_error_lens(const config::ConfigDocument& document
     const model::WeightErrorRow& row = report->rows[static_cast<std::size_t>(report->worst[i])];
     title += (i ? ", " : "") + parameter_name(*model, row) + " " + decibels(row);
   }
-  return CodeLens{document.root_range, title + " SQNR"};
+  // An older revision's numbers while this one is measured (a spec changed: seconds on a
+  // large model): said, rather than shown as this config's.
+  const bool updating = !model->weight_error->current && model->weight_error->measuring;
+  return CodeLens{document.root_range, title + " SQNR" + (updating ? " (updating…)" : "")};
 }
 
 std::optional<std::string> entry_weight_error_text(const config::ConfigDocument& document,

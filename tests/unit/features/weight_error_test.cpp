@@ -126,6 +126,11 @@ TEST(WeightError, AnOlderRevisionsNumbersNeverReachAnEntrysHover) {
       entry_weight_error_text(doc, &model, key_of(doc, "layer1\\..*"));
   ASSERT_TRUE(hover.has_value());
   EXPECT_EQ(*hover, "**Weight error**: computing…\n\n");
+  // The lens names no key: it keeps the last numbers, saying they are being updated.
+  ASSERT_TRUE(weight_error_lens(doc, &model).has_value());
+  EXPECT_EQ(weight_error_lens(doc, &model)->title,
+            "weight error, worst: layer1.0.conv1.weight 22.25 dB, layer1.1.conv1.weight "
+            "23.00 dB, conv1.weight 24.50 dB SQNR (updating…)");
   state.measuring = false;
   EXPECT_FALSE(entry_weight_error_text(doc, &model, key_of(doc, "layer1\\..*")).has_value());
 }

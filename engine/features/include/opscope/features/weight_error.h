@@ -12,8 +12,9 @@
 
 namespace opscope::features {
 
-// "weight error: worst layer1.0.conv1.weight 31.05 dB, ..." above the root key; "weight error:
-// computing…" before the first measurement. Nothing when the config quantizes no weight, the
+// "weight error, worst: layer1.0.conv1.weight 31.05 dB, ... SQNR" above the root key; "weight
+// error: computing…" before the first measurement, "(updating…)" after the last one's numbers
+// while an edit is measured. Nothing when the config quantizes no weight, the
 // model has no weights (a weightless archive), or the measurement failed (the entries' hover
 // says why).
 std::optional<CodeLens> weight_error_lens(const config::ConfigDocument& document,
