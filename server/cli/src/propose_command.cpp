@@ -92,8 +92,12 @@ CommandSpec propose_spec() {
       "unified diff, the bits per weight and error it reaches and those of the best uniform\n"
       "choice that fits; --write writes it (to a temporary file, then renamed over CONFIG).\n"
       "YAML (block style) and JSON configs.",
-      model_options(false),
+      {},
       {"CONFIG"}};
+  // Of the model options, those that apply to an archive (the mode is the config's).
+  for (const OptionSpec& option : model_options(false))
+    if (option.name == "--quiet" || option.name == "--no-cache")
+      spec.options.push_back(option);
   spec.options.insert(
       spec.options.begin(),
       {{"--model", "-m", "M", "the model: a .pt2 archive saved with its weights"},
