@@ -1,6 +1,7 @@
 #include "opscope/dialects/llmcompressor/dialect.h"
 
 #include "explain.h"
+#include "matching.h"
 #include "opscope/config/python_calls.h"
 #include "opscope/dialects/llmcompressor/llmcompressor.h"
 #include "opscope/dialects/per_model.h"
@@ -46,16 +47,19 @@ std::string checkpoint_folder(const std::string& path) {
   return ec || folder.empty() ? "." : folder.string();
 }
 
-// Every name completion offers on a model, kept by the dialect across revisions.
+// What the dialect keeps per model across revisions: every name completion offers, and what
+// each entry text matched.
 using Candidates = PerModel<std::vector<Suggestion>>;
+using Matches = PerModel<detail::EntryMatches>;
 
 // A file's modifiers (a script or a recipe may hold several), read once per revision.
 class LlmCompressorDocument final : public DialectDocument {
 public:
   LlmCompressorDocument(std::vector<Modifier> modifiers, std::optional<std::string> model,
-                        std::string text, std::shared_ptr<const Candidates> candidates)
+                        std::string text, std::shared_ptr<const Candidates> candidates,
+                        std::shared_ptr<const Matches> matches)
       : modifiers_(std::move(modifiers)), model_(std::move(model)), text_(std::move(text)),
-        candidates_(std::move(candidates)) {}
+        candidates_(std::move(candidates)), matches_(std::move(matches)) {}
 
   bool empty() const override { return modifiers_.empty(); }
   std::optional<std::string> model() const override { return model_; }
@@ -125,12 +129,14 @@ private:
 
   // Every modifier resolved on `model`, once per model: the background check and every hover
   // of this revision share it (resolving a 100-entry list over a 70B model's modules takes
-  // milliseconds; a hover must take less than one).
+  // milliseconds; a hover must take less than one), each entry matched only when no earlier
+  // revision matched its text on this model.
   std::shared_ptr<const std::vector<Resolution>> resolutions(const index::Index& model) const {
     return resolved_.get(model, [&] {
+      std::shared_ptr<const detail::EntryMatches> memo = matches_->get(model);
       std::vector<Resolution> made;
       for (const Modifier& modifier : modifiers_)
-        made.push_back(resolve(modifier, model));
+        made.push_back(resolve(modifier, model, memo.get()));
       return made;
     });
   }
@@ -198,6 +204,7 @@ private:
   std::optional<std::string> model_;
   std::string text_;                             // for what is typed before the cursor
   std::shared_ptr<const Candidates> candidates_; // the dialect's
+  std::shared_ptr<const Matches> matches_;       // the dialect's
   PerModel<std::vector<Resolution>> resolved_{1};
 };
 
@@ -224,12 +231,13 @@ public:
       model = script_model(text);
     // A recipe YAML names no model: opscope.yaml or the editor setting does.
     return std::make_shared<const LlmCompressorDocument>(std::move(modifiers), std::move(model),
-                                                         text, candidates_);
+                                                         text, candidates_, matches_);
   }
 
 private:
   // Shared with the documents, which may outlive the dialect at exit.
   std::shared_ptr<const Candidates> candidates_ = std::make_shared<const Candidates>();
+  std::shared_ptr<const Matches> matches_ = std::make_shared<const Matches>();
 };
 
 } // namespace

@@ -86,6 +86,37 @@ bool Target::matches_name(std::string_view name) const {
   return regex_ && regex_->ok() && RE2::PartialMatch(name, *regex_);
 }
 
+void Target::bind(const index::Index& model, const EntryMatches* memo) {
+  if (memo && (bound_ = memo->find(text_)))
+    return;
+  const auto& modules = model.named_modules();
+  auto bits = std::make_shared<ModuleBits>(modules.size());
+  for (std::size_t i = 0; i < modules.size(); ++i)
+    (*bits)[i] = static_cast<std::uint8_t>((matches_name(modules[i].name) ? kByName : 0) |
+                                           (matches_class(modules[i], text_) ? kByClass : 0));
+  bound_ = bits;
+  if (memo)
+    memo->keep(text_, bound_);
+}
+
+std::shared_ptr<const Target::ModuleBits> EntryMatches::find(const std::string& text) const {
+  std::lock_guard lock(mutex_);
+  auto at = kept_.find(text);
+  return at == kept_.end() ? nullptr : at->second;
+}
+
+void EntryMatches::keep(const std::string& text,
+                        std::shared_ptr<const Target::ModuleBits> bits) const {
+  std::size_t size = text.size() + bits->size() + 64; // the key, the bits, the node
+  std::lock_guard lock(mutex_);
+  if (bytes_ + size > kMaxBytes) {
+    kept_.clear();
+    bytes_ = 0;
+  }
+  if (kept_.emplace(text, std::move(bits)).second)
+    bytes_ += size;
+}
+
 std::vector<std::string> class_names(const index::ModuleObject& module) {
   std::vector<std::string> out;
   if (!module.type.empty())

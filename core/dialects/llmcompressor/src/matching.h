@@ -8,13 +8,18 @@
 
 #include <re2/re2.h>
 
+#include <cstdint>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 namespace opscope::dialects::llmcompressor::detail {
+
+class EntryMatches;
 
 // One target / ignore string: an exact name, `re:` + a pattern (re.match: anchored at the
 // start only), and always a class name too.
@@ -34,9 +39,38 @@ public:
   // match_name: `re:` patterns by re.match, others by equality (false for a bad pattern).
   bool matches_name(std::string_view name) const;
 
+  // What the target matches on `model`, module by module (named_modules() order), found once
+  // here or taken from `memo` where another check already found it for this text.
+  void bind(const index::Index& model, const EntryMatches* memo);
+  // After bind(): the module's name matches (match_name), its class does (_match_class), either.
+  bool name_matches(std::size_t module) const { return (*bound_)[module] & kByName; }
+  bool class_matches(std::size_t module) const { return (*bound_)[module] & kByClass; }
+  bool matches(std::size_t module) const { return (*bound_)[module] != 0; }
+
+  static constexpr std::uint8_t kByName = 1, kByClass = 2;
+  using ModuleBits = std::vector<std::uint8_t>;
+
 private:
   std::string text_;
   std::unique_ptr<RE2> raw_, regex_; // the pattern as written; anchored for matching
+  std::shared_ptr<const ModuleBits> bound_;
+};
+
+// What each entry text matches on one model (Target::bind), kept by the dialect per model: a
+// re-check after a keystroke matches only the entries the keystroke changed, where matching a
+// 100-entry list against a 70B model's modules (RE2 for each `re:` entry and module) was most of
+// the check. Bounded: past kMaxBytes it starts over. Thread-safe (the check and hovers share it).
+class EntryMatches {
+public:
+  std::shared_ptr<const Target::ModuleBits> find(const std::string& text) const;
+  void keep(const std::string& text, std::shared_ptr<const Target::ModuleBits> bits) const;
+
+  static constexpr std::size_t kMaxBytes = 32u << 20;
+
+private:
+  mutable std::mutex mutex_;
+  mutable std::unordered_map<std::string, std::shared_ptr<const Target::ModuleBits>> kept_;
+  mutable std::size_t bytes_ = 0;
 };
 
 // _match_class: the short name of the module's class or of any nn.Module class in its MRO

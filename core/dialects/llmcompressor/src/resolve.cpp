@@ -25,8 +25,8 @@ class Resolver {
   };
 
 public:
-  Resolver(const Modifier& modifier, const index::Index& model)
-      : m_(modifier), model_(model), modules_(model.named_modules()) {}
+  Resolver(const Modifier& modifier, const index::Index& model, const detail::EntryMatches* memo)
+      : m_(modifier), model_(model), modules_(model.named_modules()), memo_(memo) {}
 
   Resolution run() {
     bool fields_ok = known_fields();
@@ -218,9 +218,9 @@ private:
 
   void compile() {
     for (const TargetEntry& t : r_.targets)
-      targets_.emplace_back(t.text.text);
+      targets_.emplace_back(t.text.text).bind(model_, memo_);
     for (const Written& w : m_.ignore)
-      ignores_.emplace_back(w.text);
+      ignores_.emplace_back(w.text).bind(model_, memo_);
     // target_to_scheme: an OrderedDict, so a string written twice keeps its first place and
     // its last group.
     for (std::size_t i = 0; i < r_.targets.size(); ++i) {
@@ -238,10 +238,7 @@ private:
     });
   }
 
-  bool is_match(const Target& t, std::size_t module) const {
-    return t.matches_name(modules_[module].name) ||
-           detail::matches_class(modules_[module], t.text());
-  }
+  bool is_match(const Target& t, std::size_t module) const { return t.matches(module); }
 
   void record_entry_matches() {
     r_.target_matches.assign(targets_.size(), {});
@@ -290,11 +287,11 @@ private:
         for (const Key& s : sorted_) {
           if (!reached(targets_[s.entry], r_.targets[s.entry].text))
             return false;
-          if (!decider && targets_[s.entry].matches_name(modules_[i].name))
+          if (!decider && targets_[s.entry].name_matches(i))
             decider = &s;
         }
         for (const Key& s : sorted_)
-          if (!decider && detail::matches_class(modules_[i], targets_[s.entry].text()))
+          if (!decider && targets_[s.entry].class_matches(i))
             decider = &s;
         place(static_cast<int>(i), *decider);
         break;
@@ -408,6 +405,7 @@ private:
   const Modifier& m_;
   const index::Index& model_;
   const std::vector<ModuleObject>& modules_;
+  const detail::EntryMatches* memo_; // null: nothing kept between checks
   Resolution r_;
   std::vector<Target> targets_, ignores_;
   std::vector<Key> keys_, sorted_;
@@ -415,10 +413,11 @@ private:
 
 } // namespace
 
-Resolution resolve(const Modifier& modifier, const index::Index& model) {
+Resolution resolve(const Modifier& modifier, const index::Index& model,
+                   const detail::EntryMatches* memo) {
   if (model.named_modules().empty())
     return Resolution{};
-  return Resolver(modifier, model).run();
+  return Resolver(modifier, model, memo).run();
 }
 
 ModuleVerdict verdict(const Resolution& resolution, int module) {

@@ -54,8 +54,18 @@ template <class T> class PerModel {
 public:
   explicit PerModel(std::size_t models = 2) : models_(models) {}
 
+  // `build()` returns the T of `model`.
   template <class Build>
   std::shared_ptr<const T> get(const index::Index& model, Build build) const {
+    return kept(model, [&] { return std::make_shared<const T>(build()); });
+  }
+  // A T made empty for `model` (a memo that fills as it is used: its own mutable state).
+  std::shared_ptr<const T> get(const index::Index& model) const {
+    return kept(model, [] { return std::make_shared<const T>(); });
+  }
+
+private:
+  template <class Make> std::shared_ptr<const T> kept(const index::Index& model, Make make) const {
     std::uint64_t key = model_fingerprint(model);
     {
       std::lock_guard lock(mutex_);
@@ -66,18 +76,17 @@ public:
           return kept_.front().second;
         }
     }
-    auto made = std::make_shared<const T>(build());
+    std::shared_ptr<const T> made = make();
     std::lock_guard lock(mutex_);
-    for (const auto& [k, kept] : kept_)
+    for (const auto& [k, other] : kept_)
       if (k == key)
-        return kept; // built meanwhile by another thread
+        return other; // built meanwhile by another thread
     kept_.insert(kept_.begin(), {key, made});
     if (kept_.size() > models_)
       kept_.resize(models_);
     return made;
   }
 
-private:
   std::size_t models_;
   mutable std::mutex mutex_;
   mutable std::vector<std::pair<std::uint64_t, std::shared_ptr<const T>>> kept_; // last first

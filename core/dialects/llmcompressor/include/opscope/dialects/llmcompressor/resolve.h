@@ -73,7 +73,13 @@ struct Resolution {
   std::string error_code; // "scheme", "scheme-and-groups", "args", "regex", "group-size", "mapping"
 };
 
-Resolution resolve(const Modifier& modifier, const index::Index& model);
+namespace detail {
+class EntryMatches;
+}
+// `memo`, kept per model by the dialect, holds what entry texts matched on `model` in earlier
+// checks (null: everything is matched here).
+Resolution resolve(const Modifier& modifier, const index::Index& model,
+                   const detail::EntryMatches* memo = nullptr);
 
 // What happens to one module: its scheme, or the ignore entry that leaves it out.
 struct ModuleVerdict {
