@@ -83,6 +83,30 @@ TEST(LlmcompressorDialect, CompletionOffersTheNamesOfTheModelAskedAboutAcrossRev
   EXPECT_TRUE(has(first->complete(gemma, {2, 6}), "lm_head"));
 }
 
+// What entries matched is kept between revisions per model and entry text: an edited entry, or
+// another model, is matched anew, so a re-check never reports what the last one found.
+TEST(LlmcompressorDialect, ARecheckMatchesAnEditedEntryAndAnotherModelAnew) {
+  const index::Index gemma = tiny_gemma3();
+  index::Index renamed = tiny_gemma3();
+  renamed.module_objects.back().name = "language_model.lm_head";
+  renamed.rebuild_lookups();
+  auto no_match = [](const std::vector<Finding>& found, const std::string& entry) {
+    return std::any_of(found.begin(), found.end(), [&](const Finding& f) {
+      return f.code == "no-match" && f.message.find("`" + entry + "`") != std::string::npos;
+    });
+  };
+  auto script = [](const std::string& entry) {
+    return "recipe = QuantizationModifier(scheme='W4A16', ignore=[\"" + entry + "\"])\n";
+  };
+  EXPECT_TRUE(no_match(dialect().read("/w/q.py", script("language_model.lm_head"))->diagnose(gemma),
+                       "language_model.lm_head"));
+  EXPECT_FALSE(no_match(dialect().read("/w/q.py", script("lm_head"))->diagnose(gemma), "lm_head"));
+  auto doc = dialect().read("/w/q.py", script("language_model.lm_head"));
+  EXPECT_FALSE(no_match(doc->diagnose(renamed), "language_model.lm_head"));
+  EXPECT_TRUE(no_match(dialect().read("/w/q.py", script("lm_head"))->diagnose(renamed), "lm_head"));
+  EXPECT_TRUE(no_match(doc->diagnose(gemma), "language_model.lm_head"));
+}
+
 TEST(LlmcompressorDialect, TheHeadsQuickFixKeepsTheQuotes) {
   const index::Index model = tiny_gemma3();
   const std::string json = "{\"quantization_config\": {\"config_groups\": {\"g\": "
