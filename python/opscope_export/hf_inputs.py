@@ -232,6 +232,23 @@ def _past_length(config) -> int:
     return length
 
 
+def _positioned_patches(config):
+    """(pixel_values, pixel_position_ids) for a vision tower that reads its image as flat
+    patches and each patch's (x, y) (Gemma 4: (batch, patches, channels * patch * patch) and
+    (batch, patches, 2), whatever its docstring says), the patch grid a multiple of the
+    pooling kernel (which pools it k x k)."""
+    import torch
+
+    patch = _size(config, "patch_size", default=16)
+    kernel = _size(config, "pooling_kernel_size", default=1)
+    rows, columns = (max(_image_side(config, axis) // patch // kernel, 1) * kernel
+                     for axis in (0, 1))
+    ys, xs = torch.meshgrid(torch.arange(rows), torch.arange(columns), indexing="ij")
+    positions = torch.stack([xs.flatten(), ys.flatten()], dim=-1)[None]
+    channels = _size(config, "num_channels", default=3)
+    return torch.rand(1, rows * columns, channels * patch * patch), positions
+
+
 def _derive(name: str, model, config):
     import torch
 
@@ -257,6 +274,10 @@ def _derive(name: str, model, config):
         return torch.zeros(1, SEQUENCE_LENGTH, 4, dtype=torch.int64)
     if name == "lang_ids":  # X-MOD: the language of each sequence, the config's first
         return torch.zeros(1, dtype=torch.int64)
+    if name in ("pixel_values", "pixel_position_ids") and \
+            "pixel_position_ids" in _parameters(model):
+        patches, positions = _positioned_patches(config)
+        return positions if name == "pixel_position_ids" else patches
     if name in ("hidden_states", "pixel_values", "grid_thw") and "grid_thw" in _parameters(model):
         # a Qwen-VL-style vision tower reads packed patches (Cosmos 3 Edge names them
         # pixel_values) and their grid
@@ -366,6 +387,10 @@ def _unset_placeholder_tokens(model, config, names: list[str]) -> None:
 
 def _wanted(model, config, parameters: dict) -> list[str]:
     main = getattr(model, "main_input_name", None) or "input_ids"
+    if parameters and main not in parameters:
+        # An inherited main_input_name forward() does not take (SAM 3 Lite's text model says
+        # pixel_values): transformers' first argument is the main input.
+        main = next(iter(parameters))
     names = [main] if main in parameters or not parameters else []
     names += _required(parameters)
     if getattr(config, "is_encoder_decoder", False):

@@ -83,6 +83,9 @@ SAMPLE = [
     "mimi",
     # an encoder that fails on its unset input_features_mask: ones over its features' frames
     "audioflamingo3_encoder",
+    # a text model that inherits main_input_name pixel_values; a vision tower that reads flat
+    # patches and each patch's (x, y) position
+    "sam3_lite_text_text_model", "gemma4_vision",
     *EXPECTED_FAILURES, *NEEDS_PACKAGE, *TORCH_LIMITS,
 ]
 
