@@ -510,14 +510,19 @@ void LspServer::measure_weight_error(const Document& doc, const Analysis& analys
   if (!models_ || !model || !model->index || !analysis.decisions || analysis.dialect ||
       analysis.config->root != config::Compressor::Quantizer)
     return;
-  // An index file and a target exported weightless (the default) have no weights: nothing to
-  // run, and nothing to show. An archive says whether it kept them when asked.
-  if (model->spec.kind == project::ModelKind::IndexFile ||
-      (model->spec.kind == project::ModelKind::PythonTarget && model->spec.weightless))
+  // Real weights where the project has them (opscope.yaml's `weights:`, an hf: model's
+  // checkpoint beside its config.json); else an index file and a target exported weightless
+  // (the default) have none: nothing to run, and nothing to show. An archive says whether it
+  // kept them when asked.
+  const std::string weights =
+      analysis.resolution.model ? analysis.resolution.model->weights : std::string();
+  if (weights.empty() &&
+      (model->spec.kind == project::ModelKind::IndexFile ||
+       (model->spec.kind == project::ModelKind::PythonTarget && model->spec.weightless)))
     return;
   weight_errors_.update(doc.uri, doc.revision,
-                        {models_->archive_of(model->spec), analysis.config, model->index,
-                         model->queries, analysis.decisions});
+                        {weights.empty() ? models_->archive_of(model->spec) : weights,
+                         analysis.config, model->index, model->queries, analysis.decisions});
 }
 
 void LspServer::weight_error_measured(const std::string& uri) {
