@@ -7,7 +7,6 @@
 #include <algorithm>
 #include <cstdio>
 #include <map>
-#include <unordered_map>
 
 namespace opscope::dialects::llmcompressor {
 namespace {
@@ -274,39 +273,42 @@ ProjectedCheckpoint project_checkpoint(const std::vector<Modifier>& modifiers,
       if (!a.attention)
         carried[static_cast<std::size_t>(a.module)] = {static_cast<int>(i), a.group};
   }
-  std::unordered_map<std::string_view, int> module_named;
-  for (std::size_t m = 0; m < modules.size(); ++m) {
-    module_named.emplace(modules[m].name, static_cast<int>(m));
-    for (const std::string& alias : modules[m].aliases)
-      module_named.emplace(alias, static_cast<int>(m));
-  }
-  std::map<int, CompressedModule> compressed; // by module
+  // Each parameter's quantized readers: the modules carrying a scheme whose weight it is.
+  auto weight_of = [](const std::string& module) {
+    return module.empty() ? std::string("weight") : module + ".weight";
+  };
+  std::vector<std::vector<int>> readers(model.parameters.size());
+  for (std::size_t m = 0; m < modules.size(); ++m)
+    if (carried[m].modifier >= 0)
+      if (const Parameter* w = model.find_parameter(weight_of(modules[m].name)))
+        readers[static_cast<std::size_t>(w - model.parameters.data())].push_back(
+            static_cast<int>(m));
   std::map<std::string, int> formats;
-  for (const Parameter& p : model.parameters) {
+  for (std::size_t i = 0; i < model.parameters.size(); ++i) {
+    const Parameter& p = model.parameters[i];
     if (p.buffer)
       continue;
     const std::int64_t bytes = bytes_of(p);
     size.weights += p.numel();
     size.bytes_before += bytes;
-    // The modules reading this tensor as their weight, and whether any other name keeps it.
-    std::vector<int> quantized;
+    const std::vector<int>& quantized = readers[i];
+    // A tied tensor another name keeps (the embedding of a quantized head) is saved as it is.
     bool kept_as_is = false;
-    std::vector<const std::string*> names = {&p.name};
-    for (const std::string& alias : p.aliases)
-      names.push_back(&alias);
-    for (const std::string* name : names) {
-      std::string owner = index::owner_module_name(*name);
-      auto at = module_named.find(owner);
-      bool is_weight =
-          name->size() > owner.size() &&
-          std::string_view(*name).substr(owner.empty() ? 0 : owner.size() + 1) == "weight";
-      if (at != module_named.end() && is_weight &&
-          carried[static_cast<std::size_t>(at->second)].modifier >= 0) {
-        if (std::find(quantized.begin(), quantized.end(), at->second) == quantized.end())
-          quantized.push_back(at->second);
-      } else {
-        kept_as_is = true;
-      }
+    if (!quantized.empty() && !p.aliases.empty()) {
+      auto read_as_weight = [&](const std::string& name) {
+        for (int m : quantized) {
+          const index::ModuleObject& o = modules[static_cast<std::size_t>(m)];
+          if (name == weight_of(o.name))
+            return true;
+          for (const std::string& alias : o.aliases)
+            if (name == weight_of(alias))
+              return true;
+        }
+        return false;
+      };
+      kept_as_is = !read_as_weight(p.name);
+      for (const std::string& alias : p.aliases)
+        kept_as_is = kept_as_is || !read_as_weight(alias);
     }
     if (quantized.empty()) {
       size.bytes_after += bytes;
@@ -349,12 +351,15 @@ ProjectedCheckpoint project_checkpoint(const std::vector<Modifier>& modifiers,
   }
   // oneshot's linearize_moe: FusedExpertsProtocol's 3-D parameters become Linear layers.
   std::size_t fused = 0;
-  for (const auto& m : modules) {
-    auto three_d = [&](const char* leaf) {
-      const Parameter* p = model.find_parameter(m.name + (m.name.empty() ? "" : ".") + leaf);
-      return p && p->shape.size() == 3;
+  for (const Parameter& p : model.parameters) {
+    if (p.shape.size() != 3 || !(p.name == "down_proj" || p.name.ends_with(".down_proj")))
+      continue;
+    std::string owner = index::owner_module_name(p.name);
+    auto sibling_3d = [&](const char* leaf) {
+      const Parameter* q = model.find_parameter(owner.empty() ? leaf : owner + "." + leaf);
+      return q && q->shape.size() == 3;
     };
-    fused += three_d("down_proj") && (three_d("gate_up_proj") || three_d("up_proj"));
+    fused += sibling_3d("gate_up_proj") || sibling_3d("up_proj");
   }
   if (fused > 0)
     size.caveat = std::to_string(fused) + " fused MoE experts module" +
