@@ -21,6 +21,7 @@ import { findServer, ServerPathResult } from './serverPath';
 import { needsRestart, readSettings, RESTRICTED_SETTINGS, toServerOptions, trustAwareGetter } from './settings';
 import { modelDisplayName, StatusParams, statusView } from './status';
 import { SUMMARY_SCHEME, SummaryDocuments, summaryText } from './summaryDocument';
+import { TreemapView } from './treemapView';
 
 const STATUS_NOTIFICATION = 'opscope/status';
 const SERVER_COMMAND_SUMMARY = 'opscope.showSummary';
@@ -58,15 +59,18 @@ class OpscopeController implements vscode.Disposable {
   private watchingInterpreter = false;
   private readonly restartPolicy = new RestartPolicy();
   private readonly summaries = new SummaryDocuments();
+  private readonly treemap = new TreemapView();
   private readonly disposables: vscode.Disposable[] = [];
 
   constructor(private readonly context: vscode.ExtensionContext) {
     this.disposables.push(
       vscode.workspace.registerTextDocumentContentProvider(SUMMARY_SCHEME, this.summaries),
       this.summaries,
+      this.treemap,
       // The command IDs differ from the server's executeCommand IDs: the language client
       // registers those itself and two registrations of one ID would clash.
       vscode.commands.registerCommand('opscope.editor.showSummary', () => this.showSummary()),
+      vscode.commands.registerCommand('opscope.editor.showTreemap', () => this.showTreemap()),
       vscode.commands.registerCommand('opscope.editor.reloadModel', () => this.reloadModel()),
       vscode.commands.registerCommand('opscope.editor.trustProject', () => this.trustProject()),
       vscode.commands.registerCommand('opscope.editor.restartServer', () => this.restart('by request')),
@@ -439,6 +443,26 @@ class OpscopeController implements vscode.Disposable {
     const uri = this.summaries.set(modelDisplayName(this.lastModel), text);
     const doc = await vscode.workspace.openTextDocument(uri);
     await vscode.window.showTextDocument(doc, { preview: false, viewColumn: vscode.ViewColumn.Beside });
+  }
+
+  /** The config's treemap (`opscope explain --html`) in a webview beside it. */
+  async showTreemap(): Promise<void> {
+    if (!vscode.workspace.isTrusted) {
+      void vscode.window.showWarningMessage('opscope runs no Python in Restricted Mode. Trust the workspace first.');
+      return;
+    }
+    const [target] = this.commandArguments();
+    if (typeof target !== 'string') {
+      void vscode.window.showWarningMessage('opscope: open a compression config to draw its treemap.');
+      return;
+    }
+    const found = await this.findServer(this.settings().path);
+    if (!found.command) {
+      void vscode.window.showErrorMessage(`opscope: ${found.explanation}`);
+      return;
+    }
+    const output = this.outputChannel();
+    await this.treemap.show(found.command, vscode.Uri.parse(target).fsPath, (line) => output.appendLine(line));
   }
 
   async reloadModel(): Promise<void> {

@@ -559,6 +559,29 @@ test('opscope in VS Code (code-server)', { timeout: 540_000 }, async (t) => {
     await page.keyboard.press('Control+W');
   });
 
+  // Issue 28: the model as a treemap beside the config (`opscope explain --html` in a webview):
+  // a rectangle per module owning weights; a click shows the entry that decides it.
+  await step('"opscope: Show Treemap" shows the model beside the config; a click gives the deciding entry', 'vscode-treemap', async () => {
+    await wb.runCommand('opscope: Show Treemap');
+    await page.locator('.tabs-container .tab', { hasText: 'Treemap' }).first().waitFor({ timeout: 120_000 });
+    const view = page.frameLocator('iframe.webview.ready').frameLocator('#active-frame');
+    const leaves = view.locator('#map .leaf');
+    await leaves.first().waitFor({ timeout: 60_000 });
+    const names = await leaves.evaluateAll((els) => els.map((e) => e.dataset.name));
+    assert.ok(names.includes('layer1.0.conv1') && names.includes('fc'), `rectangles: ${names}`);
+    await view.locator('#map .leaf[data-name="layer1.0.conv1"]').click();
+    const details = view.locator('#details');
+    await details.locator('h2', { hasText: 'layer1.0.conv1' }).waitFor();
+    assert.match(await details.innerText(), /deciding entry\s+module_name_configs > layer1\\\.\.\*\s+\(line 14\)/);
+    await page.mouse.move(5, 400);
+    await wb.screenshot('vscode-treemap');
+    // The click left the keyboard in the webview: back to the config's tab, then close the view.
+    await page.locator('.tabs-container .tab', { hasText: config.file }).first().click();
+    await wb.runCommand('View: Close Editors in Other Groups');
+    await page.locator('.tabs-container .tab', { hasText: 'Treemap' }).waitFor({ state: 'detached', timeout: 15_000 });
+    await wb.focusEditor();
+  });
+
   await step('renaming a submodule in the model source updates completion', '07-completion-after-rename', async () => {
     const { file, from, to, newName } = example.rename;
     await wb.openFile(file);
