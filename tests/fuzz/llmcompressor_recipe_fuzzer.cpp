@@ -1,6 +1,6 @@
 // libFuzzer harness: the llm-compressor dialect's readers (a recipe YAML, a checkpoint's
 // config.json, a Python script's modifier calls) and everything run over what they read
-// (resolve, diagnose, hover and completion) on a hand-built two-layer Llama.
+// (resolve, diagnose, hover, completion and the projected size) on a hand-built two-layer Llama.
 #include "opscope/dialects/llmcompressor/llmcompressor.h"
 #include "tiny_llama.h"
 
@@ -24,6 +24,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       }
       for (std::size_t i = 0; i < model.named_modules().size(); ++i)
         lc::explain_module(m, r, model, static_cast<int>(i));
+      // The checkpoint it would save: every written scheme, format, block and group size.
+      lc::hover(m, r, model, m.anchor.start);
+      lc::size_line(lc::project_checkpoint({m}, {r}, model));
     }
   }
   return 0;
