@@ -27,7 +27,7 @@ import time
 import pytest
 import yaml
 
-from conftest import get_fixture
+from conftest import build_fixture_model, get_fixture
 
 CONV = "torch.nn.modules.conv.Conv2d"
 LINEAR = "torch.nn.modules.linear.Linear"
@@ -160,8 +160,9 @@ def test_proposal_fits_and_beats_every_uniform_config(name, init, opscope_bin, t
     assert not failures, "\n".join(failures)
 
 
-def test_bad_budgets_get_one_message(opscope_bin, tmp_path, coreai_opt):
-    """Below the smallest reachable and at full precision: exit 1, one line naming the file
+def test_size_budget_and_bad_budgets(opscope_bin, tmp_path, coreai_opt):
+    """--size is the same budget in bytes: the same proposal as the bits per weight it comes to.
+    Below the smallest reachable and at full precision: exit 1, one line naming the file
     and what to ask for; the config is left as it was."""
     fixture = get_fixture("resnet18")
     archive = str(tmp_path / "resnet18.pt2")
@@ -169,6 +170,20 @@ def test_bad_budgets_get_one_message(opscope_bin, tmp_path, coreai_opt):
     path = tmp_path / "config.yaml"
     text = yaml.safe_dump(config_for("resnet18", UNIFORM["int8 per channel"]), sort_keys=False)
     path.write_text(text)
+
+    def run(*budget):
+        return subprocess.run([opscope_bin, "propose", str(path), "--model", archive, *budget,
+                               "--quiet"], capture_output=True, text=True, timeout=300)
+
+    by_bits = run("--bits-per-weight", "6")
+    assert by_bits.returncode == 0, by_bits.stderr
+    weights = sum(p.numel() for p in [*build_fixture_model("resnet18")[0].parameters(),
+                                      *build_fixture_model("resnet18")[0].buffers()])
+    by_size = run("--size", f"{6 * weights / 8}B")
+    assert by_size.returncode == 0, by_size.stderr
+    diff = lambda out: out.split("\nproposed: ")[0]  # noqa: E731
+    assert diff(by_size.stdout) == diff(by_bits.stdout) and "+  module_name_configs:" in diff(
+        by_bits.stdout), by_size.stdout
     for budget, says in (("1", "is below the smallest this config reaches"),
                          ("64", "is at or above the model in full precision")):
         proc = subprocess.run([opscope_bin, "propose", str(path), "--model", archive,
