@@ -431,6 +431,11 @@ int run_propose(const std::vector<std::string>& args) {
     const std::optional<json> values = config::read_values(doc);
     if (!values)
       throw std::runtime_error(path + ": its values cannot be read");
+    try { // before the model is loaded: can entries be written into this file at all?
+      with_entries(doc, {});
+    } catch (const EditError& e) {
+      throw std::runtime_error(path + ": " + e.what());
+    }
 
     model::Settings settings = model_settings(parsed);
     settings.mode = coreai::config_mode(doc.root, doc.execution_mode);
