@@ -4,8 +4,8 @@ per-block-32 config, for a ResNet-18-shaped model (11.7 M parameters, conv-bn fo
 GPT-2-124M-shaped one (12 layers, width 768, vocab 50257; random weights). The index is cached
 first; then each run is timed twice, interleaved: with the weight error (opscope-weights
 measuring every quantized weight) and with the worker switched off (OPSCOPE_WEIGHTS naming no
-program: explain says "not measured"); the difference is the weight error's cost. Also the
-peak RSS of the worker's run.
+program: explain says "not measured"); the difference is the weight error's cost. The worker
+runs under bench/peak_rss.py: its CPU time and its own peak RSS, against the largest tensor.
 
 The `llama1b` case reads a Hugging Face checkpoint instead (issue 28's 1B row): a
 Llama-3.2-1B-shaped model (16 layers, width 2048, MLP 8192, vocab 128256, tied head; 1.24 B
@@ -24,7 +24,6 @@ import argparse
 import json
 import math
 import os
-import resource
 import statistics
 import struct
 import subprocess
@@ -160,6 +159,22 @@ def write_llama_1b(folder: Path) -> tuple[int, int]:
     return sum(math.prod(s) for _, s in tensors), max(2 * math.prod(s) for _, s in tensors)
 
 
+def measured_worker(build_dir: Path, tmp: str) -> tuple[Path, Path]:
+    """The worker under the peak-RSS trampoline (OPSCOPE_WEIGHTS names it), so its own wall
+    time and high-water mark land in the JSON file, not the harness's (Linux folds a forking
+    process's peak into its child's)."""
+    measured = Path(tmp) / "worker.json"
+    wrapper = Path(tmp) / "opscope-weights-measured"
+    wrapper.write_text(f"#!/bin/sh\nexec {sys.executable} -S -E {BENCH_DIR / 'peak_rss.py'} "
+                       f"{measured} {build_dir / 'opscope-weights'} \"$@\"\n")
+    wrapper.chmod(0o755)
+    return wrapper, measured
+
+
+def largest_tensor_bytes(model) -> int:
+    return max(t.numel() * t.element_size() for t in model.state_dict().values())
+
+
 def bench_llama_1b(opscope: str, build_dir: Path, tmp: str, runs: int) -> None:
     folder = Path(tmp) / "llama-1b"
     started = time.monotonic()
@@ -167,12 +182,7 @@ def bench_llama_1b(opscope: str, build_dir: Path, tmp: str, runs: int) -> None:
     written = time.monotonic() - started
     config = os.path.join(tmp, "int4-axis.json")
     Path(config).write_text(json.dumps(CONFIG_AXIS))
-    # The worker under the peak-RSS trampoline: its own wall time and high-water mark.
-    measured = Path(tmp) / "worker.json"
-    wrapper = Path(tmp) / "opscope-weights-measured"
-    wrapper.write_text(f"#!/bin/sh\nexec {sys.executable} -S -E {BENCH_DIR / 'peak_rss.py'} "
-                       f"{measured} {build_dir / 'opscope-weights'} \"$@\"\n")
-    wrapper.chmod(0o755)
+    wrapper, measured = measured_worker(build_dir, tmp)
     base = dict(os.environ, XDG_CACHE_HOME=os.path.join(tmp, "cache"), VIRTUAL_ENV=sys.prefix)
     on = dict(base, OPSCOPE_WEIGHTS=str(wrapper))
     off = dict(base, OPSCOPE_WEIGHTS=os.path.join(tmp, "no-worker"))
@@ -220,23 +230,28 @@ def main() -> None:
             parameters = sum(p.numel() for p in model.parameters())
             archive = os.path.join(tmp, f"{name}.pt2")
             torch.export.save(torch.export.export(model, inputs), archive)
-            on = dict(os.environ, OPSCOPE_WEIGHTS=str(build_dir / "opscope-weights"))
+            largest = largest_tensor_bytes(model)
+            wrapper, worker_json = measured_worker(build_dir, tmp)
+            on = dict(os.environ, OPSCOPE_WEIGHTS=str(wrapper))
             off = dict(os.environ, OPSCOPE_WEIGHTS=os.path.join(tmp, "no-worker"))
             explain(opscope, config, archive, off)  # the index, cached
-            with_error, without = [], []
+            with_error, without, workers = [], [], []
             for _ in range(args.runs):
                 seconds, report = explain(opscope, config, archive, on)
                 with_error.append(seconds)
+                workers.append(json.loads(worker_json.read_text()))
                 without.append(explain(opscope, config, archive, off)[0])
             rows = report["parameters"]
             measured = [r for r in rows if "sqnr_db" in r]
-            peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+            peak = max(w["peak_rss_kb"] for w in workers) * 1024
             worst = ", ".join(report["worst"])
             print(f"{name}: {parameters / 1e6:.2f} M parameters, {len(measured)}/{len(rows)} "
                   f"weights measured; explain {statistics.median(with_error):.2f} s with the "
                   f"weight error, {statistics.median(without):.2f} s without (median of "
                   f"{args.runs}): weight error {statistics.median(with_error) - statistics.median(without):.2f} s; "
-                  f"largest child peak RSS so far {peak:.0f} MB; worst: {worst}")
+                  f"worker {statistics.median(w['cpu_s'] for w in workers):.2f} s CPU, peak RSS "
+                  f"{peak / 1e6:.0f} MB = {peak / largest:.2f}x the largest tensor "
+                  f"({largest / 1e6:.0f} MB); worst: {worst}")
 
 
 if __name__ == "__main__":
