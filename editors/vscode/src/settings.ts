@@ -13,6 +13,8 @@ export interface OpscopeSettings {
   weightless: boolean;
   /** The transformers class for an `hf:` model (`hf_class` in opscope.yaml). */
   hfClass: string;
+  /** Where the real weights are, for the weight error (`weights` in opscope.yaml). */
+  weights: string;
 }
 
 /**
@@ -27,6 +29,7 @@ export interface ServerOptionsPayload {
   python?: string;
   weightless?: boolean;
   hfClass?: string;
+  weights?: string;
   workspaceTrusted: boolean;
 }
 
@@ -88,6 +91,7 @@ export function readSettings(get: (key: string) => unknown): OpscopeSettings {
     python: str('python'),
     weightless: get('weightless') === true,
     hfClass: str('hfClass'),
+    weights: str('weights'),
   };
 }
 
@@ -124,6 +128,10 @@ export function toServerOptions(
   if (settings.hfClass !== '') {
     payload.hfClass = settings.hfClass;
   }
+  // Data the worker reads, never runs: a path, resolved as a model file is.
+  if (settings.weights !== '') {
+    payload.weights = resolvePath(settings.weights, workspaceFolder);
+  }
   return payload;
 }
 
@@ -134,11 +142,15 @@ function looksLikePath(model: string): boolean {
 }
 
 function resolveModel(model: string, workspaceFolder?: string): string {
-  if (!workspaceFolder || model.startsWith('/') || /^[A-Za-z]:[\\/]/.test(model) || !looksLikePath(model)) {
-    return model;
+  return looksLikePath(model) ? resolvePath(model, workspaceFolder) : model;
+}
+
+function resolvePath(file: string, workspaceFolder?: string): string {
+  if (!workspaceFolder || file.startsWith('/') || /^[A-Za-z]:[\\/]/.test(file)) {
+    return file;
   }
   const sep = workspaceFolder.endsWith('/') ? '' : '/';
-  return `${workspaceFolder}${sep}${model.replace(/^\.\//, '')}`;
+  return `${workspaceFolder}${sep}${file.replace(/^\.\//, '')}`;
 }
 
 /** Which setting changes need a server restart rather than a didChangeConfiguration. */

@@ -49,6 +49,12 @@ test('opscope.weightless and opscope.hfClass reach the server under the names it
   assert.equal(payload.hfClass, 'AutoModelForCausalLM');
 });
 
+test('opscope.weights reaches the server as a path, relative ones against the workspace folder', () => {
+  assert.equal(toServerOptions(from({ weights: 'ckpt/llama' }), '/ws', true).weights, '/ws/ckpt/llama');
+  assert.equal(toServerOptions(from({ weights: '/data/model.safetensors' }), '/ws', true).weights, '/data/model.safetensors');
+  assert.equal(toServerOptions(from({ weights: '' }), '/ws', true).weights, undefined);
+});
+
 test('an unticked or mistyped opscope.weightless is not sent, so opscope.yaml decides', () => {
   for (const weightless of [false, 'true', 1, undefined]) {
     assert.deepEqual(toServerOptions(from({ weightless }), '/ws', true), { workspaceTrusted: true }, String(weightless));
