@@ -370,10 +370,20 @@ def _torch_export(request: ExportRequest, model, args, kwargs, mode):
                         from first
                 hint = _hf_hint(first_kwargs) if is_hf_target(request.target) else EXPORT_HINT
                 raise _ExportFailed(
-                    f"{request.target}: torch.export failed: {type(first).__name__}: "
-                    f"{shorten(str(first), max_lines=3, max_chars=500)}{_module_note(first)}; "
-                    f"{_other_classes_hint(request, model)}{hint}") from first
+                    f"{request.target}: torch.export failed: {_what_failed(first)}"
+                    f"{_module_note(first)}; {_other_classes_hint(request, model)}{hint}") \
+                    from first
             kwargs = more
+
+
+def _what_failed(exc: BaseException) -> str:
+    """`Type: message` of a failed torch.export; for Python code that read a traced tensor's
+    elements (UDOP's `zip(*indices)`), what happened instead of torch's guess (`its data is
+    not allocated yet ... tracing into a custom kernel`)."""
+    if "data is not allocated yet" in str(exc):
+        return ("the model's Python code reads a tensor's elements (iterates over it or "
+                "converts it to Python values), which torch.export cannot trace")
+    return f"{type(exc).__name__}: {shorten(str(exc), max_lines=3, max_chars=500)}"
 
 
 def _hf_hint(kwargs: dict) -> str:

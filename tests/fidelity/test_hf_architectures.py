@@ -45,6 +45,8 @@ TORCH_LIMITS = {
     "unlimited_ocr": "cannot save the graph's `flat_apply`",
     # A loop over the experts its router picked: a branch on the weights' values.
     "switch_transformers": "data-dependent expression",
+    # Python code iterating over a tensor (UDOP's `zip(*indices)` over its boxes' patches).
+    "udop": "the model's Python code reads a tensor's elements",
 }
 
 SAMPLE = [
