@@ -79,27 +79,8 @@ std::optional<bool> stores_weights(const std::string& archive, std::string& why,
 
 void measure(const std::string& archive, WeightErrorReport& report, const std::string& request_text,
              std::chrono::milliseconds timeout) {
-  const std::string worker = weights_worker_path();
-  if (worker.empty()) {
-    report.unavailable = "opscope-weights, the LibTorch worker that measures it, is not next to "
-                         "opscope (build it: `cmake --build build --target opscope-weights`, "
-                         "or set OPSCOPE_WEIGHTS)";
-    return;
-  }
-  RequestFile request(request_text);
-  ProcessResult run = run_process({worker, archive, "--request", request.path()}, timeout);
-  if (!run.ok()) {
-    report.unavailable =
-        run.timed_out ? "opscope-weights ran past " +
-                            std::to_string(
-                                std::chrono::duration_cast<std::chrono::seconds>(timeout).count()) +
-                            " s"
-        : run.signal  ? "opscope-weights crashed with " + describe_signal(run.signal)
-        : run.started ? last_line(run.stderr_text)
-                      : run.start_error;
-    return;
-  }
-  std::istringstream lines(run.stdout_text);
+  const std::string output = run_weights_worker(archive, request_text, timeout);
+  std::istringstream lines(output);
   std::string line;
   std::getline(lines, line);
   if (nlohmann::json::parse(line, nullptr, false).value("weightless", false)) {
@@ -128,6 +109,27 @@ void measure(const std::string& archive, WeightErrorReport& report, const std::s
 }
 
 } // namespace
+
+std::string run_weights_worker(const std::string& model, const std::string& request_text,
+                               std::chrono::milliseconds timeout) {
+  const std::string worker = weights_worker_path();
+  if (worker.empty())
+    throw std::runtime_error("opscope-weights, the LibTorch worker that measures the weights, is "
+                             "not next to opscope (build it: `cmake --build build --target "
+                             "opscope-weights`, or set OPSCOPE_WEIGHTS)");
+  RequestFile request(request_text);
+  ProcessResult run = run_process({worker, model, "--request", request.path()}, timeout);
+  if (!run.ok())
+    throw std::runtime_error(
+        run.timed_out ? "opscope-weights ran past " +
+                            std::to_string(
+                                std::chrono::duration_cast<std::chrono::seconds>(timeout).count()) +
+                            " s"
+        : run.signal  ? "opscope-weights crashed with " + describe_signal(run.signal)
+        : run.started ? last_line(run.stderr_text)
+                      : run.start_error);
+  return std::move(run.stdout_text);
+}
 
 std::string weight_error_request(const index::Index& index,
                                  const std::vector<resolve::WeightQuantization>& weights) {

@@ -18,7 +18,7 @@
 #include "opscope/coreai/compressors.h"
 #include "opscope/model/model_kind.h"
 #include "opscope/model/model_source.h"
-#include "opscope/model/process.h"
+#include "opscope/model/weight_error.h"
 #include "opscope/resolve/bit_allocation.h"
 #include "opscope/resolve/resolve.h"
 #include "opscope/resolve/size.h"
@@ -222,32 +222,6 @@ struct Measured {
   std::map<int, resolve::WeightQuantization> quantized; // by parameter
 };
 
-class RequestFile {
-public:
-  explicit RequestFile(const std::string& text) {
-    std::string pattern = (fs::temp_directory_path() / "opscope-propose-XXXXXX").string();
-    const int fd = mkstemp(pattern.data());
-    if (fd < 0)
-      throw std::runtime_error("cannot create a temporary file in " +
-                               fs::temp_directory_path().string());
-    path_ = pattern;
-    const bool written = ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
-    ::close(fd);
-    if (!written)
-      throw std::runtime_error("cannot write " + path_);
-  }
-  ~RequestFile() {
-    std::error_code ec;
-    fs::remove(path_, ec);
-  }
-  RequestFile(const RequestFile&) = delete;
-  RequestFile& operator=(const RequestFile&) = delete;
-  const std::string& path() const { return path_; }
-
-private:
-  std::string path_;
-};
-
 struct Row {
   std::size_t unit = 0;
   std::size_t choice = 0;
@@ -255,37 +229,15 @@ struct Row {
 
 // One worker's answers for `rows`: squared error and squared norm, in order.
 std::vector<std::pair<double, double>>
-measure_part(const std::string& worker, const std::string& archive, const index::Index& index,
-             const std::vector<Row>& rows, const std::vector<Unit>& units,
-             const std::vector<Measured>& measured) {
-  nlohmann::json tensors = nlohmann::json::array();
-  for (const Row& r : rows) {
-    const int p = units[r.unit].parameter;
-    const resolve::WeightQuantization& q = measured[r.choice].quantized.at(p);
-    nlohmann::json t = {{"parameter", index.parameters[static_cast<std::size_t>(p)].name},
-                        {"qscheme", q.qscheme},
-                        {"formulation", q.formulation},
-                        {"quant_min", q.quant_min},
-                        {"quant_max", q.quant_max},
-                        {"block_size", q.block_size}};
-    if (q.fold)
-      t["fold"] = {{"weight", q.fold->weight},
-                   {"running_var", q.fold->running_var},
-                   {"eps", q.fold->eps},
-                   {"axis", q.fold->axis}};
-    tensors.push_back(std::move(t));
-  }
-  RequestFile request(nlohmann::json{{"tensors", tensors}}.dump());
-  model::ProcessResult run =
-      model::run_process({worker, archive, "--request", request.path()}, kWorkerTimeout);
-  if (!run.ok())
-    throw std::runtime_error(
-        run.timed_out
-            ? "opscope-weights ran past " + std::to_string(kWorkerTimeout.count()) + " minutes"
-        : run.signal  ? "opscope-weights crashed with " + model::describe_signal(run.signal)
-        : run.started ? model::last_line(run.stderr_text)
-                      : run.start_error);
-  std::istringstream lines(run.stdout_text);
+measure_part(const std::string& archive, const index::Index& index, const std::vector<Row>& rows,
+             const std::vector<Unit>& units, const std::vector<Measured>& measured) {
+  std::vector<resolve::WeightQuantization> weights;
+  weights.reserve(rows.size());
+  for (const Row& r : rows)
+    weights.push_back(measured[r.choice].quantized.at(units[r.unit].parameter));
+  const std::string output = model::run_weights_worker(
+      archive, model::weight_error_request(index, weights), kWorkerTimeout);
+  std::istringstream lines(output);
   std::string line;
   std::getline(lines, line);
   if (nlohmann::json::parse(line, nullptr, false).value("weightless", false))
@@ -314,11 +266,6 @@ measure_part(const std::string& worker, const std::string& archive, const index:
 std::vector<std::pair<double, double>>
 measure(const std::string& archive, const index::Index& index, const std::vector<Row>& rows,
         const std::vector<Unit>& units, const std::vector<Measured>& measured) {
-  const std::string worker = model::weights_worker_path();
-  if (worker.empty())
-    throw std::runtime_error("opscope-weights, the LibTorch worker that measures the weights, "
-                             "is not next to opscope (build it: `cmake --build build --target "
-                             "opscope-weights`, or set OPSCOPE_WEIGHTS)");
   auto elements = [&](const Row& r) {
     return index.parameters[static_cast<std::size_t>(units[r.unit].parameter)].numel();
   };
@@ -334,12 +281,10 @@ measure(const std::string& archive, const index::Index& index, const std::vector
   const std::vector<Row> first(rows.begin(), rows.begin() + static_cast<std::ptrdiff_t>(split));
   const std::vector<Row> second(rows.begin() + static_cast<std::ptrdiff_t>(split), rows.end());
   if (first.empty() || second.empty())
-    return measure_part(worker, archive, index, rows, units, measured);
-  auto other = std::async(std::launch::async, [&] {
-    return measure_part(worker, archive, index, second, units, measured);
-  });
-  std::vector<std::pair<double, double>> out =
-      measure_part(worker, archive, index, first, units, measured);
+    return measure_part(archive, index, rows, units, measured);
+  auto other = std::async(std::launch::async,
+                          [&] { return measure_part(archive, index, second, units, measured); });
+  std::vector<std::pair<double, double>> out = measure_part(archive, index, first, units, measured);
   std::vector<std::pair<double, double>> rest = other.get();
   out.insert(out.end(), rest.begin(), rest.end());
   return out;

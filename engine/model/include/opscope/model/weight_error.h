@@ -43,6 +43,13 @@ inline constexpr std::chrono::minutes kWeightErrorTimeout{10};
 std::string weight_error_request(const index::Index& index,
                                  const std::vector<resolve::WeightQuantization>& weights);
 
+// Runs opscope-weights on `model` (an archive or a checkpoint) with `request_text`
+// (weight_error_request's): its output, a header line then one JSON answer per tensor. Throws
+// with a message that says what to do when the worker is missing, fails, crashes or times out.
+// The one place the worker is started (`explain`, the editor, `propose`).
+std::string run_weights_worker(const std::string& model, const std::string& request_text,
+                               std::chrono::milliseconds timeout);
+
 // Measures `weights` (resolve::quantized_weights of a config on `index`) on `model`, what the
 // model argument names (an archive path, an index file, a target), or a Hugging Face
 // checkpoint (a folder or .safetensors file: project::ModelSpec::weights, when set). Not applicable
