@@ -27,12 +27,36 @@ int print_tables() {
   return 0;
 }
 
+// `--forms RECIPES.jsonl`: each line a JSON string, a whole recipe file's text (any nesting);
+// prints the classes of the modifiers opscope says llm-compressor applies, in order, and how
+// many it says are never read (tests/dialects/test_llmcompressor_recipe_forms.py compares them
+// with Recipe.create_instance).
+int print_forms(const char* path) {
+  std::ifstream recipes(path);
+  std::string line;
+  while (std::getline(recipes, line)) {
+    std::string text = nlohmann::json::parse(line).get<std::string>();
+    nlohmann::json applied = nlohmann::json::array();
+    int not_read = 0;
+    for (const lc::Modifier& m : lc::read_llmcompressor_configs("recipe.yaml", text))
+      if (m.applied)
+        applied.push_back(m.class_name);
+      else
+        ++not_read;
+    std::cout << nlohmann::json{{"applied", applied}, {"not_read", not_read}}.dump() << '\n';
+  }
+  return 0;
+}
+
 int main(int argc, char** argv) {
   if (argc == 2 && std::string(argv[1]) == "--tables")
     return print_tables();
+  if (argc == 3 && std::string(argv[1]) == "--forms")
+    return print_forms(argv[2]);
   if (argc != 3 && argc != 4) {
     std::cerr << "usage: llmcompressor_judge INDEX RECIPES.jsonl [AS_PATH]\n"
-                 "       llmcompressor_judge --tables\n";
+                 "       llmcompressor_judge --tables\n"
+                 "       llmcompressor_judge --forms RECIPE_TEXTS.jsonl\n";
     return 2;
   }
   // Each line is read as a whole file of this name: recipe.yaml (JSON is YAML's flow form),

@@ -242,6 +242,33 @@ def test_a_recipe_yaml_is_checked_on_the_model_its_opscope_yaml_names(workspace)
                                                            "model.layers.1.mlp.up_projx"]})
 
 
+def test_a_flat_recipe_is_said_to_quantize_nothing_as_llm_compressor_reads_it(workspace):
+    """llm-compressor 0.14 reads modifiers only under `<x>_stage: <y>_modifiers:`: a flat
+    recipe gives no modifier at all, and oneshot saves the model dense without a word."""
+    from llmcompressor.recipe import Recipe
+    folder = workspace / "flat"
+    folder.mkdir()
+    (folder / "opscope.yaml").write_text(f"model: hf:{MODEL_ID}\n")
+    recipe = folder / "recipe.yaml"
+    recipe.write_text("QuantizationModifier:\n  targets: [Linear]\n  scheme: W4A16\n"
+                      "  ignore: [lm_head]\n")
+    assert Recipe.create_instance(recipe.read_text()).modifiers == []
+    result = opscope(workspace, "check", "--trust", "--format", "json", str(recipe))
+    found = [d for d in diagnostics(result) if d["code"] == "recipe-not-read"]
+    assert len(found) == 1 and found[0]["severity"] == "error", result.stdout + result.stderr
+    assert found[0]["range"]["start"][0] == 1  # the modifier key, on line 1
+    assert "`QuantizationModifier` is never applied (the checkpoint is saved unquantized)" in \
+        found[0]["message"]
+    result = opscope(workspace, "explain", "--trust", "--json", str(recipe))
+    said = json.loads(result.stdout)
+    assert said["modifiers"] == [] and [m["class"] for m in said["not_read"]] == \
+        ["QuantizationModifier"], said
+    assert said["size"]["bytes"]["after"] == said["size"]["bytes"]["before"], said["size"]
+    assert f"{recipe}:1: error: llm-compressor 0.14 reads modifiers only under" in result.stderr
+    text = opscope(workspace, "explain", "--trust", str(recipe))
+    assert "is not read by llm-compressor: it applies nothing" in text.stdout, text.stdout
+
+
 def test_a_refused_recipe_fails_explain_with_llm_compressors_reason(workspace):
     script = workspace / "project" / "refused.py"
     script.write_text(textwrap.dedent(f"""\

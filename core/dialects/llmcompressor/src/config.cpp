@@ -26,9 +26,12 @@ bool is_modifier(std::string_view key) {
   return std::find(c.begin(), c.end(), key) != c.end();
 }
 
-// A recipe: modifiers at the root (flat form), under a stage, or under a stage's modifier
-// group (`quant_stage: quant_modifiers: GPTQModifier: {...}`). Recipes nest no deeper.
-void read_recipe_level(const Node& map, const std::string& stage, int depth,
+// A recipe: modifiers under a stage's modifier group (`quant_stage: quant_modifiers:
+// GPTQModifier: {...}`), the only place llm-compressor 0.14 reads them (Recipe.from_dict: a root
+// key ending in `_stage`, then a key ending in `_modifiers`, both maps). Modifiers elsewhere (at
+// the root, right under a stage, under a root group) are read too, but marked as not applied:
+// llm-compressor skips them without a word. Recipes nest no deeper.
+void read_recipe_level(const Node& map, const std::string& stage, int depth, bool in_group,
                        std::vector<Modifier>& out) {
   for (const config::Entry& e : map.entries) {
     const Node* value = config::follow_aliases(e.value.get());
@@ -38,13 +41,17 @@ void read_recipe_level(const Node& map, const std::string& stage, int depth,
       m.class_name = e.key;
       m.stage = stage;
       m.anchor = e.key_range;
+      m.applied = depth == 2 && in_group;
       if (value && value->kind == Node::Kind::Map)
         detail::read_modifier(*value, m);
       else if (value && value->kind != Node::Kind::Null)
         m.unreadable.push_back(value->range);
       out.push_back(std::move(m));
     } else if (value && value->kind == Node::Kind::Map && depth < 2) {
-      read_recipe_level(*value, depth == 0 ? e.key : stage, depth + 1, out);
+      bool stage_key = depth == 0 && e.key.ends_with("_stage");
+      bool group_key = depth == 1 && in_group && e.key.ends_with("_modifiers");
+      read_recipe_level(*value, depth == 0 ? e.key : stage, depth + 1,
+                        depth == 0 ? stage_key : group_key, out);
     }
   }
 }
@@ -70,7 +77,7 @@ std::vector<Modifier> read_document(const std::string& path, const std::string& 
       out.push_back(std::move(m));
       return out;
     }
-  read_recipe_level(*root, "", 0, out);
+  read_recipe_level(*root, "", 0, false, out);
   return out;
 }
 

@@ -2,6 +2,7 @@
 
 #include "explain.h"
 #include "matching.h"
+#include "not_read.h"
 #include "opscope/config/python_calls.h"
 #include "opscope/dialects/llmcompressor/llmcompressor.h"
 #include "opscope/dialects/per_model.h"
@@ -65,7 +66,7 @@ public:
   std::optional<std::string> model() const override { return model_; }
 
   std::vector<Finding> diagnose(const index::Index& model) const override {
-    std::vector<Finding> out;
+    std::vector<Finding> out = not_read(modifiers_);
     std::shared_ptr<const std::vector<Resolution>> resolved = resolutions(model);
     for (std::size_t i = 0; i < modifiers_.size(); ++i) {
       std::vector<Finding> found = llmcompressor::diagnose(modifiers_[i], (*resolved)[i], model);
@@ -211,10 +212,11 @@ private:
 class LlmCompressorDialect final : public Dialect {
 public:
   std::string_view name() const override { return "llmcompressor"; }
-  // Recipes (staged or flat YAML), scripts calling the modifiers, and compressed-tensors
-  // checkpoints (config.json with quantization_config.config_groups). Not PEFT's files (no
-  // modifier, no config_groups) nor coreai-opt's: its `quantization_config` has no
-  // config_groups, and the text search turns them away before any parse.
+  // Recipes (YAML; modifiers outside a stage's group are said to be never applied), scripts calling
+  // the modifiers, and compressed-tensors checkpoints (config.json with
+  // quantization_config.config_groups). Not PEFT's files (no modifier, no config_groups) nor
+  // coreai-opt's: its `quantization_config` has no config_groups, and the text search turns them
+  // away before any parse.
   bool recognises(const std::string& path, const std::string& text) const override {
     bool worth_reading = mentions(text, "config_groups");
     for (const std::string& c : modifier_classes())

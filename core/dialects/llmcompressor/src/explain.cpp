@@ -1,4 +1,5 @@
 #include "explain.h"
+#include "not_read.h"
 #include "opscope/dialects/written.h"
 
 #include "opscope/dialects/llmcompressor/features.h"
@@ -203,17 +204,37 @@ void modifier_text(const std::string& where, const Modifier& m, const Resolution
 
 } // namespace
 
-int explain(const std::string& config_path, const std::vector<Modifier>& modifiers,
+int explain(const std::string& config_path, const std::vector<Modifier>& written,
             const index::Index& model, bool json, std::ostream& out, std::ostream& err) {
-  Json all = {{"modifiers", Json::array()}};
+  Json all = {{"modifiers", Json::array()}, {"not_read", Json::array()}};
   int exit_code = 0;
-  if (modifiers.empty())
+  if (written.empty())
     err << config_path << ": holds no llm-compressor modifier opscope can read\n";
+  // What llm-compressor applies: a modifier it never reads quantizes nothing and sizes nothing.
+  std::vector<Modifier> modifiers;
+  for (const Modifier& m : written)
+    if (m.applied)
+      modifiers.push_back(m);
+  for (const Finding& f : not_read(written)) {
+    err << config_path << ":" << f.range.start.line + 1 << ": "
+        << (f.severity == Severity::Error ? "error" : "warning") << ": " << f.message << " ["
+        << f.code << "]\n";
+  }
+  for (const Modifier& m : written)
+    if (m.applied)
+      continue;
+    else if (json)
+      all["not_read"].push_back(
+          {{"class", m.class_name}, {"stage", m.stage}, {"line", m.anchor.start.line + 1}});
+    else
+      out << config_path << ":" << m.anchor.start.line + 1 << ": " << m.class_name
+          << (m.stage.empty() ? "" : " (" + m.stage + ")")
+          << " is not read by llm-compressor: it applies nothing\n";
   std::vector<Resolution> resolutions;
   for (const Modifier& m : modifiers)
     resolutions.push_back(resolve(m, model));
   ProjectedCheckpoint size = project_checkpoint(modifiers, resolutions, model);
-  bool sizes = std::any_of(modifiers.begin(), modifiers.end(),
+  bool sizes = std::any_of(written.begin(), written.end(),
                            [](const Modifier& m) { return quantizes(m.class_name); });
   for (std::size_t i = 0; i < modifiers.size(); ++i) {
     const Modifier& m = modifiers[i];

@@ -124,5 +124,49 @@ TEST(LlmcompressorDialect, TheHeadsQuickFixKeepsTheQuotes) {
   EXPECT_EQ(edited(json, fix.range, fix.new_text), "  \"ignore\": [\"lm_head\"]}}");
 }
 
+// llm-compressor 0.14 reads a recipe's modifiers only under `<x>_stage: <y>_modifiers:`; any
+// other is skipped without a word and oneshot saves the model unquantized. opscope says so on
+// the modifier's key: an error when nothing would be applied, a warning when something else is.
+TEST(LlmcompressorDialect, AModifierOutsideAStagesGroupIsNeverApplied) {
+  const index::Index model = tiny_gemma3();
+  auto not_read = [&](const std::string& path, const std::string& text) {
+    std::vector<Finding> out;
+    for (const Finding& f : dialect().read(path, text)->diagnose(model))
+      if (f.code == "recipe-not-read")
+        out.push_back(f);
+    return out;
+  };
+  std::vector<Finding> flat =
+      not_read("/w/recipe.yaml", "QuantizationModifier:\n  scheme: W4A16\n");
+  ASSERT_EQ(flat.size(), 1u);
+  EXPECT_EQ(flat[0].severity, Severity::Error);
+  EXPECT_EQ(flat[0].range.start.line, 0);
+  EXPECT_NE(flat[0].message.find("this `QuantizationModifier` is never applied (the checkpoint "
+                                 "is saved unquantized)"),
+            std::string::npos)
+      << flat[0].message;
+  EXPECT_EQ(
+      not_read("/w/recipe.yaml", "quant_stage:\n  QuantizationModifier: {scheme: W4A16}\n").size(),
+      1u);
+  EXPECT_EQ(
+      not_read("/w/recipe.yaml", "quant_modifiers:\n  QuantizationModifier: {scheme: W4A16}\n")
+          .size(),
+      1u);
+  // Mixed: the staged GPTQModifier is applied, the one right under the stage is not.
+  std::vector<Finding> mixed = not_read("/w/recipe.yaml", "a_stage:\n"
+                                                          "  a_modifiers:\n"
+                                                          "    GPTQModifier: {scheme: W4A16}\n"
+                                                          "  SmoothQuantModifier: {}\n");
+  ASSERT_EQ(mixed.size(), 1u);
+  EXPECT_EQ(mixed[0].severity, Severity::Warning);
+  EXPECT_EQ(mixed[0].range.start.line, 3);
+  EXPECT_TRUE(not_read("/w/recipe.yaml", "quant_stage:\n"
+                                         "  quant_modifiers:\n"
+                                         "    QuantizationModifier: {scheme: W4A16}\n")
+                  .empty());
+  // A script's modifiers are objects passed to oneshot, not YAML.
+  EXPECT_TRUE(not_read("/w/quantize.py", kScript).empty());
+}
+
 } // namespace
 } // namespace opscope::dialects::llmcompressor

@@ -1,8 +1,9 @@
 // An llm-compressor modifier as its pydantic model holds it, read from where users write one:
-// a recipe YAML (`<stage>_stage: <group>_modifiers: <Modifier>: {...}`, or the flat
-// `<Modifier>: {...}` form), the modifier calls of a Python script (`GPTQModifier(...)` passed
-// to oneshot), and a compressed-tensors checkpoint's config.json `quantization_config`.
-// Every string keeps where it is written, for messages, hover and completion.
+// a recipe YAML (`<stage>_stage: <group>_modifiers: <Modifier>: {...}`; the flat
+// `<Modifier>: {...}` form too, marked as not applied), the modifier calls of a Python script
+// (`GPTQModifier(...)` passed to oneshot), and a compressed-tensors checkpoint's config.json
+// `quantization_config`. Every string keeps where it is written, for messages, hover and
+// completion.
 #pragma once
 
 #include "opscope/config/document.h"
@@ -62,7 +63,10 @@ struct Modifier {
   // QuantizationModifier, GPTQModifier, AWQModifier, SmoothQuantModifier, SparseGPTModifier;
   // "quantization_config" for a checkpoint's config.json.
   std::string class_name;
-  std::string stage;    // the recipe stage it sits in ("quant_stage"), empty in flat form
+  std::string stage; // the recipe stage it sits in ("quant_stage"), empty in flat form
+  // Does llm-compressor read it? 0.14 reads a recipe's modifiers only under
+  // `<x>_stage: <y>_modifiers:`; one written elsewhere is never applied, silently.
+  bool applied = true;
   config::Range anchor; // the modifier's key / call / quantization_config key
   std::vector<Written> targets;
   bool targets_set = false; // written (else llm-compressor's default ["Linear"])
