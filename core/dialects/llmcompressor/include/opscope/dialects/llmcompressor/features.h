@@ -17,7 +17,8 @@ namespace opscope::dialects::llmcompressor {
 // The answers' types are every dialect's (opscope/dialects/dialect.h). Finding codes, stable:
 // "no-match", "not-quantizable", "targeted-and-ignored", "head-quantized", "mapping-no-match",
 // "regex", and resolve()'s error codes ("field", "scheme", "scheme-and-groups", "args",
-// "no-config", "group-size", "nothing-quantized", "mapping"), "unreadable"
+// "no-config", "group-size", "nothing-quantized", "mapping"), "unreadable"; the document adds
+// "recipe-not-read" (not_read.h) for a modifier written where llm-compressor never reads it
 using dialects::Finding;
 using dialects::HoverText;
 using dialects::Replacement;
