@@ -112,6 +112,17 @@ torch::Tensor fold_norm(const torch::Tensor& weight, const torch::Tensor& gamma,
   return (weight * scale.reshape(shape)).to(weight.scalar_type()).contiguous();
 }
 
+Error error_from_sums(double signal, double noise) {
+  Error e;
+  e.squared_error = noise;
+  e.squared_norm = signal;
+  e.sqnr_db =
+      noise == 0 ? std::numeric_limits<double>::infinity() : 10 * std::log10(signal / noise);
+  e.relative_error = signal == 0 ? (noise == 0 ? 0 : std::numeric_limits<double>::infinity())
+                                 : std::sqrt(noise / signal);
+  return e;
+}
+
 Error error_of(const torch::Tensor& weight, const torch::Tensor& quantized) {
   // In float64, a million elements at a time: float64 copies of a whole embedding would be
   // four times its size.
@@ -124,14 +135,7 @@ Error error_of(const torch::Tensor& weight, const torch::Tensor& quantized) {
     signal += w.square().sum().item<double>();
     noise += (w - q_all.narrow(0, start, length).to(torch::kFloat64)).square().sum().item<double>();
   }
-  Error e;
-  e.squared_error = noise;
-  e.squared_norm = signal;
-  e.sqnr_db =
-      noise == 0 ? std::numeric_limits<double>::infinity() : 10 * std::log10(signal / noise);
-  e.relative_error = signal == 0 ? (noise == 0 ? 0 : std::numeric_limits<double>::infinity())
-                                 : std::sqrt(noise / signal);
-  return e;
+  return error_from_sums(signal, noise);
 }
 
 } // namespace opscope::weights

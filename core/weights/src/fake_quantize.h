@@ -43,6 +43,9 @@ struct Error {
   double squared_norm = 0;   // |w|^2
 };
 
+// The error of a weight from its sums of squares (|w|^2, |w - q(w)|^2), which add across its
+// parts.
+Error error_from_sums(double squared_norm, double squared_error);
 // Both from sums of squares in float64.
 Error error_of(const torch::Tensor& weight, const torch::Tensor& quantized);
 

@@ -1,8 +1,6 @@
 #include "sliced_error.h"
 
 #include <algorithm>
-#include <cmath>
-#include <limits>
 
 namespace opscope::weights {
 namespace {
@@ -28,14 +26,7 @@ Error quantization_error(const torch::Tensor& weight, const Quantization& q) {
     signal += part.squared_norm;
     noise += part.squared_error;
   }
-  Error e;
-  e.squared_error = noise;
-  e.squared_norm = signal;
-  e.sqnr_db =
-      noise == 0 ? std::numeric_limits<double>::infinity() : 10 * std::log10(signal / noise);
-  e.relative_error = signal == 0 ? (noise == 0 ? 0 : std::numeric_limits<double>::infinity())
-                                 : std::sqrt(noise / signal);
-  return e;
+  return error_from_sums(signal, noise);
 }
 
 } // namespace opscope::weights
