@@ -299,6 +299,13 @@ std::optional<HoverText> hover(const Modifier& modifier, const Resolution& r,
         return HoverText{w->range, md};
       }
   }
+  // A modifier llm-compressor never reads: say so rather than what it would do.
+  if (modifier.anchor.contains(cursor) && !modifier.applied)
+    return HoverText{modifier.anchor,
+                     "**" + modifier.class_name +
+                         "** is never applied: llm-compressor 0.14 reads modifiers only under "
+                         "`<name>_stage: <name>_modifiers:` (here it would quantize " +
+                         plural(r.applied.size(), "module") + ")"};
   // The modifier's own name: what it quantizes and the checkpoint it alone would save.
   if (modifier.anchor.contains(cursor) && quantizes(modifier.class_name))
     return HoverText{modifier.anchor, "**" + modifier.class_name + "** quantizes " +

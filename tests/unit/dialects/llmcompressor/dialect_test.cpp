@@ -166,6 +166,14 @@ TEST(LlmcompressorDialect, AModifierOutsideAStagesGroupIsNeverApplied) {
                   .empty());
   // A script's modifiers are objects passed to oneshot, not YAML.
   EXPECT_TRUE(not_read("/w/quantize.py", kScript).empty());
+  // Hover on the unread modifier's name agrees with the diagnostic, not with what it would do.
+  std::optional<HoverText> hover =
+      dialect()
+          .read("/w/recipe.yaml", "QuantizationModifier:\n  scheme: W4A16\n")
+          ->hover(model, {0, 3});
+  ASSERT_TRUE(hover);
+  EXPECT_NE(hover->markdown.find("is never applied"), std::string::npos) << hover->markdown;
+  EXPECT_EQ(hover->markdown.find("checkpoint"), std::string::npos) << hover->markdown;
 }
 
 } // namespace

@@ -122,21 +122,22 @@ TEST(LlmcompressorFeatures, TargetedAndIgnoredIsSaid) {
 
 TEST(LlmcompressorFeatures, HoverCountsTheModulesAnEntryMatches) {
   index::Index model = tiny_gemma3();
-  std::string yaml = "QuantizationModifier:\n  targets: [Linear]\n  ignore: [\"re:.*k_proj$\"]\n"
-                     "  scheme: W4A16\n";
+  std::string yaml = "quant_stage:\n  quant_modifiers:\n"
+                     "    QuantizationModifier:\n      targets: [Linear]\n"
+                     "      ignore: [\"re:.*k_proj$\"]\n      scheme: W4A16\n";
   Checked c = check(yaml, model);
-  std::optional<HoverText> h = hover(c.modifier, c.resolution, model, {1, 13});
+  std::optional<HoverText> h = hover(c.modifier, c.resolution, model, {3, 17});
   ASSERT_TRUE(h);
   // Nine Linear layers (the head included), two of them ignored.
   EXPECT_NE(h->markdown.find("matches 9 modules; 7 get a scheme"), std::string::npos)
       << h->markdown;
-  std::optional<HoverText> ig = hover(c.modifier, c.resolution, model, {2, 14});
+  std::optional<HoverText> ig = hover(c.modifier, c.resolution, model, {4, 18});
   ASSERT_TRUE(ig);
   EXPECT_NE(ig->markdown.find("matches 2 modules; leaves out 2 targeted modules"),
             std::string::npos)
       << ig->markdown;
   // On the modifier's name: what it quantizes and the checkpoint it would save (size_test.cpp).
-  std::optional<HoverText> root = hover(c.modifier, c.resolution, model, {0, 2});
+  std::optional<HoverText> root = hover(c.modifier, c.resolution, model, {2, 6});
   ASSERT_TRUE(root);
   EXPECT_NE(root->markdown.find("quantizes 7 modules, 2 ignored; projected size:"),
             std::string::npos)

@@ -203,10 +203,17 @@ TEST(LlmcompressorSize, FusedMoeExpertsAreNamedInACaveat) {
 
 TEST(LlmcompressorSize, HoverOnTheModifierShowsTheCheckpointItWouldSave) {
   index::Index model = tiny_llama();
-  std::vector<Modifier> modifiers = recipe(group32());
+  // Staged, as llm-compressor reads it (a flat modifier's hover says it is never applied).
+  std::string staged = "quant_stage:\n  quant_modifiers:\n";
+  for (std::size_t start = 0, end; start < group32().size(); start = end + 1) {
+    end = group32().find('\n', start);
+    staged += "    " + group32().substr(start, end - start + 1);
+  }
+  std::vector<Modifier> modifiers = recipe(staged);
   ASSERT_EQ(modifiers.size(), 1u);
+  ASSERT_TRUE(modifiers.front().applied);
   Resolution r = resolve(modifiers.front(), model);
-  std::optional<HoverText> h = hover(modifiers.front(), r, model, config::Position{0, 3});
+  std::optional<HoverText> h = hover(modifiers.front(), r, model, config::Position{2, 7});
   ASSERT_TRUE(h);
   EXPECT_EQ(h->markdown, "**QuantizationModifier** quantizes 8 modules, 1 ignored; " +
                              size_line(project(modifiers, model)));
