@@ -1,6 +1,6 @@
-// The model's projected size once the config is applied (core/dialects/coreai/resolve/size.h, coreai-opt's
-// bits_per_weight): as a code lens on the config's root key, and as text for hovers on the
-// root key and on module keys. No LSP types: server/lsp turns the lens into the protocol's.
+// The model's projected size once the config is applied (core/dialects/coreai/resolve/size.h,
+// coreai-opt's bits_per_weight): as a code lens on the config's root key, and as text for hovers on
+// the root key and on module keys. No LSP types: server/lsp turns the lens into the protocol's.
 #pragma once
 
 #include "opscope/features/model.h"

@@ -19,7 +19,7 @@ struct Quant {
   std::string strategy = "tensor"; // tensor, channel, group, block, token, tensor_group, attn_head
   long long group_size = 0;        // 0: None
   bool symmetric = true;
-  std::string dynamic = "false"; // "false" | "true" | "local"
+  std::string dynamic = "false";            // "false" | "true" | "local"
   std::vector<long long> block_structure{}; // [rows, cols] of the block strategy
   std::string scale_dtype{}; // torch's name without "torch." ("uint8"), empty when None
   bool operator==(const Quant&) const = default;
