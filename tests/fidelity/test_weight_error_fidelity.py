@@ -142,6 +142,29 @@ def sqnr(weight, quantized):
     return None if noise == 0 else 10 * math.log10(w.square().sum().item() / noise)
 
 
+def prepare_with_names(model, args, config: dict):
+    """coreai-opt's prepare() of `model` under `config`, with every tensor by name (the model's
+    and the prepared graph's get_attr targets) and each tensor's first name: what
+    coreai_errors reads."""
+    from coreai_opt.quantization import Quantizer, QuantizerConfig
+
+    by_name = dict(model.named_parameters(remove_duplicate=False))
+    by_name.update(model.named_buffers(remove_duplicate=False))
+    first_name = {}
+    for tensor_name, tensor in by_name.items():
+        first_name.setdefault(id(tensor), tensor_name)
+    logging.disable(logging.WARNING)
+    try:
+        prepared = Quantizer(model, QuantizerConfig.from_dict(copy.deepcopy(config))).prepare(args)
+    finally:
+        logging.disable(logging.NOTSET)
+    prepared_names = dict(prepared.named_parameters(remove_duplicate=False))
+    prepared_names.update(prepared.named_buffers(remove_duplicate=False))
+    by_name.update(prepared_names)  # the get_attr targets, by the names the graph uses
+    first_name.update({id(t): first_name.get(id(t), n) for n, t in prepared_names.items()})
+    return prepared, first_name, by_name
+
+
 def coreai_errors(prepared, args, first_name: dict, by_name: dict) -> dict:
     """{first name of the tensor: sqnr} for every weight fake-quant, from one forward pass."""
     import torch
@@ -179,8 +202,6 @@ def coreai_errors(prepared, args, first_name: dict, by_name: dict) -> dict:
 
 @pytest.mark.parametrize("name", MODELS)
 def test_weight_error_is_coreai_opts(name, opscope_bin, tmp_path, coreai_opt):
-    from coreai_opt.quantization import Quantizer, QuantizerConfig
-
     model, args = build_fixture_model(name)
     heavy = heavy_tailed_state(model)
     archives = {"random": str(tmp_path / f"{name}-random.pt2"),
@@ -197,21 +218,7 @@ def test_weight_error_is_coreai_opts(name, opscope_bin, tmp_path, coreai_opt):
         started = time.monotonic()
         expected_by_init = {}
         model, args = build_fixture_model(name)
-        by_name = dict(model.named_parameters(remove_duplicate=False))
-        by_name.update(model.named_buffers(remove_duplicate=False))
-        first_name = {}
-        for tensor_name, tensor in by_name.items():
-            first_name.setdefault(id(tensor), tensor_name)
-        logging.disable(logging.WARNING)
-        try:
-            prepared = Quantizer(model, QuantizerConfig.from_dict(copy.deepcopy(config))).prepare(
-                args)
-        finally:
-            logging.disable(logging.NOTSET)
-        prepared_names = dict(prepared.named_parameters(remove_duplicate=False))
-        prepared_names.update(prepared.named_buffers(remove_duplicate=False))
-        by_name.update(prepared_names)  # the get_attr targets, by the names the graph uses
-        first_name.update({id(t): first_name.get(id(t), n) for n, t in prepared_names.items()})
+        prepared, first_name, by_name = prepare_with_names(model, args, config)
         expected_by_init["random"] = coreai_errors(prepared, args, first_name, by_name)
         load_state(prepared, heavy)
         expected_by_init["heavy-tailed"] = coreai_errors(prepared, args, first_name, by_name)

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import copy
 import json
-import logging
 import os
 import subprocess
 import sys
@@ -26,7 +25,7 @@ from pathlib import Path
 
 import pytest
 
-from test_weight_error_fidelity import EXPLICIT_AXES, TOLERANCE_DB, coreai_errors
+from test_weight_error_fidelity import EXPLICIT_AXES, TOLERANCE_DB, coreai_errors, prepare_with_names
 
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "python"))
@@ -174,7 +173,6 @@ def test_a_weight_wider_than_a_slab_is_coreai_opts(opscope_bin, tmp_path, coreai
     """8192 x 1024 (8 M elements, two slabs): from its archive and its safetensors, within
     0.01 dB of the fake-quantized weight coreai-opt's prepare() makes."""
     import torch
-    from coreai_opt.quantization import Quantizer, QuantizerConfig
     from safetensors.torch import save_file
 
     torch.manual_seed(28)
@@ -189,18 +187,7 @@ def test_a_weight_wider_than_a_slab_is_coreai_opts(opscope_bin, tmp_path, coreai
     save_file(dict(model.state_dict()), str(project / "wide.safetensors"))
     (project / "opscope.yaml").write_text(f"model: {archive}\nweights: wide.safetensors\n")
     for label, config in EXPLICIT_AXES.items():
-        fresh = copy.deepcopy(model)
-        by_name = dict(fresh.named_parameters())
-        first_name = {id(t): n for n, t in by_name.items()}
-        logging.disable(logging.WARNING)
-        try:
-            prepared = Quantizer(fresh, QuantizerConfig.from_dict(copy.deepcopy(config))).prepare(
-                args)
-        finally:
-            logging.disable(logging.NOTSET)
-        named = dict(prepared.named_parameters(remove_duplicate=False))
-        by_name.update(named)
-        first_name.update({id(t): first_name.get(id(t), n) for n, t in named.items()})
+        prepared, first_name, by_name = prepare_with_names(copy.deepcopy(model), args, config)
         expected = coreai_errors(prepared, args, first_name, by_name)
         assert expected, "prepare() fake-quantized no weight"
         from_archive = sqnr_by_parameter(
