@@ -175,6 +175,18 @@ def largest_tensor_bytes(model) -> int:
     return max(t.numel() * t.element_size() for t in model.state_dict().values())
 
 
+def timed_runs(opscope, config, model, on, off, worker_json, runs):
+    """`runs` explains with the weight error (worker on) and without (worker off): their
+    seconds, the worker's own measurements, and the last report."""
+    with_error, without, workers = [], [], []
+    for _ in range(runs):
+        seconds, report = explain(opscope, config, model, on)
+        with_error.append(seconds)
+        workers.append(json.loads(worker_json.read_text()))
+        without.append(explain(opscope, config, model, off)[0])
+    return with_error, without, workers, report
+
+
 def bench_llama_1b(opscope: str, build_dir: Path, tmp: str, runs: int) -> None:
     folder = Path(tmp) / "llama-1b"
     started = time.monotonic()
@@ -190,12 +202,7 @@ def bench_llama_1b(opscope: str, build_dir: Path, tmp: str, runs: int) -> None:
     started = time.monotonic()
     explain(opscope, config, model, off)  # the weightless export of config.json, cached
     exported = time.monotonic() - started
-    with_error, without, workers = [], [], []
-    for _ in range(runs):
-        seconds, report = explain(opscope, config, model, on)
-        with_error.append(seconds)
-        workers.append(json.loads(measured.read_text()))
-        without.append(explain(opscope, config, model, off)[0])
+    with_error, without, workers, report = timed_runs(opscope, config, model, on, off, measured, runs)
     rows = report["parameters"]
     measured_rows = [r for r in rows if "sqnr_db" in r]
     worker_s = statistics.median(w["wall_s"] for w in workers)
@@ -235,12 +242,8 @@ def main() -> None:
             on = dict(os.environ, OPSCOPE_WEIGHTS=str(wrapper))
             off = dict(os.environ, OPSCOPE_WEIGHTS=os.path.join(tmp, "no-worker"))
             explain(opscope, config, archive, off)  # the index, cached
-            with_error, without, workers = [], [], []
-            for _ in range(args.runs):
-                seconds, report = explain(opscope, config, archive, on)
-                with_error.append(seconds)
-                workers.append(json.loads(worker_json.read_text()))
-                without.append(explain(opscope, config, archive, off)[0])
+            with_error, without, workers, report = timed_runs(opscope, config, archive, on, off,
+                                                              worker_json, args.runs)
             rows = report["parameters"]
             measured = [r for r in rows if "sqnr_db" in r]
             peak = max(w["peak_rss_kb"] for w in workers) * 1024
