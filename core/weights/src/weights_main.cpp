@@ -6,6 +6,10 @@
 // REQUEST: {"tensors": [{"parameter", "qscheme", "formulation", "quant_min", "quant_max",
 //           "block_size": [...]}]} (opscope/resolve/weight_quantization.h); optional
 //           "aliases" (the parameter's other names) and "shape" (checked against the stored).
+//           A row with "method": "prune" has "sparsity" and "channel_axis" (null:
+//           unstructured) instead (prune.h); "method": "palettize" has "n_bits", "axis",
+//           "group_size" (0: per tensor), "per_channel_scale", "fast_kmeans",
+//           "rounding_precision" (palettize.h).
 // Output, JSON lines as each tensor is done: first {"weights": true} or {"weightless": true}
 // (then nothing more), then {"parameter", "sqnr_db" (null: nothing lost), "relative_error"}
 // or {"parameter", "error"} per tensor, in the request's order; "squared_error" and
@@ -16,6 +20,8 @@
 // (fake_quantize.h's fold_norm).
 // Exit codes: 0 done, 1 the archive or request is unusable, 2 bad usage.
 #include "fake_quantize.h"
+#include "palettize.h"
+#include "prune.h"
 #include "sliced_error.h"
 #include "weight_source.h"
 
@@ -36,7 +42,8 @@ constexpr const char* kUsage =
     "Reads the weight tensors a request names, one at a time, from WEIGHTS: a torch.export\n"
     "archive saved with them, or a Hugging Face checkpoint's .safetensors file or folder;\n"
     "fake-quantizes each as coreai-opt's prepare() does, and prints its SQNR (dB) and\n"
-    "relative error as JSON lines. `opscope explain` writes the request.\n";
+    "relative error as JSON lines (or prunes or palettizes it, as the MagnitudePruner and the\n"
+    "KMeansPalettizer do). `opscope explain` writes the request.\n";
 
 constexpr std::uintmax_t kMaxRequestBytes = std::uintmax_t{64} << 20;
 
@@ -66,6 +73,33 @@ opscope::weights::Quantization quantization_of(const nlohmann::json& t) {
   return q;
 }
 
+// The error of the compression a request row names: fake quantization (the default),
+// magnitude pruning or KMeans palettization.
+opscope::weights::Error compression_error(const torch::Tensor& weight, const nlohmann::json& t) {
+  using namespace opscope::weights;
+  const std::string method = t.value("method", "quantize");
+  if (method == "prune") {
+    Pruning p;
+    p.sparsity = t.at("sparsity").get<double>();
+    if (t.contains("channel_axis") && !t["channel_axis"].is_null())
+      p.channel_axis = t["channel_axis"].get<int>();
+    return error_of(weight, prune(weight, p));
+  }
+  if (method == "palettize") {
+    Palettization p;
+    p.n_bits = t.at("n_bits").get<int>();
+    p.axis = t.value("axis", 0);
+    p.group_size = t.value("group_size", std::int64_t{0});
+    p.per_channel_scale = t.value("per_channel_scale", false);
+    p.fast_kmeans = t.value("fast_kmeans", true);
+    p.rounding_precision = t.value("rounding_precision", 4);
+    return error_of(weight, palettize(weight, p));
+  }
+  if (method != "quantize")
+    throw std::invalid_argument("method '" + method + "' is not quantize, prune or palettize");
+  return quantization_error(weight, quantization_of(t));
+}
+
 // The last tensor read, kept while the next rows name it again.
 struct LastRead {
   std::string name;
@@ -78,7 +112,6 @@ nlohmann::json measure(const opscope::weights::WeightSource& records, const nloh
   const std::string name = t.value("parameter", "");
   nlohmann::json row = {{"parameter", name}};
   try {
-    const Quantization q = quantization_of(t);
     if (last.name != name || !last.tensor.defined()) {
       last.tensor = torch::Tensor(); // freed before the next one is read
       last.tensor = records.read(name, t.value("aliases", std::vector<std::string>{}),
@@ -94,7 +127,7 @@ nlohmann::json measure(const opscope::weights::WeightSource& records, const nloh
                          records.read(fold.at("running_var").get<std::string>()),
                          fold.at("eps").get<double>(), fold.at("axis").get<int>());
     }
-    const Error e = quantization_error(weight, q);
+    const Error e = compression_error(weight, t);
     row["sqnr_db"] = std::isinf(e.sqnr_db) ? nlohmann::json(nullptr) : nlohmann::json(e.sqnr_db);
     row["relative_error"] = e.relative_error;
     row["squared_error"] = e.squared_error;

@@ -1,0 +1,110 @@
+#include "palettize.h"
+
+#include "kmeans1d.h"
+
+#include <cmath>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace opscope::weights {
+namespace {
+
+// The k x n tables of an exact clustering of every element: 32 M entries (512 MB) at most.
+constexpr std::int64_t kMaxTableEntries = std::int64_t{1} << 25;
+constexpr double kHalfMax = 65504.0; // np.finfo(np.float16).max
+
+std::vector<double> doubles_of(const torch::Tensor& t) {
+  const torch::Tensor d = t.to(torch::kFloat64).contiguous();
+  return {d.data_ptr<double>(), d.data_ptr<double>() + d.numel()};
+}
+
+// _cluster_weights_1d: the block's palettized values (in `dtype`, the block's shape).
+torch::Tensor cluster_block(const torch::Tensor& block, const Palettization& p,
+                            c10::ScalarType dtype) {
+  const std::int64_t clusters = std::int64_t{1} << p.n_bits;
+  const torch::Tensor flat = block.reshape(-1).to(torch::kFloat32);
+  const bool half = dtype == torch::kFloat16;
+  const bool fast = half || (p.fast_kmeans && flat.max().item<double>() <= kHalfMax &&
+                             flat.min().item<double>() >= -kHalfMax);
+  torch::Tensor centroids, assignment;
+  if (fast) { // _reduce_weights_to_cluster
+    torch::Tensor reduced = flat;
+    if (p.fast_kmeans) {
+      const float scale = static_cast<float>(std::pow(10.0, p.rounding_precision));
+      reduced = torch::round(flat.to(torch::kFloat16).to(torch::kFloat32) * scale) / scale;
+    }
+    auto [values, inverse, counts] =
+        torch::_unique2(reduced, /*sorted=*/true, /*return_inverse=*/true, /*return_counts=*/true);
+    const Clustered c =
+        cluster_1d(doubles_of(values), doubles_of(counts), static_cast<std::size_t>(clusters));
+    const torch::Tensor per_value =
+        torch::tensor(std::vector<std::int64_t>(c.clusters.begin(), c.clusters.end()));
+    assignment = per_value.index_select(0, inverse.reshape(-1));
+    centroids = torch::tensor(c.centroids, torch::kFloat64);
+  } else {
+    if (clusters * flat.numel() > kMaxTableEntries)
+      throw std::invalid_argument(
+          "a block of " + std::to_string(flat.numel()) +
+          " values outside float16's range is clustered exactly (coreai-opt keeps two 2^n_bits "
+          "x values tables); more than opscope-weights computes");
+    const Clustered c = cluster_1d(doubles_of(flat), {}, static_cast<std::size_t>(clusters));
+    assignment = torch::tensor(std::vector<std::int64_t>(c.clusters.begin(), c.clusters.end()));
+    centroids = torch::tensor(c.centroids, torch::kFloat64);
+  }
+  // centroids.to(weight.dtype), then the lookup in that dtype.
+  return centroids.to(dtype).index_select(0, assignment).view(block.sizes());
+}
+
+// _existing_palette: the block's values as they are when it holds at most 2^n_bits of them.
+bool holds_a_palette(const torch::Tensor& block, int n_bits) {
+  return std::get<0>(torch::_unique2(block.reshape(-1), /*sorted=*/false)).numel() <=
+         (std::int64_t{1} << n_bits);
+}
+
+} // namespace
+
+torch::Tensor palettize(const torch::Tensor& weight, const Palettization& p) {
+  if (p.n_bits < 1 || p.n_bits > 8)
+    throw std::invalid_argument("n_bits " + std::to_string(p.n_bits) + " is not 1..8");
+  if (p.rounding_precision < -30 || p.rounding_precision > 30)
+    throw std::invalid_argument("rounding_precision " + std::to_string(p.rounding_precision) +
+                                " is not within -30..30");
+  // In the weight's dtype throughout, as prepare() holds it; only k-means reads float32.
+  const c10::ScalarType dtype = weight.scalar_type();
+  torch::Tensor work = weight.contiguous();
+  torch::Tensor scale;
+  if (p.per_channel_scale) { // _scale_by_per_channel_scale
+    if (weight.dim() < 2)
+      throw std::invalid_argument("enable_per_channel_scale needs a weight of 2 axes or more");
+    const torch::Tensor rows = work.flatten(1);
+    scale = std::get<0>(torch::max(torch::abs(rows), 1, /*keepdim=*/true));
+    scale.masked_fill_(scale == 0, 1);
+    work = (rows / scale).reshape(weight.sizes());
+  }
+  std::vector<torch::Tensor> blocks;
+  int axis = 0;
+  if (p.group_size > 0) {
+    axis = p.axis;
+    if (axis < 0 || axis >= weight.dim() || weight.size(axis) % p.group_size != 0)
+      throw std::invalid_argument("per_grouped_channel group_size " + std::to_string(p.group_size) +
+                                  " does not divide axis " + std::to_string(p.axis));
+    for (std::int64_t start = 0; start < weight.size(axis); start += p.group_size)
+      blocks.push_back(work.narrow(axis, start, p.group_size));
+  } else {
+    blocks.push_back(work);
+  }
+  torch::Tensor out = torch::empty_like(work);
+  bool leading = true; // palettes are reused only up to the first block that holds none
+  for (std::size_t i = 0; i < blocks.size(); ++i) {
+    leading = leading && holds_a_palette(blocks[i], p.n_bits);
+    const std::int64_t extent = blocks[i].size(axis);
+    out.narrow(axis, static_cast<std::int64_t>(i) * extent, extent)
+        .copy_(leading ? blocks[i] : cluster_block(blocks[i], p, dtype));
+  }
+  if (p.per_channel_scale) // _unscale_by_per_channel_scale
+    out = (out.flatten(1) * scale).reshape(weight.sizes());
+  return out;
+}
+
+} // namespace opscope::weights
