@@ -1,13 +1,13 @@
-// The text side of `opscope propose` (server/cli/src/propose_edit.h): entries land at the end
+// The text side of a proposal (engine/propose's config_edit.h): entries land at the end
 // of module_name_configs (where coreai-opt's resolution lets them win), the rest of the file
 // stays as written, and what cannot be edited safely is refused with a message.
-#include "propose_edit.h"
+#include "opscope/propose/config_edit.h"
 
 #include "opscope/config/document.h"
 
 #include <gtest/gtest.h>
 
-namespace opscope::cli {
+namespace opscope::propose {
 namespace {
 
 const std::vector<ProposedEntry> kEntries = {
@@ -87,5 +87,37 @@ TEST(ProposeEdit, UnifiedDiffIsOneHunkWithContext) {
   EXPECT_EQ(unified_diff(before, before, "c.yaml"), "");
 }
 
+// The editor's edit: applying `changed_lines` to the text gives exactly the proposed text.
+std::string applied(const std::string& before, const LineChange& change) {
+  std::size_t begin = 0, end = 0;
+  for (int line = 0, at = 0; at <= static_cast<int>(before.size()); ++line) {
+    if (line == change.replaced.start.line)
+      begin = static_cast<std::size_t>(at);
+    if (line == change.replaced.end.line) {
+      end = static_cast<std::size_t>(at);
+      break;
+    }
+    const std::size_t next = before.find('\n', static_cast<std::size_t>(at));
+    at = next == std::string::npos ? static_cast<int>(before.size()) + 1
+                                   : static_cast<int>(next) + 1;
+    end = before.size();
+  }
+  return before.substr(0, begin) + change.text + before.substr(std::min(end, before.size()));
+}
+
+TEST(ProposeEdit, ChangedLinesAreTheLinesBetweenTheCommonHeadAndTail) {
+  const std::string before = "a\nb\nc\n", after = "a\nb\nX\nY\nc\n";
+  const LineChange change = changed_lines(before, after);
+  EXPECT_EQ(change.replaced, (config::Range{{2, 0}, {2, 0}}));
+  EXPECT_EQ(change.text, "X\nY\n");
+  EXPECT_EQ(applied(before, change), after);
+  // A last line without a newline gets one: it is replaced, to one past the last line.
+  const std::string bare = "quantization_config:\n  global_config: null";
+  const std::string out = with_entries(config::read_config(bare, config::Format::Yaml), kEntries);
+  const LineChange appended = changed_lines(bare, out);
+  EXPECT_EQ(appended.replaced, (config::Range{{1, 0}, {2, 0}}));
+  EXPECT_EQ(applied(bare, appended), out);
+}
+
 } // namespace
-} // namespace opscope::cli
+} // namespace opscope::propose

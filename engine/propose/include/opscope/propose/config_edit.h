@@ -1,6 +1,7 @@
-// The text side of `opscope propose`: a config with module_name_configs entries appended (the
-// last entries of that table win in coreai-opt's resolution, resolve.h), and the unified diff
-// shown before it is written. YAML block mappings are edited in place, line by line, so the
+// The text side of a proposal (`opscope propose`, the editor's code action): a config with
+// module_name_configs entries appended (the last entries of that table win in coreai-opt's
+// resolution, resolve.h), and what changed: a unified diff for the command line, one line
+// range for the editor's edit. YAML block mappings are edited in place, line by line, so the
 // rest of the file stays as written; JSON is written back from its values (indent 2).
 #pragma once
 
@@ -12,7 +13,7 @@
 #include <string>
 #include <vector>
 
-namespace opscope::cli {
+namespace opscope::propose {
 
 struct ProposedEntry {
   std::string module;           // the module's name; written as an exact pattern
@@ -34,8 +35,20 @@ std::string exact_pattern(const std::string& module);
 std::string with_entries(const config::ConfigDocument& document,
                          const std::vector<ProposedEntry>& entries);
 
+// The lines that differ between `before` and `after`: the lines `before` has between their
+// common head and tail (`replaced`, lines [start.line, end.line), byte column 0; end.line may
+// be one past the last line) become `text`.
+struct LineChange {
+  config::Range replaced;
+  std::string text;
+};
+LineChange changed_lines(const std::string& before, const std::string& after);
+
+// Whether with_entries can write into `document` (else it throws EditError saying why).
+bool can_append(const config::ConfigDocument& document);
+
 // A unified diff (one hunk: the lines between the common head and tail), "" when equal.
 std::string unified_diff(const std::string& before, const std::string& after,
                          const std::string& path);
 
-} // namespace opscope::cli
+} // namespace opscope::propose

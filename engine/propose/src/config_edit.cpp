@@ -1,4 +1,4 @@
-#include "propose_edit.h"
+#include "opscope/propose/config_edit.h"
 
 #include "opscope/config/values.h"
 
@@ -6,7 +6,7 @@
 #include <cctype>
 #include <string_view>
 
-namespace opscope::cli {
+namespace opscope::propose {
 namespace {
 
 std::vector<std::string> split_lines(const std::string& text) {
@@ -199,11 +199,20 @@ std::string with_entries(const config::ConfigDocument& document,
                   "not rewritten (dump it with QuantizerConfig.to_dict() to a .yaml first)");
 }
 
-std::string unified_diff(const std::string& before, const std::string& after,
-                         const std::string& path) {
-  if (before == after)
-    return "";
-  const std::vector<std::string> a = split_lines(before), b = split_lines(after);
+bool can_append(const config::ConfigDocument& document) {
+  try {
+    with_entries(document, {});
+    return true;
+  } catch (const EditError&) {
+    return false;
+  }
+}
+
+namespace {
+
+// How many lines `a` and `b` share at their start and, after that, at their end.
+std::pair<std::size_t, std::size_t> common_head_and_tail(const std::vector<std::string>& a,
+                                                         const std::vector<std::string>& b) {
   std::size_t head = 0;
   while (head < a.size() && head < b.size() && a[head] == b[head])
     ++head;
@@ -211,6 +220,27 @@ std::string unified_diff(const std::string& before, const std::string& after,
   while (tail < a.size() - head && tail < b.size() - head &&
          a[a.size() - 1 - tail] == b[b.size() - 1 - tail])
     ++tail;
+  return {head, tail};
+}
+
+} // namespace
+
+LineChange changed_lines(const std::string& before, const std::string& after) {
+  const std::vector<std::string> a = split_lines(before), b = split_lines(after);
+  const auto [head, tail] = common_head_and_tail(a, b);
+  LineChange change;
+  change.replaced = {{static_cast<int>(head), 0}, {static_cast<int>(a.size() - tail), 0}};
+  for (std::size_t i = head; i < b.size() - tail; ++i)
+    change.text += b[i];
+  return change;
+}
+
+std::string unified_diff(const std::string& before, const std::string& after,
+                         const std::string& path) {
+  if (before == after)
+    return "";
+  const std::vector<std::string> a = split_lines(before), b = split_lines(after);
+  const auto [head, tail] = common_head_and_tail(a, b);
   constexpr std::size_t kContext = 3;
   const std::size_t from = head > kContext ? head - kContext : 0;
   const std::size_t a_end = std::min(a.size(), a.size() - tail + kContext);
@@ -236,4 +266,4 @@ std::string unified_diff(const std::string& before, const std::string& after,
   return out;
 }
 
-} // namespace opscope::cli
+} // namespace opscope::propose
