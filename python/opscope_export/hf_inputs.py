@@ -562,6 +562,19 @@ def inputs_wanted_by(model, kwargs: dict, exc: BaseException) -> dict | None:
         ids = kwargs.get("input_ids")
         length = ids.shape[-1] if isinstance(ids, torch.Tensor) else SEQUENCE_LENGTH
         return {**kwargs, "attention_mask": torch.ones(1, length, dtype=torch.int64)}
+    return _text_alone(model.config, kwargs)
+
+
+def _text_alone(config, kwargs: dict) -> dict | None:
+    """`kwargs` without the images, for a model that failed on them beside its text while a
+    sub-config of it names an image placeholder token (ColModernVBert's vlm_config): a
+    vision-language model inside a wrapper, exported on its text alone as the model itself
+    is (its images go where placeholder tokens are, which random text has none of)."""
+    if "pixel_values" not in kwargs or "input_ids" not in kwargs:
+        return None
+    if any(hasattr(place, key) for place in _sizes(config)[1:]
+           for key in ("image_token_id", "image_token_index", "image_token")):
+        return {name: value for name, value in kwargs.items() if name != "pixel_values"}
     return None
 
 
