@@ -7,6 +7,12 @@ an export past --kill-gb is killed here, before the machine runs out (a row `kil
 past --timeout is a row `timeout`. Prints one row per model type, the fraction exported
 weightless, the peak memory of every export and the largest, and the issue's targets.
 
+Each failure is checked against transformers itself: the default config built on the meta
+device by transformers' own auto classes (AutoModel, else each task's auto class that takes
+the model type), in a process of its own. A failure transformers shares (a default config it
+cannot build, a package it needs that this Python lacks) is counted apart from opscope's
+own, and both fractions are printed: exported X/N; of those transformers can build, Y/M.
+
   .venv/bin/python bench/hf_registry.py --build-dir build [--sample 40] [--seed N]
       [--frame models|configs] [--types llama,bert,...] [--skip-llama4] [--llama4-only]
 """
@@ -156,6 +162,54 @@ def export_row(opscope: Path, python: Path, folder: Path, config: dict, args, ex
     return row
 
 
+# Builds a default config with transformers' own auto classes on the meta device (no weight
+# data), in a process of its own: prints {"built": class} or {"error": "Type: first line"}.
+_TRANSFORMERS_BUILDS = r"""
+import json, sys, os
+os.environ["HF_HUB_OFFLINE"] = "1"
+import torch
+from transformers import AutoConfig
+from transformers.models.auto import modeling_auto
+import transformers
+
+name = sys.argv[1]
+config = AutoConfig.for_model(name)
+autos = ["AutoModel"] if name in modeling_auto.MODEL_MAPPING_NAMES else []
+for mapping in sorted(dir(modeling_auto)):
+    names = getattr(modeling_auto, mapping)
+    if mapping.startswith("MODEL_FOR_") and mapping.endswith("_MAPPING_NAMES") and \
+            isinstance(names, dict) and name in names:
+        auto = "AutoModelFor" + mapping[len("MODEL_FOR_"):-len("_MAPPING_NAMES")].replace("_", "")
+        autos += [a for a in dir(transformers) if a.lower() == auto.lower()]
+first = None
+for auto in autos or ["AutoModel"]:
+    try:
+        with torch.device("meta"):
+            model = getattr(transformers, auto).from_config(config)
+        print(json.dumps({"built": type(model).__name__}))
+        sys.exit(0)
+    except Exception as exc:
+        first = first or f"{type(exc).__name__}: {(str(exc).strip().splitlines() or [''])[0]}"
+print(json.dumps({"error": first[:300]}))
+"""
+
+
+def transformers_builds(python: Path, model_type: str, timeout: float) -> str | None:
+    """None when transformers' own auto classes build the default config of `model_type`
+    on the meta device; else their error's first line."""
+    try:
+        proc = subprocess.run([str(python), "-c", _TRANSFORMERS_BUILDS, model_type],
+                              capture_output=True, text=True, timeout=timeout)
+        answer = json.loads(_last_line(proc.stdout) or "{}")
+    except subprocess.TimeoutExpired:
+        return f"transformers took over {timeout:.0f} s to build it on meta"
+    except ValueError:
+        answer = {}
+    if "built" in answer:
+        return None
+    return answer.get("error") or f"the check failed: {_last_line(proc.stderr)[:300]}"
+
+
 def _model_types(args) -> list[str]:
     """The draw: from the model types an auto class builds (--frame models: what
     from_pretrained can load) or from every registered config (--frame configs: also the
@@ -183,23 +237,37 @@ def registry(opscope: Path, python: Path, args, tmp: Path) -> dict:
     rows = {}
     for number, name in enumerate(names, 1):
         row = export_row(opscope, python, tmp / "registry" / name, {"model_type": name}, args)
+        if row["result"] != "exported":
+            row["transformers_fails"] = transformers_builds(python, name, args.timeout)
         rows[name] = row
         detail = (f"{row.get('class')}, {row.get('ops')} ops" if row["result"] == "exported"
                   else row.get("message") or row.get("class", ""))
+        if row.get("transformers_fails"):
+            detail = f"[transformers cannot build it either: {row['transformers_fails']}] " \
+                     f"{detail}"
         print(f"  {number:3d} {name:34s} {row['result']:22s} {row['wall_s']:6.1f} s "
               f"{row['peak_mb']:6d} MB  {detail}", flush=True)
     exported = [n for n, r in rows.items() if r["result"] == "exported"]
     killed = [n for n, r in rows.items() if r["result"] in ("killed", "timeout")]
     over = [n for n, r in rows.items() if r["peak_mb"] > TARGET_PEAK_MB]
+    buildable = [n for n, r in rows.items() if not r.get("transformers_fails")]
     fraction = len(exported) / len(rows) if rows else 0.0
+    of_buildable = len(exported) / len(buildable) if buildable else 0.0
     largest = max(rows, key=lambda n: rows[n]["peak_mb"]) if rows else None
+    print(f"exported {len(exported)}/{len(rows)} ({100 * fraction:.0f} %); of those "
+          f"transformers can build, {len(exported)}/{len(buildable)} "
+          f"({100 * of_buildable:.0f} %)", flush=True)
     summary = {
         "exported_weightless": f"{len(exported)}/{len(rows)} ({100 * fraction:.0f} %)",
+        "of_those_transformers_can_build": f"{len(exported)}/{len(buildable)} "
+                                           f"({100 * of_buildable:.0f} %)",
+        "transformers_cannot_build": {n: r["transformers_fails"] for n, r in rows.items()
+                                      if r.get("transformers_fails")},
         "killed_or_timed_out": killed,
         "peak_mb_largest": f"{rows[largest]['peak_mb']} ({largest})" if largest else None,
         "over_2_gb": over,
-        "failures": {n: r.get("message", r["result"]) for n, r in rows.items()
-                     if r["result"] != "exported"},
+        "opscope_failures": {n: r.get("message", r["result"]) for n, r in rows.items()
+                             if r["result"] != "exported" and not r.get("transformers_fails")},
         "targets": {
             ">= 90 % exported weightless": "met" if fraction >= TARGET_FRACTION else "NOT met",
             "none killed": "met" if not killed else "NOT met",
