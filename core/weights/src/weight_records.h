@@ -25,7 +25,8 @@ public:
 
   bool weightless() const { return inspect::exported_weightless(records_, table_); }
 
-  // The tensor, contiguous, in its own memory (the record is read, viewed, copied, freed).
+  // The tensor, contiguous, in its own memory: the record's bytes when the tensor fills them,
+  // else a copy of its view of them.
   // Throws WeightError for a name not stored as raw storage, a record shorter than the view,
   // or a dtype LibTorch does not know here.
   torch::Tensor read(const std::string& name) const;
