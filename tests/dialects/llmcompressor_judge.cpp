@@ -4,6 +4,7 @@
 // llm-compressor dialect says: the scheme each module gets, the mapping sets, and whether
 // llm-compressor refuses it (tests/dialects/test_llmcompressor_judge.py compares it with
 // llm-compressor).
+#include "opscope/dialects/llmcompressor/dialect.h"
 #include "opscope/dialects/llmcompressor/llmcompressor.h"
 #include "opscope/index/serialize.h"
 
@@ -28,12 +29,14 @@ int print_tables() {
 }
 
 // `--forms RECIPES.jsonl`: each line a JSON string, a whole recipe file's text (any nesting);
-// prints the classes of the modifiers opscope says llm-compressor applies, in order, and how
-// many it says are never read (tests/dialects/test_llmcompressor_recipe_forms.py compares them
-// with Recipe.create_instance).
+// prints the classes of the modifiers opscope says llm-compressor applies, in order, how many
+// it says are never read, and the quick fixes its recipe-not-read diagnostics offer, as the
+// editor gets them (tests/dialects/test_llmcompressor_recipe_forms.py compares them with
+// Recipe.create_instance, and applies the fixes).
 int print_forms(const char* path) {
   std::ifstream recipes(path);
   std::string line;
+  const index::Index none; // a recipe's modifiers are read or not whatever the model
   while (std::getline(recipes, line)) {
     std::string text = nlohmann::json::parse(line).get<std::string>();
     nlohmann::json applied = nlohmann::json::array();
@@ -43,7 +46,17 @@ int print_forms(const char* path) {
         applied.push_back(m.class_name);
       else
         ++not_read;
-    std::cout << nlohmann::json{{"applied", applied}, {"not_read", not_read}}.dump() << '\n';
+    nlohmann::json fixes = nlohmann::json::array();
+    for (const dialects::Finding& f : lc::dialect().read("recipe.yaml", text)->diagnose(none))
+      if (f.code == "recipe-not-read")
+        for (const dialects::Replacement& r : f.fixes)
+          fixes.push_back({{"title", r.title},
+                           {"start", {r.range.start.line, r.range.start.byte_col}},
+                           {"end", {r.range.end.line, r.range.end.byte_col}},
+                           {"new_text", r.new_text}});
+    std::cout
+        << nlohmann::json{{"applied", applied}, {"not_read", not_read}, {"fixes", fixes}}.dump()
+        << '\n';
   }
   return 0;
 }

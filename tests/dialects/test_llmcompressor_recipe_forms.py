@@ -7,6 +7,13 @@ Thousands of generated recipe texts in every form (staged, flat, two-level, root
 several stages, near-miss key names, YAML and JSON) are read by Recipe.create_instance and by
 opscope's reader (llmcompressor_judge --forms): the classes of the modifiers applied, in order,
 must agree, and every other modifier opscope reads must be said to be never applied.
+
+The quick fix of that diagnostic is judged the same way: on every text opscope reports, its
+offered fixes are applied (a round at a time, as a user would) until none is left; llm-compressor
+must then read exactly the modifiers written (types and arguments, in order) and opscope must no
+longer report them. The flat, two-level (`*_stage:`) and root `*_modifiers` forms must all be
+fixed; a modifier under a key that is neither a stage nor a group gets no fix (which the user
+meant is a guess), and the rest of such a text must still be fixed.
 """
 
 from __future__ import annotations
@@ -65,6 +72,11 @@ def _level(rng: random.Random, depth: int) -> dict:
 
 
 def recipe_text(rng: random.Random) -> str:
+    return recipe_form_and_text(rng)[1]
+
+
+def recipe_form_and_text(rng: random.Random) -> tuple[str, str]:
+    """A recipe's text, and the form it was written in ("flat", or "two-level:<root key>")."""
     form = rng.choice(["staged", "flat", "two-level", "root-group", "mixed", "stages"])
     if form == "staged":
         recipe = {rng.choice(STAGES[:4]): {rng.choice(GROUPS[:3]): _modifiers(rng)}}
@@ -79,11 +91,13 @@ def recipe_text(rng: random.Random) -> str:
                   for i in range(rng.randint(2, 3))}
     else:
         recipe = _level(rng, 0)
+    if form in ("two-level", "root-group"):
+        form = f"{form}:{next(iter(recipe))}"
     if rng.random() < 0.2:
         recipe = {"args": {"n": 1}, **recipe}
     if rng.random() < 0.2:
-        return json.dumps(recipe, indent=rng.choice([None, 2]))
-    return yaml.safe_dump(recipe, sort_keys=False, default_flow_style=rng.random() < 0.1)
+        return form, json.dumps(recipe, indent=rng.choice([None, 2]))
+    return form, yaml.safe_dump(recipe, sort_keys=False, default_flow_style=rng.random() < 0.1)
 
 
 def written(text: str) -> int:
@@ -95,15 +109,29 @@ def written(text: str) -> int:
     return count(yaml.safe_load(text))
 
 
-def test_opscope_reads_the_modifiers_llm_compressor_applies(tmp_path):
+def generated() -> dict[str, str]:
+    """Every distinct generated text, with the form that first wrote it."""
     rng = random.Random(27)
-    texts = list(dict.fromkeys(recipe_text(rng) for _ in range(RECIPES)))
+    out: dict[str, str] = {}
+    for _ in range(RECIPES):
+        form, text = recipe_form_and_text(rng)
+        out.setdefault(text, form)
+    return out
+
+
+def opscope_says(texts: list[str], tmp_path) -> list[dict]:
     lines = tmp_path / "recipes.jsonl"
     lines.write_text("".join(json.dumps(t) + "\n" for t in texts))
     out = subprocess.run([JUDGE, "--forms", str(lines)], check=True, capture_output=True,
                          text=True)
     said = [json.loads(line) for line in out.stdout.splitlines()]
     assert len(said) == len(texts)
+    return said
+
+
+def test_opscope_reads_the_modifiers_llm_compressor_applies(tmp_path):
+    texts = list(generated())
+    said = opscope_says(texts, tmp_path)
     disagree, none_applied, some_skipped = [], 0, 0
     for text, ours in zip(texts, said):
         theirs = [type(m).__name__ for m in Recipe.create_instance(text).modifiers]
@@ -117,3 +145,99 @@ def test_opscope_reads_the_modifiers_llm_compressor_applies(tmp_path):
     # The generator reaches every case: all read, some skipped, none read.
     assert none_applied > 100 and some_skipped - none_applied > 50
     assert len(texts) - some_skipped > 100
+
+
+def written_modifiers(text: str) -> list[tuple[str, dict]]:
+    """The modifiers a text holds where opscope reads them (two levels down at most), in the
+    order written, with their arguments."""
+    out: list[tuple[str, dict]] = []
+
+    def walk(node, depth):
+        for key, value in node.items():
+            if key in BODIES:
+                out.append((key, value))
+            elif isinstance(value, dict) and depth < 2:
+                walk(value, depth + 1)
+    walk(yaml.safe_load(text), 0)
+    return out
+
+
+def described(modifiers) -> list[tuple[str, dict]]:
+    """Each modifier llm-compressor built: its class and every field but the group (named
+    after the `*_modifiers` key, which the fix may choose)."""
+    return [(type(m).__name__, m.model_dump(exclude={"group"})) for m in modifiers]
+
+
+def as_llm_compressor_builds(name: str, args: dict) -> tuple[str, dict]:
+    (built,) = described(Recipe.create_instance(
+        yaml.safe_dump({"judge_stage": {"judge_modifiers": {name: args}}})).modifiers)
+    return built
+
+
+def applied_fix(text: str, fix: dict) -> str:
+    """The text with one quick fix applied as an editor applies it (lines, byte columns)."""
+    data = text.encode()
+    starts = [0] + [i + 1 for i, b in enumerate(data) if b == ord("\n")]
+
+    def offset(position):
+        line, column = position
+        assert line < len(starts) and starts[line] + column <= len(data), (text, fix)
+        return starts[line] + column
+    return (data[:offset(fix["start"])] + fix["new_text"].encode()
+            + data[offset(fix["end"]):]).decode()
+
+
+def test_the_quick_fix_makes_llm_compressor_read_the_modifiers_written(tmp_path):
+    forms = generated()
+    texts = [t for t, ours in zip(forms, opscope_says(list(forms), tmp_path)) if ours["not_read"]]
+    fixed = list(texts)
+    applied = [0] * len(texts)
+    said = opscope_says(fixed, tmp_path)
+    # A round applies one fix to each text still reported (each fix wraps a run of adjacent
+    # modifiers); a text has at most six modifiers.
+    for _ in range(6):
+        todo = [i for i, ours in enumerate(said) if ours["fixes"]]
+        if not todo:
+            break
+        for i in todo:
+            fix = said[i]["fixes"][0]
+            assert fix["title"].startswith("Wrap in `"), fix
+            fixed[i] = applied_fix(fixed[i], fix)
+            applied[i] += 1
+        said = opscope_says(fixed, tmp_path)
+    assert not any(ours["fixes"] for ours in said)
+
+    builds: dict[str, tuple[str, dict]] = {}
+    wrong, fully, partly, unfixed = [], 0, 0, []
+    for text, after, ours, n in zip(texts, fixed, said, applied):
+        written = []
+        for name, args in written_modifiers(text):
+            key = json.dumps([name, args], sort_keys=True)
+            written.append(builds.setdefault(key, as_llm_compressor_builds(name, args)))
+        read = described(Recipe.create_instance(after).modifiers)
+        if [name for name, _ in read] != ours["applied"]:
+            wrong.append(("opscope reads the fixed text otherwise", text, after, ours))
+        elif ours["not_read"] == 0:
+            fully += 1
+            if read != written:
+                wrong.append(("other modifiers read", text, after, read))
+        else:
+            # Left unfixed: what is read is what was written, less those still reported.
+            partly += n > 0
+            unfixed.append(text)
+            left = iter(written)
+            if len(read) != len(written) - ours["not_read"] or not all(
+                    any(r == w for w in left) for r in read):
+                wrong.append(("other modifiers read", text, after, read))
+    print(f"\n{len(texts)} texts report recipe-not-read: the fixes make llm-compressor read "
+          f"every modifier written in {fully}, some in {partly} (a key neither a stage nor a "
+          f"group), none in {len(unfixed) - partly}; {sum(applied)} fixes applied")
+    assert not wrong, wrong[:3]
+    # The forms the fix is for are all fixed; the generator reaches each of them.
+    must = [t for t in texts if forms[t] == "flat" or (
+        forms[t].startswith(("two-level:", "root-group:"))
+        and forms[t].endswith(("_stage", "_modifiers")))]
+    assert not [t for t in must if t in unfixed], [t for t in must if t in unfixed][:3]
+    for form in ("flat", "two-level:quant_stage", "root-group:quant_modifiers"):
+        assert sum(forms[t] == form for t in texts) > 15, form
+    assert fully > 400

@@ -66,7 +66,7 @@ public:
   std::optional<std::string> model() const override { return model_; }
 
   std::vector<Finding> diagnose(const index::Index& model) const override {
-    std::vector<Finding> out = not_read(modifiers_);
+    std::vector<Finding> out = not_read(modifiers_, text_);
     std::shared_ptr<const std::vector<Resolution>> resolved = resolutions(model);
     for (std::size_t i = 0; i < modifiers_.size(); ++i) {
       std::vector<Finding> found = llmcompressor::diagnose(modifiers_[i], (*resolved)[i], model);
@@ -203,7 +203,7 @@ private:
 
   std::vector<Modifier> modifiers_;
   std::optional<std::string> model_;
-  std::string text_;                             // for what is typed before the cursor
+  std::string text_;                             // what is typed, the not-read fixes
   std::shared_ptr<const Candidates> candidates_; // the dialect's
   std::shared_ptr<const Matches> matches_;       // the dialect's
   PerModel<std::vector<Resolution>> resolved_{1};
