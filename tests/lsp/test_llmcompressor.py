@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import sys
+from pathlib import Path
 
 from conftest import text_position
 
@@ -94,4 +95,65 @@ def test_gemma3_head_in_a_checkpoints_ignore_list_is_fixed_by_a_quick_fix(make_c
     labels = {item["label"]: item.get("detail", "") for item in items}
     assert "lm_head" in labels and "re:.*lm_head$" in labels, sorted(labels)
     assert "Conv2d" not in labels, sorted(labels)
+    assert client.shutdown_and_exit() == 0
+
+
+FLAT_RECIPE = """\
+# W4A16 on every Linear but the head
+QuantizationModifier:
+    targets: [Linear]   # all of them
+    scheme: W4A16
+    ignore: [lm_head]
+"""
+
+STAGED_RECIPE = """\
+# W4A16 on every Linear but the head
+quant_stage:
+    quant_modifiers:
+        QuantizationModifier:
+            targets: [Linear]   # all of them
+            scheme: W4A16
+            ignore: [lm_head]
+"""
+
+
+def test_a_flat_recipe_is_wrapped_in_a_stage_by_a_quick_fix(make_client, tmp_path):
+    """A recipe written flat (the modifier at the root) is read by llm-compressor 0.14 as no
+    modifier at all, and oneshot saves the model unquantized: opscope's error offers to wrap it
+    in `quant_stage: quant_modifiers:`, re-indented at the recipe's own width (4) with its
+    comments; applying the edit clears the error."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
+    from config_scale import small_model_index
+
+    (tmp_path / "model.index.json").write_text(json.dumps(small_model_index()))
+    (tmp_path / "opscope.yaml").write_text("model: model.index.json\n")
+    client = make_client()
+    client.initialize(root=tmp_path)
+    uri = client.open(tmp_path / "recipe.yaml", FLAT_RECIPE)
+
+    def not_read(diags):
+        return [d for d in diags if d.get("code") == "recipe-not-read"]
+
+    diags = client.diagnostics(uri, not_read, timeout=120)
+    (error,) = not_read(diags)
+    assert error["severity"] == 1 and error["range"]["start"]["line"] == 1, error
+    assert "saved unquantized" in error["message"], error
+
+    actions = client.result("textDocument/codeAction", {
+        "textDocument": {"uri": uri}, "range": error["range"],
+        "context": {"diagnostics": [error]}})
+    fixes = [a for a in actions if a.get("title") == "Wrap in `quant_stage: quant_modifiers:`"]
+    assert fixes, actions
+    (edit,) = fixes[0]["edit"]["changes"][uri]
+    lines = FLAT_RECIPE.splitlines(keepends=True)
+    start, end = edit["range"]["start"], edit["range"]["end"]
+    before = "".join(lines[:start["line"]]) + lines[start["line"]][:start["character"]]
+    after = lines[end["line"]][end["character"]:] + "".join(lines[end["line"] + 1:])
+    fixed = before + edit["newText"] + after
+    assert fixed == STAGED_RECIPE, fixed
+
+    mark = client.mark()
+    client.change(uri, 2, fixed)
+    after_fix = client.diagnostics(uri, lambda d: not not_read(d), timeout=60, start=mark)
+    assert not not_read(after_fix), after_fix
     assert client.shutdown_and_exit() == 0
