@@ -312,6 +312,10 @@ void from_json(const Json& j, InitializeParams& p) {
   p.supports_work_done_progress = flag_at(caps, {"window", "workDoneProgress"});
   p.supports_configuration = flag_at(caps, {"workspace", "configuration"});
   p.supports_code_lens_refresh = flag_at(caps, {"workspace", "codeLens", "refreshSupport"});
+  const Json* annotations =
+      path_in(caps, {"workspace", "workspaceEdit", "changeAnnotationSupport"});
+  p.supports_confirmed_edits = flag_at(caps, {"workspace", "workspaceEdit", "documentChanges"}) &&
+                               annotations && annotations->is_object();
   p.supports_watcher_registration =
       flag_at(caps, {"workspace", "didChangeWatchedFiles", "dynamicRegistration"});
   if (const Json* defaults =

@@ -2,6 +2,7 @@
 
 #include "feature_bridge.h"
 #include "position_mapper.h"
+#include "propose_actions.h"
 
 #include "opscope/support/version.h"
 
@@ -272,7 +273,7 @@ void LspServer::on_initialize(const protocol::InitializeParams& params, Reply re
        {{"triggerCharacters", {"\"", "'", ".", " "}}, {"resolveProvider", false}}},
       {"hoverProvider", true},
       {"definitionProvider", true},
-      {"codeActionProvider", {{"codeActionKinds", {"quickfix"}}}},
+      {"codeActionProvider", {{"codeActionKinds", {"quickfix", kProposeKind}}}},
       {"codeLensProvider", {{"resolveProvider", false}}},
       {"executeCommandProvider", {{"commands", methods_.command_names()}}},
       {"workspace", {{"workspaceFolders", {{"supported", true}}}}},
@@ -399,6 +400,7 @@ void LspServer::forget_document(const std::string& uri) {
   diagnostic_timers_.erase(uri);
   checks_.cancel(uri);
   weight_errors_.forget(uri);
+  proposals_.forget(uri);
   free_later(uri, workspace_.forget(uri));
   notify_diagnostics_(protocol::PublishDiagnosticsParams{uri, std::nullopt, {}});
   if (models_)
@@ -505,30 +507,58 @@ FeatureInput LspServer::feature_input(const Analysis& analysis, const PositionMa
   return input;
 }
 
-void LspServer::measure_weight_error(const Document& doc, const Analysis& analysis) {
+std::string LspServer::weights_of(const Analysis& analysis) const {
   const workspace::Model* model = analysis.model;
-  if (!models_ || !model || !model->index || !analysis.decisions || analysis.dialect ||
-      analysis.config->root != config::Compressor::Quantizer)
-    return;
+  if (!models_ || !model || !model->index)
+    return "";
   // Real weights where the project has them (opscope.yaml's `weights:`, an hf: model's
   // checkpoint beside its config.json); else an index file and a target exported weightless
   // (the default) have none: nothing to run, and nothing to show. An archive says whether it
   // kept them when asked.
   const std::string weights =
       analysis.resolution.model ? analysis.resolution.model->weights : std::string();
-  if (weights.empty() &&
-      (model->spec.kind == project::ModelKind::IndexFile ||
-       (model->spec.kind == project::ModelKind::PythonTarget && model->spec.weightless)))
+  if (!weights.empty())
+    return weights;
+  if (model->spec.kind == project::ModelKind::IndexFile ||
+      (model->spec.kind == project::ModelKind::PythonTarget && model->spec.weightless))
+    return "";
+  return models_->archive_of(model->spec);
+}
+
+void LspServer::measure_weight_error(const Document& doc, const Analysis& analysis) {
+  const workspace::Model* model = analysis.model;
+  if (!model || !analysis.decisions || analysis.dialect ||
+      // the compressors opscope-weights measures (resolve::quantized_weights)
+      (analysis.config->root != config::Compressor::Quantizer &&
+       analysis.config->root != config::Compressor::MagnitudePruner &&
+       analysis.config->root != config::Compressor::KMeansPalettizer))
     return;
-  weight_errors_.update(doc.uri, doc.revision,
-                        {weights.empty() ? models_->archive_of(model->spec) : weights,
-                         analysis.config, model->index, model->queries, analysis.decisions});
+  const std::string weights = weights_of(analysis);
+  if (weights.empty())
+    return;
+  weight_errors_.update(
+      doc.uri, doc.revision,
+      {weights, analysis.config, model->index, model->queries, analysis.decisions});
 }
 
 void LspServer::weight_error_measured(const std::string& uri) {
-  (void)uri; // the refresh asks for every open document's lenses
-  if (client_.supports_code_lens_refresh && !finished_)
+  if (client_.supports_code_lens_refresh && !finished_) // every open document's lenses
     transport_.call("workspace/codeLens/refresh", nullptr, [](const protocol::Response&) {});
+  const Document* doc = documents_.find(uri);
+  if (!doc || finished_)
+    return;
+  // Only on weights that were measured (a weightless archive or a failed worker: nothing).
+  const auto state = weight_errors_.state(uri, doc->revision);
+  if (!state || !state->current || !state->report || !state->report->applies ||
+      !state->report->unavailable.empty())
+    return;
+  Analysis analysis = analyse(*doc);
+  const std::string weights = weights_of(analysis);
+  if (weights.empty() || !analysis.model->index)
+    return;
+  proposals_.update(uri, doc->revision,
+                    {weights, doc->path.empty() ? uri : doc->path, doc->text,
+                     analysis.config->format, analysis.model->index});
 }
 
 void LspServer::refresh_all_documents() {
@@ -619,8 +649,32 @@ void LspServer::on_code_action(const protocol::CodeActionParams& params, Reply r
       params.text_document.uri, reply, [&](const Analysis& analysis, const FeatureInput& input) {
         Json actions = code_actions(input, workspace_.diagnose(analysis), params.range);
         add_trust_action(analysis, params.text_document.uri, actions);
+        add_propose_actions(params, analysis, actions);
         reply.result(actions);
       });
+}
+
+// On the root key's line (where the lenses are), or anywhere when the user asks for actions
+// (triggerKind 1, Invoked) or for refactors (VS Code's Refactor... menu): a whole-config
+// rewrite, not a lightbulb on every line.
+void LspServer::add_propose_actions(const protocol::CodeActionParams& params,
+                                    const Analysis& analysis, Json& actions) {
+  const Document* doc = documents_.find(params.text_document.uri);
+  if (!doc || !wants_proposals(params.context))
+    return;
+  const auto& offers = proposals_.offers(doc->uri, doc->revision);
+  if (offers.empty())
+    return;
+  const bool asked = params.context.is_object() && (params.context.contains("only") ||
+                                                    params.context.value("triggerKind", 0) == 1);
+  const int root_line = analysis.config->root_range.start.line;
+  PositionMapper positions(doc->text, documents_.lines(*doc), encoding_);
+  const int root = positions.to_lsp(config::Position{root_line, 0}).line;
+  if (!asked && (params.range.end.line < root || params.range.start.line > root))
+    return;
+  for (const Proposals::Offer& offer : offers)
+    actions.push_back(propose_action(offer, doc->uri, doc->version, doc->text, positions,
+                                     client_.supports_confirmed_edits));
 }
 
 } // namespace opscope::lsp

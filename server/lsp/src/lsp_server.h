@@ -11,6 +11,7 @@
 #include "model_progress.h"
 #include "model_store.h"
 #include "opscope/project/project.h"
+#include "proposals.h"
 #include "schema_dumps.h"
 #include "transport.h"
 #include "trust_gate.h"
@@ -121,7 +122,13 @@ private:
                              const Document& doc) const;
   // Measures the weight error of an open Quantizer config whose model has loaded (WeightErrors).
   void measure_weight_error(const Document& doc, const Analysis& analysis);
+  // Where the weights of `analysis`'s model are (an archive or a checkpoint), when it has
+  // any to measure; "" otherwise.
+  std::string weights_of(const Analysis& analysis) const;
+  // Proposes configs for a few budgets once the weights of `uri`'s revision were measured.
   void weight_error_measured(const std::string& uri);
+  void add_propose_actions(const protocol::CodeActionParams& params, const Analysis& analysis,
+                           Json& actions);
   void refresh_all_documents();
   void model_load_finished(const LoadedModel& model);
   std::string workspace_dir() const;
@@ -184,6 +191,8 @@ private:
   // Each open config's weight error, measured on a thread of its own.
   WeightErrors weight_errors_{io_, log_,
                               [this](const std::string& uri) { weight_error_measured(uri); }};
+  // The configs proposed for each open config, on a thread of their own (after its weights).
+  Proposals proposals_{io_, log_};
   // The full checks of changed documents, off the io thread (declared last: destroyed first,
   // so no check outlives what its delivery uses).
   BackgroundJobs checks_{io_,

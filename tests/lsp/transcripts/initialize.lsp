@@ -23,7 +23,7 @@ quantization_config:
                               "triggerCharacters": ["\"", "'", ".", " "]},
        "hoverProvider": true,
        "definitionProvider": true,
-       "codeActionProvider": {"codeActionKinds": ["quickfix"]},
+       "codeActionProvider": {"codeActionKinds": ["quickfix", "refactor.rewrite"]},
        "codeLensProvider": {"resolveProvider": false},
        "executeCommandProvider": {"commands": ["opscope.showSummary", "opscope.reloadModel",
                                                "opscope.trustProject"]},

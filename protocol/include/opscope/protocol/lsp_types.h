@@ -221,6 +221,9 @@ struct InitializeParams {
   // textDocument.completion.completionList.itemDefaults lists "editRange" (LSP 3.17).
   bool supports_completion_edit_range_default = false;
   bool supports_code_lens_refresh = false; // workspace.codeLens.refreshSupport
+  // workspace.workspaceEdit.documentChanges and .changeAnnotationSupport: an edit may carry an
+  // annotation that asks the user to confirm it (VS Code previews it as a diff first).
+  bool supports_confirmed_edits = false;
 };
 void from_json(const Json& j, InitializeParams& p);
 
