@@ -7,10 +7,15 @@
 namespace opscope::features {
 namespace {
 
+// The compressors whose weight error opscope-weights measures (resolve::quantized_weights).
+bool measures_weights(config::Compressor root) {
+  return root == config::Compressor::Quantizer || root == config::Compressor::MagnitudePruner ||
+         root == config::Compressor::KMeansPalettizer;
+}
+
 const model::WeightErrorReport* report_of(const config::ConfigDocument& document,
                                           const Model* model) {
-  if (!model || !model->index || !model->weight_error ||
-      document.root != config::Compressor::Quantizer)
+  if (!model || !model->index || !model->weight_error || !measures_weights(document.root))
     return nullptr;
   return model->weight_error->report.get();
 }
@@ -42,8 +47,7 @@ double order_of(const model::WeightErrorRow& row) {
 
 std::optional<CodeLens> weight_error_lens(const config::ConfigDocument& document,
                                           const Model* model) {
-  if (!model || !model->index || !model->weight_error ||
-      document.root != config::Compressor::Quantizer)
+  if (!model || !model->index || !model->weight_error || !measures_weights(document.root))
     return std::nullopt;
   const model::WeightErrorReport* report = model->weight_error->report.get();
   if (!report) // before the first measurement of this config
@@ -70,7 +74,7 @@ std::optional<std::string> entry_weight_error_text(const config::ConfigDocument&
   if (!model || !model->weight_error)
     return std::nullopt;
   if (!model->weight_error->current || !report)
-    return model->weight_error->measuring && document.root == config::Compressor::Quantizer
+    return model->weight_error->measuring && measures_weights(document.root)
                ? std::optional<std::string>("**Weight error**: computing…\n\n")
                : std::nullopt;
   std::vector<const model::WeightErrorRow*> measured;
@@ -90,7 +94,11 @@ std::optional<std::string> entry_weight_error_text(const config::ConfigDocument&
     return std::nullopt;
   if (!report->unavailable.empty())
     return "**Weight error**: not measured: " + report->unavailable + ".\n\n";
-  std::string text = "**Weight error** (the model's weights as prepare() fake-quantizes them)";
+  std::string text = document.root == config::Compressor::Quantizer
+                         ? "**Weight error** (the model's weights as prepare() fake-quantizes them)"
+                     : document.root == config::Compressor::MagnitudePruner
+                         ? "**Weight error** (the model's weights as prepare() prunes them)"
+                         : "**Weight error** (the model's weights as prepare() palettizes them)";
   if (!measured.empty()) {
     std::stable_sort(measured.begin(), measured.end(),
                      [](const auto* a, const auto* b) { return order_of(*a) < order_of(*b); });

@@ -140,10 +140,28 @@ std::string weight_error_request(const index::Index& index,
     const index::Parameter& p = index.parameters[static_cast<std::size_t>(q.parameter)];
     // Its other names and its shape: a checkpoint stores a tied weight once, under any of
     // them, and a checkpoint of another model must not be measured.
-    nlohmann::json t = {
-        {"parameter", p.name},      {"aliases", p.aliases},         {"shape", p.shape},
-        {"qscheme", q.qscheme},     {"formulation", q.formulation}, {"quant_min", q.quant_min},
-        {"quant_max", q.quant_max}, {"block_size", q.block_size}};
+    nlohmann::json t = {{"parameter", p.name}, {"aliases", p.aliases}, {"shape", p.shape}};
+    if (q.pruning) {
+      t["method"] = "prune";
+      t["sparsity"] = q.pruning->sparsity;
+      t["channel_axis"] =
+          q.pruning->channel_axis ? nlohmann::json(*q.pruning->channel_axis) : nullptr;
+    } else if (q.palettization) {
+      const resolve::WeightQuantization::Palettization& s = *q.palettization;
+      t.update({{"method", "palettize"},
+                {"n_bits", s.n_bits},
+                {"axis", s.axis},
+                {"group_size", s.group_size},
+                {"per_channel_scale", s.per_channel_scale},
+                {"fast_kmeans", s.fast_kmeans},
+                {"rounding_precision", s.rounding_precision}});
+    } else {
+      t.update({{"qscheme", q.qscheme},
+                {"formulation", q.formulation},
+                {"quant_min", q.quant_min},
+                {"quant_max", q.quant_max},
+                {"block_size", q.block_size}});
+    }
     if (q.fold)
       t["fold"] = {{"weight", q.fold->weight},
                    {"running_var", q.fold->running_var},

@@ -7,7 +7,27 @@
 namespace opscope::check {
 namespace {
 
+std::string pruning_text(const resolve::WeightQuantization::Pruning& p) {
+  char sparsity[32];
+  std::snprintf(sparsity, sizeof sparsity, "%g", p.sparsity);
+  return std::string("pruned ") + sparsity +
+         (p.channel_axis ? " channels (axis " + std::to_string(*p.channel_axis) + ")"
+                         : " unstructured");
+}
+
+std::string palettization_text(const resolve::WeightQuantization::Palettization& p) {
+  std::string text = "palette " + std::to_string(p.n_bits) + " bits";
+  text += p.group_size ? " per " + std::to_string(p.group_size) + " channels (axis " +
+                             std::to_string(p.axis) + ")"
+                       : " per tensor";
+  return p.per_channel_scale ? text + " x channel scale" : text;
+}
+
 std::string quantization_text(const index::Parameter& p, const resolve::WeightQuantization& q) {
+  if (q.pruning)
+    return pruning_text(*q.pruning);
+  if (q.palettization)
+    return palettization_text(*q.palettization);
   std::string text = q.dtype + " " + q.qscheme + (q.formulation == "minval" ? " minval" : "");
   if (q.fold)
     text = "(x bn) " + text;
@@ -51,6 +71,28 @@ nlohmann::ordered_json weight_error_json(const WeightErrorReport& report,
       continue;
     }
     const resolve::WeightQuantization& q = r.quantization;
+    const auto sqnr = r.sqnr_db ? nlohmann::ordered_json(*r.sqnr_db) : nullptr;
+    if (q.pruning) {
+      rows.push_back(
+          {{"parameter", name(r)},
+           {"target_sparsity", q.pruning->sparsity},
+           {"channel_axis",
+            q.pruning->channel_axis ? nlohmann::ordered_json(*q.pruning->channel_axis) : nullptr},
+           {"sqnr_db", sqnr},
+           {"relative_error", r.relative_error}});
+      continue;
+    }
+    if (q.palettization) {
+      const resolve::WeightQuantization::Palettization& s = *q.palettization;
+      rows.push_back({{"parameter", name(r)},
+                      {"n_bits", s.n_bits},
+                      {"group_size", s.group_size ? nlohmann::ordered_json(s.group_size) : nullptr},
+                      {"axis", s.group_size ? nlohmann::ordered_json(s.axis) : nullptr},
+                      {"enable_per_channel_scale", s.per_channel_scale},
+                      {"sqnr_db", sqnr},
+                      {"relative_error", r.relative_error}});
+      continue;
+    }
     rows.push_back({{"parameter", name(r)},
                     {"dtype", q.dtype},
                     {"qscheme", q.qscheme},
@@ -95,9 +137,17 @@ void print_weight_error(const WeightErrorReport& report, const index::Index& ind
     w2 = std::max(w2, c.sqnr.size());
     cells.push_back(std::move(c));
   }
-  std::cout << paint(kBold, "weight error (the archive's weights as prepare() fake-quantizes them)")
+  const bool quantized = std::none_of(report.rows.begin(), report.rows.end(), [](const auto& r) {
+    return r.quantization.pruning || r.quantization.palettization;
+  });
+  std::cout << paint(kBold,
+                     quantized
+                         ? "weight error (the archive's weights as prepare() fake-quantizes them)"
+                         : "weight error (the archive's weights as prepare() compresses them)")
             << "\n"
-            << paint(kBold, padded("parameter", 9, w0) + "  " + padded("quantization", 12, w1) +
+            << paint(kBold, padded("parameter", 9, w0) + "  " +
+                                (quantized ? padded("quantization", 12, w1)
+                                           : padded("compression", 11, w1)) +
                                 "  " + std::string(w2 - 7, ' ') + "SQNR dB  relative error")
             << "\n";
   for (const Cells& c : cells)

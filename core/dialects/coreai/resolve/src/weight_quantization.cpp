@@ -1,5 +1,6 @@
 #include "opscope/resolve/weight_quantization.h"
 
+#include "compressed_weights.h"
 #include "opscope/config/values.h"
 #include "opscope/resolve/eager_weights.h"
 #include "opscope/resolve/graph_weights.h"
@@ -120,6 +121,9 @@ std::vector<WeightQuantization> quantized_weights(const config::ConfigDocument& 
                                                   const index::Index& index,
                                                   const Resolution* modules) {
   std::vector<WeightQuantization> out;
+  if (document.root == index::Compressor::MagnitudePruner ||
+      document.root == index::Compressor::KMeansPalettizer)
+    return detail::pruned_or_palettized_weights(document, index, modules);
   if (document.root != index::Compressor::Quantizer)
     return out;
   const bool graph = resolves_in_graph_mode(document, index);
