@@ -9,9 +9,11 @@ weightless, the peak memory of every export and the largest, and the issue's tar
 
 Each failure is checked against transformers itself: the default config built on the meta
 device by transformers' own auto classes (AutoModel, else each task's auto class that takes
-the model type), in a process of its own. A failure transformers shares (a default config it
-cannot build, a package it needs that this Python lacks) is counted apart from opscope's
-own, and both fractions are printed: exported X/N; of those transformers can build, Y/M.
+the model type), in a process of its own, and a text model's forward run there on 8 tokens.
+A failure transformers shares (a default config it cannot build, a package it needs that
+this Python lacks, a forward that fails with the error opscope reported) is counted apart
+from opscope's own, and both fractions are printed: exported X/N; of those transformers
+can build, Y/M.
 
   .venv/bin/python bench/hf_registry.py --build-dir build [--sample 40] [--seed N]
       [--frame models|configs] [--types llama,bert,...] [--skip-llama4] [--llama4-only]
@@ -163,9 +165,10 @@ def export_row(opscope: Path, python: Path, folder: Path, config: dict, args, ex
 
 
 # Builds a default config with transformers' own auto classes on the meta device (no weight
-# data), in a process of its own: prints {"built": class} or {"error": "Type: first line"}.
+# data), in a process of its own, and runs a text model's forward there on 8 tokens: prints
+# {"built": class, "forward_error": "Type: first line" | null} or {"error": "Type: ..."}.
 _TRANSFORMERS_BUILDS = r"""
-import json, sys, os
+import inspect, json, sys, os, traceback
 os.environ["HF_HUB_OFFLINE"] = "1"
 import torch
 from transformers import AutoConfig
@@ -186,17 +189,33 @@ for auto in autos or ["AutoModel"]:
     try:
         with torch.device("meta"):
             model = getattr(transformers, auto).from_config(config)
-        print(json.dumps({"built": type(model).__name__}))
-        sys.exit(0)
     except Exception as exc:
         first = first or f"{type(exc).__name__}: {(str(exc).strip().splitlines() or [''])[0]}"
+        continue
+    forward_error = where = None
+    if "input_ids" in inspect.signature(model.forward).parameters:
+        try:
+            with torch.no_grad():
+                model.eval()(input_ids=torch.zeros(1, 8, dtype=torch.int64, device="meta"))
+        except Exception as exc:
+            forward_error = f"{type(exc).__name__}: {(str(exc).strip().splitlines() or [''])[0]}"
+            for frame, _ in traceback.walk_tb(exc.__traceback__):  # the innermost model code
+                owner = frame.f_locals.get("self")
+                if "transformers/models/" in frame.f_code.co_filename and owner is not None:
+                    where = f"{type(owner).__name__}.{frame.f_code.co_name}"
+    print(json.dumps({"built": type(model).__name__, "forward_error": forward_error,
+                      "where": where}))
+    sys.exit(0)
 print(json.dumps({"error": first[:300]}))
 """
 
 
-def transformers_builds(python: Path, model_type: str, timeout: float) -> str | None:
+def transformers_builds(python: Path, model_type: str, timeout: float,
+                        message: str = "") -> str | None:
     """None when transformers' own auto classes build the default config of `model_type`
-    on the meta device; else their error's first line."""
+    on the meta device; else their error's first line. Also its forward's error on 8 tokens
+    when opscope's failure `message` says the same or names the same module's code (the
+    default config's sizes do not fit together in transformers' own code)."""
     try:
         proc = subprocess.run([str(python), "-c", _TRANSFORMERS_BUILDS, model_type],
                               capture_output=True, text=True, timeout=timeout)
@@ -206,7 +225,11 @@ def transformers_builds(python: Path, model_type: str, timeout: float) -> str | 
     except ValueError:
         answer = {}
     if "built" in answer:
-        return None
+        failed, where = answer.get("forward_error"), answer.get("where")
+        same = failed and (failed.split(": ", 1)[-1] in message or
+                           (where and f"(in {where})" in message))
+        return f"its forward on 8 tokens fails{f' in {where}' if where else ''}: " \
+               f"{failed[:300]}" if same else None
     return answer.get("error") or f"the check failed: {_last_line(proc.stderr)[:300]}"
 
 
@@ -238,12 +261,13 @@ def registry(opscope: Path, python: Path, args, tmp: Path) -> dict:
     for number, name in enumerate(names, 1):
         row = export_row(opscope, python, tmp / "registry" / name, {"model_type": name}, args)
         if row["result"] != "exported":
-            row["transformers_fails"] = transformers_builds(python, name, args.timeout)
+            row["transformers_fails"] = transformers_builds(python, name, args.timeout,
+                                                            row.get("message", ""))
         rows[name] = row
         detail = (f"{row.get('class')}, {row.get('ops')} ops" if row["result"] == "exported"
                   else row.get("message") or row.get("class", ""))
         if row.get("transformers_fails"):
-            detail = f"[transformers cannot build it either: {row['transformers_fails']}] " \
+            detail = f"[transformers itself fails: {row['transformers_fails']}] " \
                      f"{detail}"
         print(f"  {number:3d} {name:34s} {row['result']:22s} {row['wall_s']:6.1f} s "
               f"{row['peak_mb']:6d} MB  {detail}", flush=True)
@@ -261,7 +285,7 @@ def registry(opscope: Path, python: Path, args, tmp: Path) -> dict:
         "exported_weightless": f"{len(exported)}/{len(rows)} ({100 * fraction:.0f} %)",
         "of_those_transformers_can_build": f"{len(exported)}/{len(buildable)} "
                                            f"({100 * of_buildable:.0f} %)",
-        "transformers_cannot_build": {n: r["transformers_fails"] for n, r in rows.items()
+        "transformers_itself_fails": {n: r["transformers_fails"] for n, r in rows.items()
                                       if r.get("transformers_fails")},
         "killed_or_timed_out": killed,
         "peak_mb_largest": f"{rows[largest]['peak_mb']} ({largest})" if largest else None,
