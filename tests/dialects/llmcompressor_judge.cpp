@@ -24,7 +24,16 @@ int print_tables() {
     fields[c] = lc::modifier_fields(c);
   for (const std::string& p : lc::preset_names())
     presets[p] = lc::signature(*lc::preset_scheme(p));
-  std::cout << nlohmann::json{{"fields", fields}, {"presets", presets}}.dump() << '\n';
+  nlohmann::json linearized = nlohmann::json::array();
+  for (const lc::LinearizedClass& c : lc::linearized_classes())
+    linearized.push_back({{"fused", c.fused},
+                          {"transposed", c.transposed},
+                          {"gated", c.gated},
+                          {"experts", c.experts_class},
+                          {"expert", c.expert_class}});
+  std::cout
+      << nlohmann::json{{"fields", fields}, {"presets", presets}, {"linearized", linearized}}.dump()
+      << '\n';
   return 0;
 }
 
@@ -61,21 +70,44 @@ int print_forms(const char* path) {
   return 0;
 }
 
+// `--modules INDEX`: the model as llm-compressor's oneshot sees it (linearize_moe): every module
+// (name, class, MRO) and parameter (name, shape, dtype), for
+// tests/dialects/test_llmcompressor_moe.py to compare with the model linearize_moe makes.
+int print_modules(const char* path) {
+  index::Index model = lc::linearize_moe(index::load_index(path));
+  nlohmann::json modules = nlohmann::json::array(), parameters = nlohmann::json::array();
+  for (const index::ModuleObject& m : model.named_modules())
+    modules.push_back({m.name, m.type, m.mro});
+  for (const index::Parameter& p : model.parameters)
+    if (!p.buffer)
+      parameters.push_back({p.name, p.shape, p.dtype});
+  std::cout << nlohmann::json{{"modules", modules},
+                              {"parameters", parameters},
+                              {"fused_left", lc::fused_experts_left(model)}}
+                   .dump()
+            << '\n';
+  return 0;
+}
+
 int main(int argc, char** argv) {
   if (argc == 2 && std::string(argv[1]) == "--tables")
     return print_tables();
   if (argc == 3 && std::string(argv[1]) == "--forms")
     return print_forms(argv[2]);
+  if (argc == 3 && std::string(argv[1]) == "--modules")
+    return print_modules(argv[2]);
   if (argc != 3 && argc != 4) {
     std::cerr << "usage: llmcompressor_judge INDEX RECIPES.jsonl [AS_PATH]\n"
                  "       llmcompressor_judge --tables\n"
-                 "       llmcompressor_judge --forms RECIPE_TEXTS.jsonl\n";
+                 "       llmcompressor_judge --forms RECIPE_TEXTS.jsonl\n"
+                 "       llmcompressor_judge --modules INDEX\n";
     return 2;
   }
   // Each line is read as a whole file of this name: recipe.yaml (JSON is YAML's flow form),
   // or oneshot.py for lines that are Python modifier calls.
   const std::string as_path = argc == 4 ? argv[3] : "recipe.yaml";
-  index::Index model = index::load_index(argv[1]);
+  // The model as oneshot sees it: fused MoE experts split (linearize_moe).
+  index::Index model = lc::linearize_moe(index::load_index(argv[1]));
   const auto& modules = model.named_modules();
   auto name = [&](int m) { return modules[static_cast<std::size_t>(m)].name; };
   std::ifstream recipes(argv[2]);

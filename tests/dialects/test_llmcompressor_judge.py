@@ -63,6 +63,10 @@ from loguru import logger as loguru_logger  # noqa: E402
 loguru_logger.remove()  # llm-compressor logs every unmatched target; the judge reads results
 logging.getLogger("compressed_tensors").setLevel(logging.ERROR)
 
+from llmcompressor.modeling.moe.linearize import (  # noqa: E402
+    get_non_linearized_moes,
+    linearize_moe,
+)
 from llmcompressor.modifiers.quantization import GPTQModifier, QuantizationModifier  # noqa: E402
 from llmcompressor.modifiers.quantization.group_size_validation import (  # noqa: E402
     _layer_indivisible,
@@ -112,9 +116,25 @@ CLASSES = {
 }
 
 
+def as_oneshot_sees(build):
+    """The family's model as oneshot hands it to the modifiers: fused MoE experts split into
+    per-expert Linear layers by llm-compressor's own linearize_moe (Mixtral here). It copies
+    weights, so the tiny model is moved off the meta device first (uninitialized, never read)."""
+
+    def built():
+        model = build()
+        if get_non_linearized_moes(model):
+            model = model.to_empty(device="cpu")
+            linearize_moe(model)
+        return model
+
+    return built
+
+
 @pytest.fixture(scope="session")
 def families(tmp_path_factory):
-    return export_families(tmp_path_factory.mktemp("llmcompressor_families"), JUDGED)
+    built = export_families(tmp_path_factory.mktemp("llmcompressor_families"), JUDGED)
+    return {name: (index, as_oneshot_sees(build)) for name, (index, build) in built.items()}
 
 
 # ---- generated recipes ---------------------------------------------------------------------

@@ -1,10 +1,11 @@
 """The checkpoint llm-compressor saves is the judge of opscope's projected size (issue 27).
 
 For tiny transformers architectures built from configs with random weights (Llama, Qwen2 in
-float16, Qwen3, Gemma 3's text decoder with its tied head, a Qwen3 MoE, GPT-2 in float32 with
-its Conv1D layers and tied head), each saved as a base checkpoint, a recipe YAML is run as a
-user runs it: the model loaded with from_pretrained, `oneshot(model=model, recipe=path)` (the
-data-free path: no dataset), `model.save_pretrained(out, save_compressed=True)`. The saved
+float16, Qwen3, Gemma 3's text decoder with its tied head, a Qwen3 MoE whose fused experts
+oneshot splits into Linear layers, GPT-2 in float32 with its Conv1D layers and tied head), each
+saved as a base checkpoint, a recipe YAML is run as a user runs it: the model loaded with
+from_pretrained, `oneshot(model=model, recipe=path)` (the data-free path: no dataset),
+`model.save_pretrained(out, save_compressed=True)`. The saved
 checkpoint's tensor bytes (every *.safetensors header: dtype x shape) are compared with what
 `opscope explain --json` projects twice: for the recipe, and for the checkpoint's own
 config.json (its quantization_config as saved: formats, scale dtypes), both on the base
@@ -122,9 +123,10 @@ CASES = [
     ("gemma3_text", "W4A16 (tied head kept)", preset("W4A16")),
     ("gemma3_text", "W8A8 (tied head quantized)", preset("W8A8", "[]")),
     ("gpt2", "W8A8 (only the tied head is Linear)", preset("W8A8", "[]")),
-    # oneshot splits the fused experts into per-expert Linear layers (linearize_moe), which
-    # opscope does not model: here only the attention is targeted, so they are saved as they
-    # are, and opscope says what its numbers leave out (the caveat).
+    # oneshot splits the fused experts into per-expert Linear layers (linearize_moe) before any
+    # modifier: `Linear` quantizes every expert, saved under its per-expert name; opscope
+    # projects on the same view (linearize.h).
+    ("qwen3_moe", "W4A16, experts linearized", preset("W4A16")),
     ("qwen3_moe", "W4A16 on the attention",
      modifier('targets: ["re:.*self_attn\\\\..*_proj$"]\nscheme: W4A16')),
 ]
@@ -219,7 +221,7 @@ def test_projected_size_is_within_one_percent_of_the_saved_checkpoint(workspace)
         from_checkpoint = opscope_size(workspace, out / "config.json", base)
         before = tensor_bytes(base)
         for size in (from_recipe, from_checkpoint):
-            assert (size["caveat"] is not None) == (arch == "qwen3_moe"), (arch, label, size)
+            assert size["caveat"] is None, (arch, label, size)
         assert from_recipe["bytes"]["before"] == before, (arch, label, before, from_recipe)
         for route, size in (("recipe", from_recipe), ("config.json", from_checkpoint)):
             projected = size["bytes"]["after"]

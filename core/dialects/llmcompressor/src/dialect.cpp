@@ -52,20 +52,44 @@ std::string checkpoint_folder(const std::string& path) {
 // each entry text matched.
 using Candidates = PerModel<std::vector<Suggestion>>;
 using Matches = PerModel<detail::EntryMatches>;
+// The model as oneshot sees it (linearize.h: fused MoE experts split into Linear layers), made
+// once per model; empty where that is the model itself (no copy).
+using Views = PerModel<std::optional<index::Index>>;
+
+// A model's view, kept alive while a request uses it.
+class Seen {
+public:
+  Seen(const Views& views, const index::Index& model)
+      : kept_(views.get(model,
+                        [&]() -> std::optional<index::Index> {
+                          if (!has_linearizable_experts(model))
+                            return std::nullopt;
+                          return linearize_moe(model);
+                        })),
+        model_(*kept_ ? &**kept_ : &model) {}
+  const index::Index& operator*() const { return *model_; }
+
+private:
+  std::shared_ptr<const std::optional<index::Index>> kept_;
+  const index::Index* model_;
+};
 
 // A file's modifiers (a script or a recipe may hold several), read once per revision.
 class LlmCompressorDocument final : public DialectDocument {
 public:
   LlmCompressorDocument(std::vector<Modifier> modifiers, std::optional<std::string> model,
                         std::string text, std::shared_ptr<const Candidates> candidates,
-                        std::shared_ptr<const Matches> matches)
+                        std::shared_ptr<const Matches> matches, std::shared_ptr<const Views> views)
       : modifiers_(std::move(modifiers)), model_(std::move(model)), text_(std::move(text)),
-        candidates_(std::move(candidates)), matches_(std::move(matches)) {}
+        candidates_(std::move(candidates)), matches_(std::move(matches)), views_(std::move(views)) {
+  }
 
   bool empty() const override { return modifiers_.empty(); }
   std::optional<std::string> model() const override { return model_; }
 
-  std::vector<Finding> diagnose(const index::Index& model) const override {
+  std::vector<Finding> diagnose(const index::Index& loaded) const override {
+    Seen seen(*views_, loaded);
+    const index::Index& model = *seen;
     std::vector<Finding> out = not_read(modifiers_, text_);
     std::shared_ptr<const std::vector<Resolution>> resolved = resolutions(model);
     for (std::size_t i = 0; i < modifiers_.size(); ++i) {
@@ -79,8 +103,10 @@ public:
     return out;
   }
 
-  std::optional<HoverText> hover(const index::Index& model,
+  std::optional<HoverText> hover(const index::Index& loaded,
                                  config::Position cursor) const override {
+    Seen seen(*views_, loaded);
+    const index::Index& model = *seen;
     const Modifier* modifier = modifier_at(cursor);
     if (!modifier)
       return std::nullopt;
@@ -94,7 +120,7 @@ public:
   // case, as editors filter): the engine keeps the first 100, and a model has thousands, so
   // unfiltered the full names after the classes and patterns would never be offered. The
   // names are the model's, built once per model (a keystroke is a new document).
-  std::vector<Suggestion> complete(const index::Index& model,
+  std::vector<Suggestion> complete(const index::Index& loaded,
                                    config::Position cursor) const override {
     const Modifier* modifier = modifier_at(cursor);
     const Written* entry = modifier ? entry_at(*modifier, cursor) : nullptr;
@@ -102,6 +128,8 @@ public:
       return {};
     config::Range replace = contents(between_quotes(*entry));
     std::string typed = typed_before(replace, cursor);
+    Seen seen(*views_, loaded);
+    const index::Index& model = *seen;
     std::shared_ptr<const std::vector<Suggestion>> all =
         candidates_->get(model, [&] { return candidates(model); });
     std::vector<Suggestion> found;
@@ -113,9 +141,10 @@ public:
     return found;
   }
 
-  int explain(const std::string& config_path, const index::Index& model, bool json,
+  int explain(const std::string& config_path, const index::Index& loaded, bool json,
               std::ostream& out, std::ostream& err) const override {
-    return llmcompressor::explain(config_path, modifiers_, model, json, out, err);
+    Seen seen(*views_, loaded);
+    return llmcompressor::explain(config_path, modifiers_, *seen, json, out, err);
   }
 
 private:
@@ -206,6 +235,7 @@ private:
   std::string text_;                             // what is typed, the not-read fixes
   std::shared_ptr<const Candidates> candidates_; // the dialect's
   std::shared_ptr<const Matches> matches_;       // the dialect's
+  std::shared_ptr<const Views> views_;           // the dialect's
   PerModel<std::vector<Resolution>> resolved_{1};
 };
 
@@ -233,13 +263,14 @@ public:
       model = script_model(text);
     // A recipe YAML names no model: opscope.yaml or the editor setting does.
     return std::make_shared<const LlmCompressorDocument>(std::move(modifiers), std::move(model),
-                                                         text, candidates_, matches_);
+                                                         text, candidates_, matches_, views_);
   }
 
 private:
   // Shared with the documents, which may outlive the dialect at exit.
   std::shared_ptr<const Candidates> candidates_ = std::make_shared<const Candidates>();
   std::shared_ptr<const Matches> matches_ = std::make_shared<const Matches>();
+  std::shared_ptr<const Views> views_ = std::make_shared<const Views>();
 };
 
 } // namespace

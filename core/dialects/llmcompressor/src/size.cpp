@@ -3,6 +3,7 @@
 // compressor's compress() (compressors/*/base.py). tests/dialects/test_llmcompressor_size.py
 // compares the total with the checkpoints llm-compressor saves.
 #include "opscope/dialects/llmcompressor/size.h"
+#include "opscope/dialects/llmcompressor/linearize.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -349,24 +350,16 @@ ProjectedCheckpoint project_checkpoint(const std::vector<Modifier>& modifiers,
         after += b;
     size.bytes_after += after;
   }
-  // oneshot's linearize_moe: FusedExpertsProtocol's 3-D parameters become Linear layers.
-  std::size_t fused = 0;
-  for (const Parameter& p : model.parameters) {
-    if (p.shape.size() != 3 || !(p.name == "down_proj" || p.name.ends_with(".down_proj")))
-      continue;
-    std::string owner = index::owner_module_name(p.name);
-    auto sibling_3d = [&](const char* leaf) {
-      const Parameter* q = model.find_parameter(owner.empty() ? leaf : owner + "." + leaf);
-      return q && q->shape.size() == 3;
-    };
-    fused += sibling_3d("gate_up_proj") || sibling_3d("up_proj");
-  }
-  if (fused > 0)
-    size.caveat = std::to_string(fused) + " fused MoE experts module" +
-                  (fused == 1 ? " is" : "s are") +
-                  " counted unquantized: llm-compressor's oneshot first splits them into "
-                  "per-expert Linear layers (linearize_moe), which targets such as `Linear` "
-                  "then quantize; opscope does not model that yet";
+  // The model is the one oneshot sees (linearize.h): the fused experts it splits are Linear
+  // layers here. The rest stay 3-D parameters, which no target quantizes: said, not guessed.
+  std::vector<std::string> left = fused_experts_left(model);
+  if (!left.empty())
+    size.caveat = std::to_string(left.size()) + " fused MoE experts module" +
+                  (left.size() == 1 ? "" : "s") + " (" + left.front() +
+                  (left.size() > 1 ? ", ..." : "") +
+                  ") kept as 3-D parameters, saved unquantized: llm-compressor's linearize_moe "
+                  "splits only transformers' @use_experts_implementation classes and those it "
+                  "registers (GptOssExperts, Llama4TextExperts)";
   std::sort(
       size.modules.begin(), size.modules.end(),
       [](const ModuleProjection& a, const ModuleProjection& b) { return a.module < b.module; });

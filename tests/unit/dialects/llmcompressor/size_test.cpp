@@ -173,34 +173,6 @@ TEST(LlmcompressorSize, ARefusedModifierSavesNothing) {
   EXPECT_NE(size_line(size).find("not computed"), std::string::npos);
 }
 
-TEST(LlmcompressorSize, FusedMoeExpertsAreNamedInACaveat) {
-  // oneshot splits them into per-expert Linear layers first (linearize_moe); opscope does not.
-  index::Index model = tiny_llama();
-  for (std::string layer : {"0", "1"}) {
-    index::ModuleObject experts;
-    experts.name = "model.layers." + layer + ".mlp.experts";
-    experts.type = "transformers.models.qwen3_moe.modeling_qwen3_moe.Qwen3MoeExperts";
-    model.module_objects.push_back(experts);
-    for (auto [leaf, shape] :
-         {std::pair<std::string, std::vector<std::int64_t>>{"gate_up_proj", {4, 128, 32}},
-          {"down_proj", {4, 32, 64}}}) {
-      index::Parameter p;
-      p.name = experts.name + "." + leaf;
-      p.shape = shape;
-      p.dtype = "float32";
-      model.parameters.push_back(p);
-    }
-  }
-  model.rebuild_lookups();
-  ProjectedCheckpoint size = project(recipe(group32()), model);
-  EXPECT_EQ(size.unavailable, "");
-  EXPECT_NE(size.caveat.find("2 fused MoE experts modules are counted unquantized"),
-            std::string::npos)
-      << size.caveat;
-  EXPECT_NE(size_line(size).find("; 2 fused MoE"), std::string::npos);
-  EXPECT_EQ(project(recipe(group32()), tiny_llama()).caveat, "");
-}
-
 TEST(LlmcompressorSize, HoverOnTheModifierShowsTheCheckpointItWouldSave) {
   index::Index model = tiny_llama();
   // Staged, as llm-compressor reads it (a flat modifier's hover says it is never applied).

@@ -8,10 +8,12 @@
 //   resolve.h   matching: resolve (the scheme per module, ignored modules, mappings, errors)
 //   features.h  diagnose, hover, complete, explain_module
 //   size.h      the saved checkpoint's tensors and size: project_checkpoint
+//   linearize.h the model as oneshot sees it: fused MoE experts split (linearize_moe)
 #pragma once
 
 #include "opscope/dialects/llmcompressor/config.h"
 #include "opscope/dialects/llmcompressor/features.h"
+#include "opscope/dialects/llmcompressor/linearize.h"
 #include "opscope/dialects/llmcompressor/resolve.h"
 #include "opscope/dialects/llmcompressor/schemes.h"
 #include "opscope/dialects/llmcompressor/size.h"

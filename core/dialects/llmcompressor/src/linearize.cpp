@@ -1,0 +1,314 @@
+#include "opscope/dialects/llmcompressor/linearize.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+
+namespace opscope::dialects::llmcompressor {
+namespace {
+
+using index::ModuleObject;
+using index::Parameter;
+
+constexpr std::string_view kMoe = "llmcompressor.modeling.moe.";
+constexpr int kTransposed = 1, kUngated = 2;
+
+LinearizedClass decorated(std::string_view cls, int flags = 0) {
+  bool gated = !(flags & kUngated);
+  return {"transformers.models." + std::string(cls), (flags & kTransposed) != 0, gated,
+          std::string(kMoe) + "linear_experts.LinearExperts2D",
+          std::string(kMoe) + "linear_experts." +
+              (gated ? "ExpertMLPWithGate" : "ExpertMLPWithoutGate")};
+}
+
+ModuleObject object(std::string name, std::string type) {
+  ModuleObject m;
+  m.name = std::move(name);
+  m.type = std::move(type);
+  return m;
+}
+
+std::string join(const std::string& parent, std::string_view leaf) {
+  return parent.empty() ? std::string(leaf) : parent + "." + std::string(leaf);
+}
+
+// The module's own parameter `leaf` when it is 3-D (a fused experts tensor).
+const Parameter* fused_tensor(const index::Index& model, const std::string& module,
+                              std::string_view leaf) {
+  const Parameter* p = model.find_parameter(join(module, leaf));
+  return p && !p->buffer && p->shape.size() == 3 ? p : nullptr;
+}
+
+// A FusedExpertsProtocol module: a 3-D `down_proj` and a 3-D `gate_up_proj` or `up_proj`.
+bool fused_shaped(const index::Index& model, const std::string& module) {
+  return fused_tensor(model, module, "down_proj") &&
+         (fused_tensor(model, module, "gate_up_proj") || fused_tensor(model, module, "up_proj"));
+}
+
+const LinearizedClass* linearized_class(const ModuleObject& object) {
+  for (const LinearizedClass& c : linearized_classes())
+    if (object.type == c.fused)
+      return &c;
+  return nullptr;
+}
+
+// The modules linearize_moe replaces: get_non_linearized_moes (the protocol's parameters, a
+// class it knows), with their class.
+std::vector<std::pair<int, const LinearizedClass*>> linearizable(const index::Index& model) {
+  std::vector<std::pair<int, const LinearizedClass*>> found;
+  const auto& objects = model.named_modules();
+  for (std::size_t i = 0; i < objects.size(); ++i)
+    if (const LinearizedClass* c = linearized_class(objects[i]);
+        c && fused_shaped(model, objects[i].name))
+      found.emplace_back(static_cast<int>(i), c);
+  return found;
+}
+
+// One experts module's replacement, from its fused parameters' shapes: the modules in
+// named_modules() order (LinearExperts2D, then each expert and its Linear layers in
+// registration order, then act_fn) and the parameters in named_parameters() order.
+struct Replacement {
+  std::vector<ModuleObject> modules;
+  std::vector<Parameter> parameters;
+};
+
+Replacement replace(const index::Index& model, const ModuleObject& fused,
+                    const LinearizedClass& c) {
+  const Parameter* down = fused_tensor(model, fused.name, "down_proj");
+  const Parameter* up = fused_tensor(model, fused.name, c.gated ? "gate_up_proj" : "up_proj");
+  std::int64_t experts = down->shape[0];
+  // Non-transposed: gate_up [E, 2I, H] (up [E, I, H]), down [E, H, I]; transposed: [E, H, 2I],
+  // [E, I, H]. ExpertMLP's Linear layers are [I, H] (gate, up) and [H, I] (down).
+  std::int64_t hidden = c.transposed ? up->shape[1] : up->shape[2];
+  std::int64_t inter = (c.transposed ? up->shape[2] : up->shape[1]) / (c.gated ? 2 : 1);
+  bool bias =
+      model.find_parameter(join(fused.name, c.gated ? "gate_up_proj_bias" : "up_proj_bias")) &&
+      model.find_parameter(join(fused.name, "down_proj_bias"));
+
+  // Children are written as positions in `modules` (made absolute where it is inserted).
+  Replacement r;
+  ModuleObject list = object(fused.name, c.experts_class);
+  list.mro = {std::string(kMoe) + "linear_experts.LinearExperts2D",
+              "torch.nn.modules.container.ModuleList"};
+  r.modules.push_back(list);
+  std::vector<std::string_view> linears = {"up_proj", "down_proj"};
+  if (c.gated)
+    linears.insert(linears.begin() + 1, "gate_proj");
+  for (std::int64_t e = 0; e < experts; ++e) {
+    ModuleObject expert = object(join(fused.name, std::to_string(e)), c.expert_class);
+    if (c.expert_class.ends_with("GptOssExpertMLP"))
+      expert.mro.push_back(std::string(kMoe) + "linear_experts.ExpertMLPWithGate");
+    expert.mro.push_back(std::string(kMoe) + "linear_experts.ExpertMLP");
+    std::size_t at = r.modules.size();
+    r.modules.front().children.push_back(static_cast<int>(at));
+    r.modules.push_back(expert);
+    for (std::string_view leaf : linears) {
+      std::string name = join(expert.name, leaf);
+      r.modules[at].children.push_back(static_cast<int>(r.modules.size()));
+      r.modules.push_back(object(name, "torch.nn.modules.linear.Linear"));
+      bool is_down = leaf == "down_proj";
+      std::int64_t rows = is_down ? hidden : inter, cols = is_down ? inter : hidden;
+      r.parameters.push_back({join(name, "weight"), {}, {rows, cols}, down->dtype});
+      if (bias)
+        r.parameters.push_back({join(name, "bias"), {}, {rows}, down->dtype});
+    }
+  }
+  // LinearExperts2D's own ACT2FN[hidden_act]: the fused module's class, or what MoEConfig
+  // forces where it has none (sigmoid for gpt_oss and its kin, else silu).
+  ModuleObject act = object(join(fused.name, "act_fn"), "transformers.activations.SiLUActivation");
+  if (int old = model.find_module_object(act.name); old >= 0) {
+    act.type = model.named_modules()[static_cast<std::size_t>(old)].type;
+    act.mro = model.named_modules()[static_cast<std::size_t>(old)].mro;
+  } else if (c.fused.ends_with("GptOssExperts") ||
+             c.fused.ends_with("OpenAIPrivacyFilterExperts")) {
+    act.type = "torch.nn.modules.activation.Sigmoid";
+  }
+  r.modules.front().children.push_back(static_cast<int>(r.modules.size()));
+  r.modules.push_back(act);
+  return r;
+}
+
+} // namespace
+
+const std::vector<LinearizedClass>& linearized_classes() {
+  static const std::vector<LinearizedClass> classes = [] {
+    // transformers' classes decorated with @use_experts_implementation (those of the installed
+    // transformers: tests/dialects/test_llmcompressor_moe.py compares), then LinearExperts2D's
+    // registry, which wins over the decorator (gpt_oss.py, llama4.py).
+    std::vector<LinearizedClass> c = {
+        decorated("afmoe.modeling_afmoe.AfmoeExperts"),
+        decorated("aria.modeling_aria.AriaExperts", kTransposed),
+        decorated("axk1.modeling_axk1.AXK1Experts"),
+        decorated("axk2.modeling_axk2.AXK2Experts"),
+        decorated("bailing_hybrid.modeling_bailing_hybrid.BailingHybridExperts"),
+        decorated("beam.modeling_beam.BeamExperts"),
+        decorated("cohere2_moe.modeling_cohere2_moe.Cohere2MoeExperts"),
+        decorated("deepseek_ocr2.modeling_deepseek_ocr2.DeepseekOcr2TextExperts"),
+        decorated("deepseek_v2.modeling_deepseek_v2.DeepseekV2Experts"),
+        decorated("deepseek_v3.modeling_deepseek_v3.DeepseekV3Experts"),
+        decorated("deepseek_v32.modeling_deepseek_v32.DeepseekV32Experts"),
+        decorated("deepseek_v4.modeling_deepseek_v4.DeepseekV4Experts"),
+        decorated("diffusion_gemma.modeling_diffusion_gemma.DiffusionGemmaTextExperts"),
+        decorated("dots1.modeling_dots1.Dots1Experts"),
+        decorated("dots3_note.modeling_dots3_note.Dots3NoteExperts"),
+        decorated("ernie4_5_moe.modeling_ernie4_5_moe.Ernie4_5_MoeExperts"),
+        decorated("ernie4_5_vl_moe.modeling_ernie4_5_vl_moe.Ernie4_5_VLMoeMoeExperts"),
+        decorated("exaone_moe.modeling_exaone_moe.ExaoneMoeExperts"),
+        decorated("flex_olmo.modeling_flex_olmo.FlexOlmoExperts"),
+        decorated("flint.modeling_flint.FlintExperts"),
+        decorated("gemma4.modeling_gemma4.Gemma4TextExperts"),
+        decorated("glm4_moe.modeling_glm4_moe.Glm4MoeExperts"),
+        decorated("glm4_moe_lite.modeling_glm4_moe_lite.Glm4MoeLiteExperts"),
+        decorated("glm4v_moe.modeling_glm4v_moe.Glm4vMoeTextExperts"),
+        decorated("glm5_next.modeling_glm5_next.Glm5NextTextExperts"),
+        decorated("glm_moe_dsa.modeling_glm_moe_dsa.GlmMoeDsaExperts"),
+        decorated("granitemoe.modeling_granitemoe.GraniteMoeExperts"),
+        decorated("granitemoe_swa.modeling_granitemoe_swa.GraniteMoeSWAExperts"),
+        decorated("granitemoehybrid.modeling_granitemoehybrid.GraniteMoeHybridExperts"),
+        decorated("granitemoeshared.modeling_granitemoeshared.GraniteMoeSharedExperts"),
+        decorated("hunyuan_v1_moe.modeling_hunyuan_v1_moe.HunYuanMoEV1Experts"),
+        decorated("hy_v3.modeling_hy_v3.HYV3Experts"),
+        decorated("hy_v4.modeling_hy_v4.HYV4Experts"),
+        decorated("hy_v4_vl.modeling_hy_v4_vl.HYV4VLExperts"),
+        decorated("inkling.modeling_inkling.InklingExperts"),
+        decorated("inkling2.modeling_inkling2.Inkling2Experts"),
+        decorated("inkling2_loop.modeling_inkling2_loop.Inkling2LoopExperts"),
+        decorated("jamba.modeling_jamba.JambaExperts"),
+        decorated("kimi_linear.modeling_kimi_linear.KimiLinearExperts"),
+        decorated("kolibri1.modeling_kolibri1.Kolibri1Experts"),
+        decorated("laguna.modeling_laguna.LagunaExperts"),
+        decorated("lara_mini.modeling_lara_mini.LaraMiniExperts"),
+        decorated("lfm2_moe.modeling_lfm2_moe.Lfm2MoeExperts"),
+        decorated("mellum.modeling_mellum.MellumExperts"),
+        decorated("mimo_v2_flash.modeling_mimo_v2_flash.MiMoV2FlashExperts"),
+        decorated("minimax.modeling_minimax.MiniMaxExperts"),
+        decorated("minimax_m2.modeling_minimax_m2.MiniMaxM2Experts"),
+        decorated("minimax_m3_vl.modeling_minimax_m3_vl.MiniMaxM3VLExperts"),
+        decorated("mistral4.modeling_mistral4.Mistral4Experts"),
+        decorated("mistral_large4.modeling_mistral_large4.MistralLarge4TextExperts"),
+        decorated("mixtral.modeling_mixtral.MixtralExperts"),
+        decorated("muse_spark.modeling_muse_spark.MuseSparkExperts"),
+        decorated("nemotron_h.modeling_nemotron_h.NemotronHExperts", kUngated),
+        decorated("olmoe.modeling_olmoe.OlmoeExperts"),
+        decorated("openai_privacy_filter.modeling_openai_privacy_filter.OpenAIPrivacyFilterExperts",
+                  kTransposed),
+        decorated("phimoe.modeling_phimoe.PhimoeExperts"),
+        decorated("qwen2_moe.modeling_qwen2_moe.Qwen2MoeExperts"),
+        decorated("qwen3_5_moe.modeling_qwen3_5_moe.Qwen3_5MoeExperts"),
+        decorated("qwen3_moe.modeling_qwen3_moe.Qwen3MoeExperts"),
+        decorated("qwen3_next.modeling_qwen3_next.Qwen3NextExperts"),
+        decorated("qwen3_omni_moe.modeling_qwen3_omni_moe.Qwen3OmniMoeThinkerTextExperts"),
+        decorated("qwen3_omni_moe.modeling_qwen3_omni_moe.Qwen3OmniMoeTalkerTextExperts"),
+        decorated("qwen3_vl_moe.modeling_qwen3_vl_moe.Qwen3VLMoeTextExperts"),
+        decorated("qwen4_exp.modeling_qwen4_exp.Qwen4ExpTextExperts"),
+        decorated("solar_open.modeling_solar_open.SolarOpenExperts"),
+        decorated("unlimited_ocr.modeling_unlimited_ocr.UnlimitedOcrTextExperts"),
+        decorated("zaya.modeling_zaya.ZayaExperts"),
+    };
+    std::string moe(kMoe);
+    c.push_back({"transformers.models.gpt_oss.modeling_gpt_oss.GptOssExperts", true, true,
+                 moe + "gpt_oss.GptOssLinearExperts", moe + "gpt_oss.GptOssExpertMLP"});
+    c.push_back({"transformers.models.llama4.modeling_llama4.Llama4TextExperts", true, true,
+                 moe + "llama4.Llama4LinearExperts", moe + "linear_experts.ExpertMLPWithGate"});
+    return c;
+  }();
+  return classes;
+}
+
+bool has_linearizable_experts(const index::Index& model) {
+  for (const Parameter& p : model.parameters)
+    if (p.shape.size() == 3 && (p.name == "down_proj" || p.name.ends_with(".down_proj"))) {
+      int owner = model.find_module_object(index::owner_module_name(p.name));
+      if (owner >= 0 && linearized_class(model.named_modules()[static_cast<std::size_t>(owner)]) &&
+          fused_shaped(model, index::owner_module_name(p.name)))
+        return true;
+    }
+  return false;
+}
+
+std::vector<std::string> fused_experts_left(const index::Index& model) {
+  std::vector<std::string> left;
+  for (const ModuleObject& m : model.named_modules())
+    if (fused_shaped(model, m.name) && !linearized_class(m))
+      left.push_back(m.name);
+  return left;
+}
+
+index::Index linearize_moe(const index::Index& model) {
+  index::Index view = model;
+  std::vector<std::pair<int, const LinearizedClass*>> found = linearizable(model);
+  if (found.empty())
+    return view;
+  const auto& objects = model.named_modules();
+  std::unordered_map<int, Replacement> replaced;
+  for (auto [i, c] : found)
+    replaced.emplace(i, replace(model, objects[static_cast<std::size_t>(i)], *c));
+
+  // The modules: each replaced one's subtree gives way to its replacement.
+  std::vector<ModuleObject> modules;
+  std::vector<int> moved(objects.size(), -1); // old index -> new, -1 when gone
+  std::vector<bool> fresh;                    // children already new positions
+  std::string inside;                         // the subtree being dropped
+  for (std::size_t i = 0; i < objects.size(); ++i) {
+    if (!inside.empty() && objects[i].name.starts_with(inside))
+      continue;
+    inside.clear();
+    auto r = replaced.find(static_cast<int>(i));
+    moved[i] = static_cast<int>(modules.size());
+    if (r == replaced.end()) {
+      modules.push_back(objects[i]);
+      fresh.push_back(false);
+      continue;
+    }
+    inside = objects[i].name + ".";
+    int offset = static_cast<int>(modules.size());
+    for (ModuleObject m : r->second.modules) {
+      for (int& child : m.children)
+        child += offset;
+      modules.push_back(std::move(m));
+      fresh.push_back(true);
+    }
+  }
+  for (std::size_t k = 0; k < modules.size(); ++k) {
+    if (fresh[k])
+      continue;
+    std::vector<int> children;
+    for (int child : modules[k].children)
+      if (child >= 0 && static_cast<std::size_t>(child) < moved.size() &&
+          moved[static_cast<std::size_t>(child)] >= 0)
+        children.push_back(moved[static_cast<std::size_t>(child)]);
+    modules[k].children = std::move(children);
+  }
+
+  // The parameters: the fused ones give way to the per-expert ones, where the first stood.
+  std::unordered_map<std::string, const Replacement*> by_name;
+  for (const auto& [i, r] : replaced)
+    by_name.emplace(objects[static_cast<std::size_t>(i)].name, &r);
+  std::vector<const Replacement*> written;
+  std::vector<Parameter> parameters;
+  for (const Parameter& p : model.parameters) {
+    const Replacement* r = nullptr;
+    for (std::string owner = index::owner_module_name(p.name); !r;) {
+      auto it = by_name.find(owner);
+      if (it != by_name.end())
+        r = it->second;
+      if (owner.empty())
+        break;
+      owner = index::owner_module_name(owner);
+    }
+    if (!r) {
+      parameters.push_back(p);
+    } else if (std::find(written.begin(), written.end(), r) == written.end()) {
+      written.push_back(r);
+      parameters.insert(parameters.end(), r->parameters.begin(), r->parameters.end());
+    }
+  }
+  view.module_objects = std::move(modules);
+  view.parameters = std::move(parameters);
+  view.rebuild_lookups();
+  return view;
+}
+
+} // namespace opscope::dialects::llmcompressor
