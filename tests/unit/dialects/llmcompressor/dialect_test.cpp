@@ -176,5 +176,68 @@ TEST(LlmcompressorDialect, AModifierOutsideAStagesGroupIsNeverApplied) {
   EXPECT_EQ(hover->markdown.find("checkpoint"), std::string::npos) << hover->markdown;
 }
 
+// The quick fix of recipe-not-read puts the modifiers where llm-compressor reads them, keeping
+// the recipe's indentation and comments: each form's text after the fix, as the editor applies
+// it (tests/dialects/test_llmcompressor_recipe_forms.py checks thousands against
+// Recipe.create_instance).
+TEST(LlmcompressorDialect, TheNotReadQuickFixWrapsOrMovesTheModifiersIntoAStagesGroup) {
+  const index::Index model = tiny_gemma3();
+  auto fixed = [&](const std::string& path, const std::string& text) -> std::string {
+    for (const Finding& f : dialect().read(path, text)->diagnose(model))
+      if (f.code == "recipe-not-read" && !f.fixes.empty()) {
+        const Replacement& fix = f.fixes.front();
+        std::size_t at[2] = {0, 0};
+        const config::Position ends[2] = {fix.range.start, fix.range.end};
+        for (int k = 0; k < 2; ++k) {
+          for (int line = 0; line < ends[k].line; ++line)
+            at[k] = text.find('\n', at[k]) + 1;
+          at[k] += static_cast<std::size_t>(ends[k].byte_col);
+        }
+        return fix.title + "\n" + text.substr(0, at[0]) + fix.new_text + text.substr(at[1]);
+      }
+    return "no fix";
+  };
+  // The root `*_modifiers` group: wrapped in a stage.
+  EXPECT_EQ(fixed("/w/recipe.yaml", "quant_modifiers:  # W4A16\n"
+                                    "  GPTQModifier:\n"
+                                    "    scheme: W4A16\n"),
+            "Wrap in `quant_stage:`\n"
+            "quant_stage:\n"
+            "  quant_modifiers:  # W4A16\n"
+            "    GPTQModifier:\n"
+            "      scheme: W4A16\n");
+  // Right under a stage, before its group (3-space indents): a group of its own, in place, so
+  // that SmoothQuant still runs before GPTQ.
+  EXPECT_EQ(fixed("/w/recipe.yaml", "quant_stage:\n"
+                                    "   SmoothQuantModifier:\n"
+                                    "      smoothing_strength: 0.8\n"
+                                    "   quant_modifiers:\n"
+                                    "      GPTQModifier: {scheme: W8A8}\n"),
+            "Wrap in `quant_2_modifiers:`\n"
+            "quant_stage:\n"
+            "   quant_2_modifiers:\n"
+            "      SmoothQuantModifier:\n"
+            "         smoothing_strength: 0.8\n"
+            "   quant_modifiers:\n"
+            "      GPTQModifier: {scheme: W8A8}\n");
+  // Under a key that is no stage: moved out to a stage right after it.
+  EXPECT_EQ(fixed("/w/recipe.yaml", "stage_0:\n"
+                                    "  GPTQModifier:\n"
+                                    "    scheme: W4A16\n"
+                                    "args: {n: 1}\n"),
+            "Move to `quant_stage: quant_modifiers:`\n"
+            "stage_0:\n"
+            "quant_stage:\n"
+            "  quant_modifiers:\n"
+            "    GPTQModifier:\n"
+            "      scheme: W4A16\n"
+            "args: {n: 1}\n");
+  // JSON, flat: the keys around it, named as llm-compressor's examples name a sparsity stage.
+  EXPECT_EQ(fixed("/w/recipe.json", "{\"SparseGPTModifier\": {\"sparsity\": 0.5}}\n"),
+            "Wrap in `sparsity_stage: sparsity_modifiers:`\n"
+            "{\"sparsity_stage\": {\"sparsity_modifiers\": {\"SparseGPTModifier\": {\"sparsity\": "
+            "0.5}}}}\n");
+}
+
 } // namespace
 } // namespace opscope::dialects::llmcompressor
