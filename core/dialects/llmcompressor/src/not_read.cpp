@@ -282,7 +282,7 @@ std::optional<Replacement> move_out(const Lines& lines, const Node& parent, cons
               ":";
     for (const Entry* m : modifiers) {
       config::Position from = m->key_range.start, until = end_of(*m);
-      if (from.line == start.line || until.line > end.line || !lines.alone(from, until))
+      if (from.line <= start.line || until.line > end.line || !lines.alone(from, until))
         return std::nullopt;
       for (int i = from.line; i <= until.line; ++i) {
         taken[static_cast<std::size_t>(i - start.line)] = true;
