@@ -15,7 +15,14 @@ comes from the weightless export of the config (timed once, cached), the weights
 file, mapped tensor by tensor. The worker runs under bench/peak_rss.py, so its own wall time
 and peak RSS are printed beside the largest tensor's bytes (the issue: <= 60 s, peak <= 2x).
 
+Beside the int4 figures, the same two models under the KMeansPalettizer (4-bit palette per
+tensor, k-means as coreai-opt runs it: fast mode, float16-rounded values) and the
+MagnitudePruner (50 % unstructured), issue 28 item 2's "palettization's figures stated beside
+them". Both compressors run in eager mode only, so their archive is exported by `opscope
+export`'s helper for both modes with the weights (the same model and seed).
+
   .venv/bin/python bench/weight_error.py --build-dir build [--runs 3] [--models resnet18,gpt2,llama1b]
+      [--compressors int4,palettize,prune]
 """
 
 from __future__ import annotations
@@ -45,6 +52,14 @@ CONFIG = {"quantization_config": {"global_config": {"op_state_spec": {"weight": 
 # A Llama's RMSNorm weights have no default axis in coreai-opt (prepare() raises without one).
 CONFIG_AXIS = {"quantization_config": {"global_config": {"op_state_spec": {"weight": {
     "dtype": "int4", "granularity": {"type": "per_block", "axis": -1, "block_size": 32}}}}}}
+# The other compressors (eager only), measured on resnet18 and gpt2.
+COMPRESSORS = {
+    "palettize": ("4-bit palette per tensor", {"kmeans_palettization_config": {
+        "global_config": {"op_state_spec": {"weight": {"n_bits": 4}}}}}),
+    "prune": ("50 % unstructured pruning", {"magnitude_pruning_config": {
+        "global_config": {"op_state_spec": {"weight": {"target_sparsity": 0.5}}}}}),
+}
+INPUTS = {"resnet18": ["1x3x224x224"], "gpt2": ["1x16:int64:0..50256"]}
 LLAMA_1B = {
     "architectures": ["LlamaForCausalLM"], "model_type": "llama", "hidden_size": 2048,
     "intermediate_size": 8192, "num_hidden_layers": 16, "num_attention_heads": 32,
@@ -103,6 +118,25 @@ def build(name: str):
         return GPT(12, width=768, heads=12, vocab=50257, context=64).eval(), (
             torch.randint(0, 50257, (1, 16)),)
     raise SystemExit(f"unknown model {name}")
+
+
+def resnet18_shaped():
+    """The export helper's target for the eager-mode archive (seeded as build() is)."""
+    return build("resnet18")[0]
+
+
+def gpt2_shaped():
+    return build("gpt2")[0]
+
+
+def export_both_modes(name: str, archive: str) -> None:
+    """`opscope export`'s helper: graph and eager records, with the weights."""
+    args = [sys.executable, "-m", "opscope_export", f"{Path(__file__).resolve()}:{name}_shaped",
+            "--mode", "graph", "--mode", "eager", "--with-weights", "-o", archive]
+    for spec in INPUTS[name]:
+        args += ["--input", spec]
+    env = dict(os.environ, PYTHONPATH=str(BENCH_DIR.parent / "python"))
+    subprocess.run(args, check=True, env=env, capture_output=True)
 
 
 def explain(opscope: str, config: str, archive: str, env: dict) -> tuple[float, dict]:
@@ -218,14 +252,42 @@ def bench_llama_1b(opscope: str, build_dir: Path, tmp: str, runs: int) -> None:
           f"({largest / 1e6:.0f} MB); worst: {', '.join(report['worst'])}")
 
 
+def bench_archive(opscope: str, build_dir: Path, tmp: str, runs: int, name: str, label: str,
+                  config: str, archive: str, parameters: int, largest: int) -> None:
+    wrapper, worker_json = measured_worker(build_dir, tmp)
+    on = dict(os.environ, OPSCOPE_WEIGHTS=str(wrapper))
+    off = dict(os.environ, OPSCOPE_WEIGHTS=os.path.join(tmp, "no-worker"))
+    explain(opscope, config, archive, off)  # the index, cached
+    with_error, without, workers, report = timed_runs(opscope, config, archive, on, off,
+                                                      worker_json, runs)
+    rows = report["parameters"]
+    measured = [r for r in rows if "sqnr_db" in r]
+    peak = max(w["peak_rss_kb"] for w in workers) * 1024
+    worst = ", ".join(report["worst"])
+    sqnrs = [r["sqnr_db"] for r in measured if r["sqnr_db"] is not None]
+    median = f"median SQNR {statistics.median(sqnrs):.2f} dB; " if sqnrs and label else ""
+    print(f"{name}{' (' + label + ')' if label else ''}: {parameters / 1e6:.2f} M parameters, "
+          f"{len(measured)}/{len(rows)} weights measured; explain "
+          f"{statistics.median(with_error):.2f} s with the weight error, "
+          f"{statistics.median(without):.2f} s without (median of {runs}): weight error "
+          f"{statistics.median(with_error) - statistics.median(without):.2f} s; worker "
+          f"{statistics.median(w['cpu_s'] for w in workers):.2f} s CPU, peak RSS "
+          f"{peak / 1e6:.0f} MB = {peak / largest:.2f}x the largest tensor "
+          f"({largest / 1e6:.0f} MB); {median}worst: {worst}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--build-dir", default="build")
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--models", default="resnet18,gpt2,llama1b")
+    parser.add_argument("--compressors", default="int4,palettize,prune",
+                        help="int4 (the Quantizer), palettize, prune; the last two on resnet18 "
+                             "and gpt2")
     args = parser.parse_args()
     build_dir = Path(args.build_dir).resolve()
     opscope = str(build_dir / "opscope")
+    compressors = args.compressors.split(",")
     with tempfile.TemporaryDirectory() as tmp:
         config = os.path.join(tmp, "int4.json")
         Path(config).write_text(json.dumps(CONFIG))
@@ -235,26 +297,23 @@ def main() -> None:
                 continue
             model, inputs = build(name)
             parameters = sum(p.numel() for p in model.parameters())
-            archive = os.path.join(tmp, f"{name}.pt2")
-            torch.export.save(torch.export.export(model, inputs), archive)
             largest = largest_tensor_bytes(model)
-            wrapper, worker_json = measured_worker(build_dir, tmp)
-            on = dict(os.environ, OPSCOPE_WEIGHTS=str(wrapper))
-            off = dict(os.environ, OPSCOPE_WEIGHTS=os.path.join(tmp, "no-worker"))
-            explain(opscope, config, archive, off)  # the index, cached
-            with_error, without, workers, report = timed_runs(opscope, config, archive, on, off,
-                                                              worker_json, args.runs)
-            rows = report["parameters"]
-            measured = [r for r in rows if "sqnr_db" in r]
-            peak = max(w["peak_rss_kb"] for w in workers) * 1024
-            worst = ", ".join(report["worst"])
-            print(f"{name}: {parameters / 1e6:.2f} M parameters, {len(measured)}/{len(rows)} "
-                  f"weights measured; explain {statistics.median(with_error):.2f} s with the "
-                  f"weight error, {statistics.median(without):.2f} s without (median of "
-                  f"{args.runs}): weight error {statistics.median(with_error) - statistics.median(without):.2f} s; "
-                  f"worker {statistics.median(w['cpu_s'] for w in workers):.2f} s CPU, peak RSS "
-                  f"{peak / 1e6:.0f} MB = {peak / largest:.2f}x the largest tensor "
-                  f"({largest / 1e6:.0f} MB); worst: {worst}")
+            if "int4" in compressors:
+                archive = os.path.join(tmp, f"{name}.pt2")
+                torch.export.save(torch.export.export(model, inputs), archive)
+                bench_archive(opscope, build_dir, tmp, args.runs, name, "", config, archive,
+                              parameters, largest)
+            others = [c for c in compressors if c in COMPRESSORS]
+            if not others:
+                continue
+            archive = os.path.join(tmp, f"{name}-eager.pt2")
+            export_both_modes(name, archive)
+            for compressor in others:
+                label, written = COMPRESSORS[compressor]
+                other_config = os.path.join(tmp, f"{compressor}.json")
+                Path(other_config).write_text(json.dumps(written))
+                bench_archive(opscope, build_dir, tmp, args.runs, name, label, other_config,
+                              archive, parameters, largest)
 
 
 if __name__ == "__main__":

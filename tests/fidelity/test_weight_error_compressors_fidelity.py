@@ -161,8 +161,8 @@ def test_pruned_and_palettized_error_is_coreai_opts(name, opscope_bin, tmp_path,
 
 
 def test_vector_palettization_says_it_is_not_computed(opscope_bin, tmp_path, coreai_opt):
-    """cluster_dim > 1 (k-means++ from random starts) is not measured: every weight the config
-    palettizes says why instead of a number."""
+    """cluster_dim > 1 (seeded k-means++ and Lloyd restarts) is not measured: every weight the
+    config palettizes says why instead of a number."""
     fixture = get_fixture("resnet18")
     archive = str(tmp_path / "resnet18.pt2")
     export(fixture.target, fixture, archive)
@@ -170,5 +170,5 @@ def test_vector_palettization_says_it_is_not_computed(opscope_bin, tmp_path, cor
     rows = report["parameters"]
     assert rows and all("sqnr_db" not in row for row in rows), rows[:3]
     assert {row["not_measured"] for row in rows} == {
-        "vector palettization (cluster_dim > 1: k-means++ from random starts) is not computed "
-        "so far"}, rows[:3]
+        "vector palettization (cluster_dim > 1) is not computed so far: coreai-opt's k-means++ "
+        "restarts follow scikit-learn's or torch's random stream"}, rows[:3]

@@ -2,6 +2,7 @@
 
 #include "kmeans1d.h"
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 #include <string>
@@ -30,18 +31,31 @@ torch::Tensor cluster_block(const torch::Tensor& block, const Palettization& p,
   torch::Tensor centroids, assignment;
   if (fast) { // _reduce_weights_to_cluster
     torch::Tensor reduced = flat;
-    if (p.fast_kmeans) {
+    if (p.fast_kmeans) { // in place: the same kernels, one float32 copy instead of four
       const float scale = static_cast<float>(std::pow(10.0, p.rounding_precision));
-      reduced = torch::round(flat.to(torch::kFloat16).to(torch::kFloat32) * scale) / scale;
+      reduced = flat.to(torch::kFloat16).to(torch::kFloat32);
+      reduced.mul_(scale).round_().div_(scale);
     }
-    auto [values, inverse, counts] =
-        torch::_unique2(reduced, /*sorted=*/true, /*return_inverse=*/true, /*return_counts=*/true);
+    auto [values, unused, counts] =
+        torch::_unique2(reduced, /*sorted=*/true, /*return_inverse=*/false, /*return_counts=*/true);
     const Clustered c =
         cluster_1d(doubles_of(values), doubles_of(counts), static_cast<std::size_t>(clusters));
-    const torch::Tensor per_value =
-        torch::tensor(std::vector<std::int64_t>(c.clusters.begin(), c.clusters.end()));
-    assignment = per_value.index_select(0, inverse.reshape(-1));
     centroids = torch::tensor(c.centroids, torch::kFloat64);
+    // The distinct values are sorted and each cluster is a run of them (1-D optimal k-means),
+    // so a value's cluster is how many runs start at or below it: bucketize over the runs'
+    // first values, in int32, instead of an int64 inverse the size of the weight.
+    std::vector<float> starts;
+    const torch::Tensor sorted = values.contiguous();
+    const float* v = sorted.data_ptr<float>();
+    for (std::size_t i = 1; i < c.clusters.size(); ++i) {
+      if (c.clusters[i] == c.clusters[i - 1])
+        continue;
+      if (c.clusters[i] != c.clusters[i - 1] + 1)
+        throw std::logic_error("k-means gave clusters that are not runs of sorted values");
+      starts.push_back(v[i]);
+    }
+    assignment = torch::bucketize(reduced, torch::tensor(starts), /*out_int32=*/true,
+                                  /*right=*/true);
   } else {
     if (clusters * flat.numel() > kMaxTableEntries)
       throw std::invalid_argument(
@@ -57,9 +71,16 @@ torch::Tensor cluster_block(const torch::Tensor& block, const Palettization& p,
 }
 
 // _existing_palette: the block's values as they are when it holds at most 2^n_bits of them.
+// Its first 8 x 2^n_bits values are looked at first, as coreai-opt's probe does: a weight
+// that is no palette says so without a pass over all of it.
 bool holds_a_palette(const torch::Tensor& block, int n_bits) {
-  return std::get<0>(torch::_unique2(block.reshape(-1), /*sorted=*/false)).numel() <=
-         (std::int64_t{1} << n_bits);
+  const std::int64_t clusters = std::int64_t{1} << n_bits;
+  const torch::Tensor flat = block.reshape(-1);
+  auto distinct = [](const torch::Tensor& t) {
+    return std::get<0>(torch::_unique2(t, /*sorted=*/false)).numel();
+  };
+  return distinct(flat.narrow(0, 0, std::min(flat.numel(), 8 * clusters))) <= clusters &&
+         distinct(flat) <= clusters;
 }
 
 } // namespace

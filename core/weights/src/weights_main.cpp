@@ -83,7 +83,7 @@ opscope::weights::Error compression_error(const torch::Tensor& weight, const nlo
     p.sparsity = t.at("sparsity").get<double>();
     if (t.contains("channel_axis") && !t["channel_axis"].is_null())
       p.channel_axis = t["channel_axis"].get<int>();
-    return error_of(weight, prune(weight, p));
+    return pruning_error(weight, p);
   }
   if (method == "palettize") {
     Palettization p;

@@ -65,8 +65,8 @@ WeightQuantization palettization_of(const json& spec, const json& module_config,
     p.n_bits = spec["n_bits"].get<int>();
   }
   if (written(spec, "cluster_dim") && spec["cluster_dim"] != 1)
-    return refuse("vector palettization (cluster_dim > 1: k-means++ from random starts) is not "
-                  "computed so far");
+    return refuse("vector palettization (cluster_dim > 1) is not computed so far: coreai-opt's "
+                  "k-means++ restarts follow scikit-learn's or torch's random stream");
   if (written(spec, "lut_qspec"))
     return refuse("a quantized LUT (lut_qspec) is not computed so far");
   if (written(spec, "sparsity_detection_threshold"))
