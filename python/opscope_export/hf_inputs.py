@@ -562,7 +562,25 @@ def inputs_wanted_by(model, kwargs: dict, exc: BaseException) -> dict | None:
         ids = kwargs.get("input_ids")
         length = ids.shape[-1] if isinstance(ids, torch.Tensor) else SEQUENCE_LENGTH
         return {**kwargs, "attention_mask": torch.ones(1, length, dtype=torch.int64)}
-    return _text_alone(model.config, kwargs)
+    return _one_channel_waveform(model, kwargs) or _text_alone(model.config, kwargs)
+
+
+def _one_channel_waveform(model, kwargs: dict) -> dict | None:
+    """`kwargs` with its one (batch, samples) float input, a waveform, as (batch, 1, samples),
+    when the model failed on it and convolves one channel (PE Audio's DAC encoder: its
+    docstring says (batch_size, sequence_length), and Conv1d took that as one unbatched
+    channel)."""
+    import torch
+
+    waveforms = [name for name, value in kwargs.items() if isinstance(value, torch.Tensor)
+                 and value.dim() == 2 and value.is_floating_point()]
+    if len(waveforms) != 1:
+        return None
+    value = kwargs[waveforms[0]]
+    if any(isinstance(module, torch.nn.Conv1d) and module.in_channels == 1
+           for module in model.modules()):
+        return {**kwargs, waveforms[0]: torch.randn(value.shape[0], 1, value.shape[1])}
+    return None
 
 
 def _text_alone(config, kwargs: dict) -> dict | None:
