@@ -44,6 +44,16 @@ LLAMA_70B = {
     "num_key_value_heads": 8, "vocab_size": 128256, "max_position_embeddings": 8192,
     "rms_norm_eps": 1e-5, "rope_theta": 500000.0, "tie_word_embeddings": False,
 }
+# A Qwen3-30B-A3B-shaped MoE: 48 layers of 128 fused experts, which the llm-compressor dialect
+# sees split into 18,432 Linear layers (oneshot's linearize_moe).
+MOE_ID = "opscope-bench/qwen3-30b-a3b-shaped"
+QWEN3_30B_A3B = {
+    "architectures": ["Qwen3MoeForCausalLM"], "model_type": "qwen3_moe", "hidden_size": 2048,
+    "intermediate_size": 6144, "num_hidden_layers": 48, "num_attention_heads": 32,
+    "num_key_value_heads": 4, "head_dim": 128, "num_experts": 128, "num_experts_per_tok": 8,
+    "moe_intermediate_size": 768, "vocab_size": 151936, "max_position_embeddings": 40960,
+    "rms_norm_eps": 1e-6, "rope_theta": 1000000.0, "tie_word_embeddings": False,
+}
 LEAVES = ["q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"]
 CHECKS = 10  # whole-text edits timed
 
@@ -55,6 +65,9 @@ class EditorBench:
     typed: int  # characters of an entry typed before the completion (its quote included)
     edit: Callable[[str, int], str]  # the script's text at `version`, from the previous one
     hover_required: bool = True  # every entry has a hover
+    model_id: str = MODEL_ID  # the hub id the script names, and its config
+    model_config: dict | None = None  # LLAMA_70B when None
+    model_title: str = "Llama-3-70B-shaped model"
 
 
 def is_diagnostics(uri: str, version: int | None = None, with_model: bool = False):
@@ -68,7 +81,8 @@ def is_diagnostics(uri: str, version: int | None = None, with_model: bool = Fals
     return match
 
 
-def arguments(doc: str, seed: int) -> argparse.Namespace:
+def arguments(doc: str, seed: int, moe: bool = False) -> argparse.Namespace:
+    """The benches' options; `moe`: the bench offers --moe (the Qwen3-30B-A3B-shaped model)."""
     parser = argparse.ArgumentParser(description=doc,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--build-dir", default="build")
@@ -78,6 +92,9 @@ def arguments(doc: str, seed: int) -> argparse.Namespace:
     parser.add_argument("--seed", type=int, default=seed)
     parser.add_argument("--callgrind", action="store_true",
                         help="print instructions per request, the warm server under callgrind")
+    if moe:
+        parser.add_argument("--moe", action="store_true",
+                            help="the Qwen3-30B-A3B-shaped MoE instead of the 70B-shaped Llama")
     return parser.parse_args()
 
 
@@ -130,7 +147,8 @@ def run(args: argparse.Namespace, bench: EditorBench, text: str, rng: random.Ran
     requests = min(args.requests, 20) if args.callgrind else args.requests
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
-        env = dict(os.environ, HF_HOME=str(write_hub_config(root / "hf", MODEL_ID, LLAMA_70B)),
+        hub = write_hub_config(root / "hf", bench.model_id, bench.model_config or LLAMA_70B)
+        env = dict(os.environ, HF_HOME=str(hub),
                    VIRTUAL_ENV=sys.prefix, XDG_CACHE_HOME=str(root / "cache"),
                    XDG_CONFIG_HOME=str(root / "config"))
         env.pop("HF_HUB_CACHE", None)
@@ -187,7 +205,7 @@ def run(args: argparse.Namespace, bench: EditorBench, text: str, rng: random.Ran
                     ask("completion", position)
                     ask("hover", position)
             timed("check", checks)
-    print(f"Llama-3-70B-shaped model, {bench.title}"
+    print(f"{bench.model_title}, {bench.title}"
           f" (load {os.getloadavg()[0]:.1f})")
     print(f"  open cold   {cold:8.2f} s   (target <= 30 s)")
     if grind:
