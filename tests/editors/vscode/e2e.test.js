@@ -5,7 +5,9 @@
 // repository opened in Restricted Mode, which must run nothing. Workspace trust is on, as for users: each folder's trust is answered in VS Code's
 // dialog. A second test, in a code-server of its own: a PEFT training script in a folder without
 // opscope.yaml, its base model in a private Hugging Face cache (issue 26); a third, a Gemma 3
-// checkpoint config.json whose ignore list names its head as transformers 4.5x did (issue 27).
+// checkpoint config.json whose ignore list names its head as transformers 4.5x did (issue 27); a
+// fourth, a config proposed for 4.5 bits per weight from the Refactor menu, previewed as a diff
+// and applied (issue 28).
 // Screenshots of every step go to $OPSCOPE_SCREENSHOTS.
 //
 // env: OPSCOPE_BIN (the built opscope, required), OPSCOPE_EDITOR_TOOLS (code-server and
@@ -759,6 +761,85 @@ test('llm-compressor in VS Code: a Gemma 3 checkpoint ignoring its head by the o
       await page.keyboard.press('Escape');
     } catch (e) {
       await wb.screenshot('failed-vscode-llmcompressor-gemma3-ignore').catch(() => {});
+      throw e;
+    }
+  });
+});
+
+// Issue 28: "opscope propose" as a code action. The example's model exported with its weights;
+// once they are measured, the Refactor... menu on the config offers a config for 4.5 bits per
+// weight. VS Code shows it in its Refactor Preview (a diff) before anything changes, since the
+// edit asks for confirmation; applied, the file is what `opscope propose --write` writes.
+test('propose in VS Code: a config for a budget, previewed as a diff, then applied', { timeout: 300_000 }, async (t) => {
+  assert.ok(opscopeBin && fs.existsSync(opscopeBin), `OPSCOPE_BIN must name the built opscope (got ${opscopeBin})`);
+  assert.ok(process.env.OPSCOPE_PYTHON, 'OPSCOPE_PYTHON must name the Python with torch');
+  fs.mkdirSync(work, { recursive: true });
+  const root = fs.mkdtempSync(path.join(work, 'vscode-propose-'));
+  const ws = prepareWorkspace(path.join(root, 'ws'));
+  const config = example.config.file;
+  const run = (args) => execFileSync(opscopeBin, args, { cwd: ws, encoding: 'utf8', env: { ...process.env, XDG_CACHE_HOME: path.join(root, 'cache') } });
+  run(['export', 'model.py:build', '--input', '1x3x64x64', '--with-weights', '-o', 'model.pt2', '--python', process.env.OPSCOPE_PYTHON, '--quiet']);
+  // The archive is the model (an archive runs nothing: no trust needed).
+  fs.writeFileSync(path.join(ws, 'opscope.yaml'), 'model: model.pt2\nmode: graph\ncompressor: quantizer\n');
+  const before = fs.readFileSync(path.join(ws, config), 'utf8');
+  fs.copyFileSync(path.join(ws, config), path.join(root, 'by-cli.yaml'));
+  run(['propose', path.join(root, 'by-cli.yaml'), '--model', 'model.pt2', '--bits-per-weight', '4.5', '--write', '--quiet']);
+  const expected = fs.readFileSync(path.join(root, 'by-cli.yaml'), 'utf8');
+  assert.notEqual(expected, before);
+  const rootLine = before.split('\n').findIndex((l) => l.startsWith('quantization_config:')) + 1;
+
+  const { page, wb, url } = await openVsCode(t, { root, folder: ws });
+  await wb.open(url);
+  await wb.answerTrustPrompt(true);
+  await t.test('Refactor... offers the proposal; its preview is a diff; Apply writes what propose --write writes', async () => {
+    try {
+      await wb.openFile(config);
+      // Offered once the weights are measured: the weight-error lens shows first.
+      assert.ok(await eventually(async () => (await wb.codeLenses()).some((l) => l.includes('weight error, worst')), { timeout: 120_000 }), 'the weight-error lens shows');
+      await wb.focusEditor();
+      await wb.goTo(rootLine, 1);
+      const title = 'opscope: propose a config for 4.5 bits per weight';
+      const menu = page.locator('.action-widget').first();
+      const offered = await eventually(async () => {
+        await wb.runCommand('Refactor...');
+        await menu.waitFor({ state: 'visible', timeout: 5000 });
+        const texts = await menu.locator('.monaco-list-row').allInnerTexts();
+        if (texts.some((x) => x.includes(title))) return texts;
+        await page.keyboard.press('Escape');
+        return undefined;
+      }, { timeout: 60_000, interval: 1000 });
+      assert.ok(offered, `the Refactor menu offers "${title}"`);
+      await wb.screenshot('vscode-propose-menu');
+      // The keyboard, as a user picks from the menu: down to the action, then Enter.
+      for (let i = 0; i < 8; i++) {
+        const focused = await menu.locator('.monaco-list-row.focused').allInnerTexts();
+        if (focused.some((x) => x.includes(title))) break;
+        await page.keyboard.press('ArrowDown');
+      }
+      await page.keyboard.press('Enter');
+      // Nothing is applied before the user confirms: the Refactor Preview lists the change,
+      // unticked (VS Code's rule for an edit that needs confirmation); the user ticks it, looks
+      // at its diff and applies it.
+      const panel = page.locator('.part.panel');
+      await eventually(async () => (await panel.locator('.monaco-list-row', { hasText: config }).count()) > 0, { timeout: 30_000 });
+      assert.equal(fs.readFileSync(path.join(ws, config), 'utf8'), before, 'the file is unchanged before Apply');
+      await panel.locator('.monaco-list-row', { hasText: config }).first().locator('input[type="checkbox"]').check();
+      await panel.locator('.monaco-list-row').nth(1).click();
+      await page.locator('.monaco-diff-editor').first().waitFor({ state: 'visible', timeout: 30_000 });
+      await page.waitForTimeout(500); // the diff's decorations
+      await wb.screenshot('vscode-propose-preview'); // editors/images/vscode-propose-preview.png
+      assert.equal(fs.readFileSync(path.join(ws, config), 'utf8'), before, 'the file is unchanged before Apply');
+      await panel.locator('.monaco-button', { hasText: /^Apply$/ }).first().click();
+      await wb.openFile(config);
+      await page.keyboard.press('Control+S');
+      const written = await eventually(() => {
+        const text = fs.readFileSync(path.join(ws, config), 'utf8');
+        return text !== before ? text : undefined;
+      }, { timeout: 15_000 });
+      assert.equal(written, expected, 'applied, the config is what `opscope propose --write` writes');
+      await wb.screenshot('vscode-propose-applied');
+    } catch (e) {
+      await wb.screenshot('failed-vscode-propose').catch(() => {});
       throw e;
     }
   });
