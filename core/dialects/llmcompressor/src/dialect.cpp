@@ -132,11 +132,16 @@ public:
     const index::Index& model = *seen;
     std::shared_ptr<const std::vector<Suggestion>> all =
         candidates_->get(model, [&] { return candidates(model); });
+    // The engine shows the first 100 and marks the list incomplete past them: a MoE model's
+    // per-expert names (25,000 for Qwen3-30B-A3B) past a bound are only copied to be dropped.
+    constexpr std::size_t kEnough = 1000;
     std::vector<Suggestion> found;
     for (const Suggestion& s : *all)
       if (holds_in_order(s.label, typed)) {
         found.push_back(s);
         found.back().replace = replace;
+        if (found.size() > kEnough)
+          break;
       }
     return found;
   }
