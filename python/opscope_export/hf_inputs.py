@@ -600,7 +600,9 @@ def precomputed_vision_inputs(model, kwargs: dict) -> dict:
     """`kwargs` and, for a vision tower that reads a real `grid_thw` and computes its packed
     attention's boundaries and rotary positions with transformers' vision_utils (which pop
     them from forward's **kwargs when given: "precomputed before torch.export tracing"), those
-    tensors computed from the grid (GLM-OCR's vision tower). Only with real inputs: the
+    tensors computed from the grid (GLM-OCR's vision tower), and its position embeddings'
+    interpolation indices and weights (Qwen3-VL's, Qwen4-Exp's: torch's real-tensor
+    propagation fails on their computation, at prims.signbit). Only with real inputs: the
     computation reads the grid's values."""
     import inspect as _inspect
     import sys
@@ -628,7 +630,43 @@ def precomputed_vision_inputs(model, kwargs: dict) -> dict:
             uses.get("get_vision_position_ids") is vision_utils.get_vision_position_ids:
         merge = _size(model.config, "spatial_merge_size", default=2, sub="vision_config")
         added["position_ids"] = vision_utils.get_vision_position_ids(grid, merge)
+    interpolate = vision_utils.get_vision_interpolation_indices_and_weights
+    if "interp_indices" not in added and uses.get(interpolate.__name__) is interpolate:
+        # Its arguments besides the grid are the model's own (Qwen3-VL's num_grid_per_side,
+        # interpolation mode): learned from forward's call, stopped there.
+        call = _first_call(model, module, interpolate, added)
+        if call is not None:
+            args, call_kwargs = call
+            call_kwargs.pop("kwargs", None)
+            added["interp_indices"], added["interp_weights"] = interpolate(
+                grid, *args[1:], **call_kwargs)
     return added
+
+
+class _Called(Exception):
+    def __init__(self, args, kwargs):
+        super().__init__("called")
+        self.call = (args, kwargs)
+
+
+def _first_call(model, module, function, kwargs: dict):
+    """(args, kwargs) of forward's first call of `function` (a name in `module`, which the
+    call is stopped at, before any weight is read), or None when forward fails before it."""
+    name = function.__name__
+
+    def stop(*args, **call_kwargs):
+        raise _Called(args, call_kwargs)
+
+    setattr(module, name, stop)
+    try:
+        model(**dict(kwargs))
+    except _Called as called:
+        return called.call
+    except Exception:
+        return None
+    finally:
+        setattr(module, name, function)
+    return None
 
 
 def example_inputs(model, given: dict | None = None, target: str = "hf:") -> dict:

@@ -94,6 +94,9 @@ SAMPLE = [
     # an audio encoder whose DAC convolutions read (batch, 1, samples), documented as
     # (batch_size, sequence_length)
     "pe_audio_encoder",
+    # a vision tower whose position embeddings are interpolated from its grid (vision_utils'
+    # indices and weights, precomputed from the real grid like its attention's boundaries)
+    "qwen3_vl_vision",
     *EXPECTED_FAILURES, *NEEDS_PACKAGE, *TORCH_LIMITS,
 ]
 
