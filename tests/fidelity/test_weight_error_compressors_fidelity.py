@@ -11,7 +11,8 @@ original. SQNR = 10 log10(|w|^2 / |w - c(w)|^2) in float64. Both sides must comp
 parameters, and opscope's SQNR must be within 0.01 dB of coreai-opt's for every one (the
 pruning mask and the 1-D k-means are deterministic and ported op for op: they agree to the
 last bit). Configs: 4-bit palettes per tensor with 2-bit palettes per 16 channels and
-per-channel scales on the second blocks, and exact (non-fast) 3-bit k-means on one module;
+per-channel scales on the second blocks, exact (non-fast) 3-bit k-means on one module and
+rounding to 8 decimals on another (counted by sorting, not in bins);
 50 % unstructured pruning with 30 % of the channels (axis 0) on the second blocks. A
 vector-palettization config (cluster_dim 2) says it is not computed, for every weight.
 Prints the counts, the largest difference and the times."""
@@ -35,18 +36,25 @@ MODELS = ["resnet18", "hf_llama", "hf_gpt2"]
 # One module each whose palette comes from exact k-means over every element (small weights:
 # coreai-opt's exact clustering keeps two 2^n_bits x elements tables).
 EXACT_MODULE = {"resnet18": "fc", "hf_llama": "model.layers.0.mlp.down_proj", "hf_gpt2": "lm_head"}
+# One module each rounded to 8 decimals: its values span more integers than opscope-weights
+# counts in bins, so they are sorted as np.unique does.
+SORTED_MODULE = {"resnet18": "layer2.0.conv1", "hf_llama": "model.layers.0.self_attn.q_proj"}
 
 
 def palettizer_config(name: str) -> dict:
+    modules = {
+        SECOND_BLOCKS: {"op_state_spec": {"weight": {
+            "n_bits": 2, "enable_per_channel_scale": True,
+            "granularity": {"type": "per_grouped_channel", "group_size": 16}}}},
+        EXACT_MODULE[name]: {"enable_fast_kmeans_mode": False,
+                             "op_state_spec": {"weight": {"n_bits": 3}}},
+    }
+    if name in SORTED_MODULE:
+        modules[SORTED_MODULE[name]] = {"rounding_precision": 8,
+                                        "op_state_spec": {"weight": {"n_bits": 4}}}
     return {"kmeans_palettization_config": {
         "global_config": {"op_state_spec": {"weight": {"n_bits": 4}}},
-        "module_name_configs": {
-            SECOND_BLOCKS: {"op_state_spec": {"weight": {
-                "n_bits": 2, "enable_per_channel_scale": True,
-                "granularity": {"type": "per_grouped_channel", "group_size": 16}}}},
-            EXACT_MODULE[name]: {"enable_fast_kmeans_mode": False,
-                                 "op_state_spec": {"weight": {"n_bits": 3}}},
-        }}}
+        "module_name_configs": modules}}
 
 
 PRUNER_CONFIG = {"magnitude_pruning_config": {
