@@ -63,7 +63,9 @@ def _size(config, *names, default=None, sub: str | None = None):
 def _documented_shape(model, name: str) -> str | None:
     """The shape transformers documents for `name` in forward()'s docstring, if any."""
     doc = getattr(model.forward, "__doc__", None) or ""
-    match = re.search(rf"^\s*{re.escape(name)} \(`[^`]*`\s+of shape `\(([^`]*)\)`", doc, re.M)
+    # `(batch_size, ...)`, or in brackets (`[batch_size, config.block_size, dim]`)
+    match = re.search(rf"^\s*{re.escape(name)} \(`[^`]*`\s+of shape `[(\[]([^`]*)[)\]]`", doc,
+                      re.M)
     return match.group(1) if match else None
 
 
@@ -337,6 +339,9 @@ def _as_documented(model, config, name: str):
 def _dimension(config, dim: str) -> int | None:
     """One dimension of a documented shape, sized from the config (a product such as
     `batch_size * num_codebooks` multiplies its factors); None when the config does not."""
+    if "+" in dim:  # a sum (`number_of_previous_accepted_tokens + config.block_size`)
+        sizes = [_dimension(config, term.strip()) for term in dim.split("+")]
+        return None if None in sizes else sum(sizes)
     if "*" in dim:
         product = 1
         for factor in dim.split("*"):
@@ -349,6 +354,13 @@ def _dimension(config, dim: str) -> int | None:
         return 1
     if dim in ("sequence_length", "seq_len", "target_sequence_length"):
         return SEQUENCE_LENGTH
+    counted = re.fullmatch(r"len\(config\.(\w+)\)", dim)
+    if counted:  # `len(config.target_layer_ids)`
+        value = getattr(config, counted.group(1), None)
+        return len(value) if isinstance(value, (list, tuple)) and value else None
+    dim = dim.removeprefix("config.")
+    if dim in ("dim", "hidden_dim"):  # the model's width
+        return _size(config, dim, "hidden_size")
     if dim in ("num_channels", "channels"):
         return _size(config, "num_channels", default=3, sub="vision_config")
     if dim in ("height", "width", "image_size"):
@@ -357,7 +369,10 @@ def _dimension(config, dim: str) -> int | None:
         return _frames(config) or 2
     if dim.isdigit():
         return int(dim)
-    return _size(config, dim)
+    size = _size(config, dim)
+    if size is None and dim.endswith("_tokens"):
+        return SEQUENCE_LENGTH  # a count of tokens no config sets (accepted tokens so far)
+    return size
 
 
 def _documented_dims(model, config, name: str) -> list[int] | None:
@@ -562,7 +577,23 @@ def inputs_wanted_by(model, kwargs: dict, exc: BaseException) -> dict | None:
         ids = kwargs.get("input_ids")
         length = ids.shape[-1] if isinstance(ids, torch.Tensor) else SEQUENCE_LENGTH
         return {**kwargs, "attention_mask": torch.ones(1, length, dtype=torch.int64)}
-    return _one_channel_waveform(model, kwargs) or _text_alone(model.config, kwargs)
+    return _one_channel_waveform(model, kwargs) or _documented_mask(model, kwargs, missing) \
+        or _text_alone(model.config, kwargs)
+
+
+def _documented_mask(model, kwargs: dict, missing: list[str]) -> dict | None:
+    """`kwargs` with the attention mask forward() documents, when the model failed without
+    it and the config sizes it: a mask the model's default does not make (MuseGlimmer's
+    assistant attends to its context and its block: `[batch_size,
+    number_of_previous_accepted_tokens + config.block_size]`)."""
+    if "attention_mask" not in missing:
+        return None
+    dims = _documented_dims(model, model.config, "attention_mask")
+    if dims is None or len(dims) != 2:
+        return None
+    import torch
+
+    return {**kwargs, "attention_mask": torch.ones(*dims, dtype=torch.int64)}
 
 
 def _one_channel_waveform(model, kwargs: dict) -> dict | None:

@@ -97,6 +97,10 @@ SAMPLE = [
     # a vision tower whose position embeddings are interpolated from its grid (vision_utils'
     # indices and weights, precomputed from the real grid like its attention's boundaries)
     "qwen3_vl_vision",
+    # a draft model whose inputs are documented in brackets and in the config's terms
+    # ([batch_size, config.block_size, dim], dim * len(config.target_layer_ids)), its attention
+    # mask spanning its context and its block (the default mask does not)
+    "muse_glimmer_assistant",
     *EXPECTED_FAILURES, *NEEDS_PACKAGE, *TORCH_LIMITS,
 ]
 
