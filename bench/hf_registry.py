@@ -166,7 +166,9 @@ def export_row(opscope: Path, python: Path, folder: Path, config: dict, args, ex
 
 # Builds a default config with transformers' own auto classes on the meta device (no weight
 # data), in a process of its own, and runs a text model's forward there on 8 tokens: prints
-# {"built": class, "forward_error": "Type: first line" | null} or {"error": "Type: ..."}.
+# {"built": class, "forward_error": "Type: first line" | null, "where": "Class.method"} or
+# {"error": "Type: ..."}. A forward error naming another of forward's arguments (it wants
+# other inputs than tokens) is no fault of the config's: not reported.
 _TRANSFORMERS_BUILDS = r"""
 import inspect, json, sys, os, traceback
 os.environ["HF_HUB_OFFLINE"] = "1"
@@ -193,12 +195,15 @@ for auto in autos or ["AutoModel"]:
         first = first or f"{type(exc).__name__}: {(str(exc).strip().splitlines() or [''])[0]}"
         continue
     forward_error = where = None
-    if "input_ids" in inspect.signature(model.forward).parameters:
+    parameters = inspect.signature(model.forward).parameters
+    if "input_ids" in parameters:
         try:
             with torch.no_grad():
                 model.eval()(input_ids=torch.zeros(1, 8, dtype=torch.int64, device="meta"))
         except Exception as exc:
             forward_error = f"{type(exc).__name__}: {(str(exc).strip().splitlines() or [''])[0]}"
+            if any(name != "input_ids" and name in forward_error for name in parameters):
+                forward_error = None  # it wants other inputs: not its config's fault
             for frame, _ in traceback.walk_tb(exc.__traceback__):  # the innermost model code
                 owner = frame.f_locals.get("self")
                 if "transformers/models/" in frame.f_code.co_filename and owner is not None:
