@@ -1,7 +1,8 @@
 """Issue 28's `propose` in the editor (prints the figures; not a test): how long after a
 Quantizer config opens the code actions "opscope: propose a config for B bits per weight"
 are offered (the weight error measured first, then every weight under every choice, then the
-allocations), and after an edit that changes a spec (int8 -> int4: the candidates' measurements
+allocations; the server starts proposing at the first codeAction request, sent here right
+after didOpen), and after an edit that changes a spec (int8 -> int4: the candidates' measurements
 are kept, so only the resolutions and allocations run again). Archives saved with their weights
 as bench/weight_error.py builds them (ResNet-18- and GPT-2-124M-shaped, random weights), the
 int8-per-channel graph config of bench/propose.py, the index cached first; each figure is from
@@ -53,6 +54,7 @@ def actions_after(client: LspClient, uri: str, version: int, started: float,
             "context": {"diagnostics": []}})
         slowest.append(time.perf_counter() - asked)
         offered = [a for a in actions or [] if a["title"].startswith("opscope: propose")
+                   and "edit" in a
                    and a["edit"]["documentChanges"][0]["textDocument"]["version"] == version]
         if offered:
             return time.perf_counter() - started, [a["title"] for a in offered]

@@ -316,6 +316,8 @@ void from_json(const Json& j, InitializeParams& p) {
       path_in(caps, {"workspace", "workspaceEdit", "changeAnnotationSupport"});
   p.supports_confirmed_edits = flag_at(caps, {"workspace", "workspaceEdit", "documentChanges"}) &&
                                annotations && annotations->is_object();
+  p.supports_disabled_code_actions =
+      flag_at(caps, {"textDocument", "codeAction", "disabledSupport"});
   p.supports_watcher_registration =
       flag_at(caps, {"workspace", "didChangeWatchedFiles", "dynamicRegistration"});
   if (const Json* defaults =

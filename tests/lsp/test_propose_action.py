@@ -4,8 +4,9 @@ for B bits per weight" (kind refactor.rewrite) on the root key's line. Applying 
 exactly the text `opscope propose CONFIG --model M --bits-per-weight B --write` writes (the
 command's proposal is held to coreai-opt's prepare() by ctest fidelity_propose), and the edit
 carries a change annotation with needsConfirmation, so VS Code shows it as a diff before it is
-applied; a client without change annotations gets the same edit, plain. A weightless archive
-offers nothing. Prints how long after opening the actions were offered."""
+applied; a client without change annotations gets the same edit, plain. Nothing is measured
+until the actions are first asked for (then a disabled action says they are being measured).
+A weightless archive offers nothing. Prints how long after opening the actions were offered."""
 
 from __future__ import annotations
 
@@ -22,7 +23,7 @@ from test_weight_error import export, weight_lens
 CONFIRMING = {"workspace": {"codeLens": {"refreshSupport": True},
                             "workspaceEdit": {"documentChanges": True,
                                               "changeAnnotationSupport": {"groupsOnLabel": True}}},
-              "textDocument": {"codeLens": {}, "codeAction": {}}}
+              "textDocument": {"codeLens": {}, "codeAction": {"disabledSupport": True}}}
 PLAIN = {"workspace": {"codeLens": {"refreshSupport": True}},
          "textDocument": {"codeLens": {}, "codeAction": {}}}
 BUDGET = "4.5"
@@ -50,7 +51,7 @@ def proposals(client, uri, line: int, timeout=120.0) -> list[dict]:
     deadline = time.monotonic() + timeout
     while True:
         found = [a for a in code_actions(client, uri, line)
-                 if a["title"].startswith("opscope: propose")]
+                 if a["title"].startswith("opscope: propose") and "disabled" not in a]
         if found:
             return found
         assert time.monotonic() < deadline, "no propose action was offered"
@@ -96,6 +97,11 @@ def test_propose_action_applies_what_the_command_writes_after_a_confirmation(
     opened = time.monotonic()
     uri = client.open(weighted)
     weight_lens(client, uri, lambda t: "computing" not in t and "updating" not in t, timeout=120)
+    # Proposed only once asked for: the first request starts it and hears that it is under way.
+    first = [a for a in code_actions(client, uri, root_line(text))
+             if a["kind"] == "refactor.rewrite"]
+    assert [a["title"] for a in first] == ["opscope: propose a config for a size budget"], first
+    assert "measuring" in first[0]["disabled"]["reason"] and "edit" not in first[0]
     found = proposals(client, uri, root_line(text))
     print(f"propose actions {time.monotonic() - opened:.2f} s after opening: "
           + "; ".join(a["title"] for a in found))

@@ -545,20 +545,24 @@ void LspServer::weight_error_measured(const std::string& uri) {
   if (client_.supports_code_lens_refresh && !finished_) // every open document's lenses
     transport_.call("workspace/codeLens/refresh", nullptr, [](const protocol::Response&) {});
   const Document* doc = documents_.find(uri);
-  if (!doc || finished_)
-    return;
+  if (doc && !finished_ && proposals_.wanted(uri))
+    propose_if_measured(*doc);
+}
+
+void LspServer::propose_if_measured(const Document& doc) {
+  const std::string& uri = doc.uri;
   // Only on weights that were measured (a weightless archive or a failed worker: nothing).
-  const auto state = weight_errors_.state(uri, doc->revision);
+  const auto state = weight_errors_.state(uri, doc.revision);
   if (!state || !state->current || !state->report || !state->report->applies ||
       !state->report->unavailable.empty())
     return;
-  Analysis analysis = analyse(*doc);
+  Analysis analysis = analyse(doc);
   const std::string weights = weights_of(analysis);
   if (weights.empty() || !analysis.model->index)
     return;
-  proposals_.update(uri, doc->revision,
-                    {weights, doc->path.empty() ? uri : doc->path, doc->text,
-                     analysis.config->format, analysis.model->index});
+  proposals_.update(uri, doc.revision,
+                    {weights, doc.path.empty() ? uri : doc.path, doc.text, analysis.config->format,
+                     analysis.model->index});
 }
 
 void LspServer::refresh_all_documents() {
@@ -656,14 +660,13 @@ void LspServer::on_code_action(const protocol::CodeActionParams& params, Reply r
 
 // On the root key's line (where the lenses are), or anywhere when the user asks for actions
 // (triggerKind 1, Invoked) or for refactors (VS Code's Refactor... menu): a whole-config
-// rewrite, not a lightbulb on every line.
+// rewrite, not a lightbulb on every line. The first such request starts the proposals; until
+// they are done, a client that shows disabled actions gets one saying so.
 void LspServer::add_propose_actions(const protocol::CodeActionParams& params,
                                     const Analysis& analysis, Json& actions) {
   const Document* doc = documents_.find(params.text_document.uri);
-  if (!doc || !wants_proposals(params.context))
-    return;
-  const auto& offers = proposals_.offers(doc->uri, doc->revision);
-  if (offers.empty())
+  if (!doc || !wants_proposals(params.context) || analysis.dialect ||
+      analysis.config->root != config::Compressor::Quantizer || weights_of(analysis).empty())
     return;
   const bool asked = params.context.is_object() && (params.context.contains("only") ||
                                                     params.context.value("triggerKind", 0) == 1);
@@ -672,6 +675,18 @@ void LspServer::add_propose_actions(const protocol::CodeActionParams& params,
   const int root = positions.to_lsp(config::Position{root_line, 0}).line;
   if (!asked && (params.range.end.line < root || params.range.start.line > root))
     return;
+  proposals_.want(doc->uri);
+  propose_if_measured(*doc);
+  const auto& offers = proposals_.offers(doc->uri, doc->revision);
+  const auto measured = weight_errors_.state(doc->uri, doc->revision);
+  const bool measuring = proposals_.pending(doc->uri, doc->revision) ||
+                         (measured && measured->measuring && !measured->current);
+  if (offers.empty() && measuring && client_.supports_disabled_code_actions)
+    actions.push_back({{"title", "opscope: propose a config for a size budget"},
+                       {"kind", kProposeKind},
+                       {"disabled",
+                        {{"reason", "measuring each weight under each choice (int8, int4 per "
+                                    "channel or in blocks); offered when done"}}}});
   for (const Proposals::Offer& offer : offers)
     actions.push_back(propose_action(offer, doc->uri, doc->version, doc->text, positions,
                                      client_.supports_confirmed_edits));

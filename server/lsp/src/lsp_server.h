@@ -125,8 +125,10 @@ private:
   // Where the weights of `analysis`'s model are (an archive or a checkpoint), when it has
   // any to measure; "" otherwise.
   std::string weights_of(const Analysis& analysis) const;
-  // Proposes configs for a few budgets once the weights of `uri`'s revision were measured.
+  // Refreshes the lenses; proposes for `uri` if its proposals were asked for.
   void weight_error_measured(const std::string& uri);
+  // Proposes configs for a few budgets for `doc`'s revision if its weights were measured.
+  void propose_if_measured(const Document& doc);
   void add_propose_actions(const protocol::CodeActionParams& params, const Analysis& analysis,
                            Json& actions);
   void refresh_all_documents();

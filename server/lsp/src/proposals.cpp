@@ -29,8 +29,10 @@ std::string number(double value) {
 Proposals::Proposals(boost::asio::io_context& io, Logger& log)
     : log_(log), jobs_(io, [this](const std::string& uri, const std::string& what) {
         log_.error("proposing a config for " + uri + " failed: " + what);
-        if (auto it = documents_.find(uri); it != documents_.end())
+        if (auto it = documents_.find(uri); it != documents_.end()) {
           it->second.subject.clear(); // tried again after the next edit or load
+          it->second.pending = 0;
+        }
       }) {}
 
 // int8's size with room for a float layer or two, int4 in blocks of 32's size (4 + 16/32), and
@@ -52,6 +54,7 @@ void Proposals::update(const std::string& uri, std::uint64_t revision, Subject s
   if (d.subject == subject_key)
     return;
   d.subject = subject_key;
+  d.pending = revision;
   jobs_.submit(uri, [this, uri, revision, subject_key, subject = std::move(subject)] {
     auto offers = propose_for(subject);
     return BackgroundJobs::Delivery(
@@ -59,7 +62,10 @@ void Proposals::update(const std::string& uri, std::uint64_t revision, Subject s
           auto it = documents_.find(uri);
           if (it == documents_.end())
             return; // closed meanwhile
-          it->second = {revision, std::move(offers), subject_key};
+          if (it->second.pending == revision)
+            it->second.pending = 0;
+          it->second.revision = revision;
+          it->second.offers = std::move(offers);
         });
   });
 }
@@ -71,6 +77,20 @@ const std::vector<Proposals::Offer>& Proposals::offers(const std::string& uri,
   if (it == documents_.end() || it->second.revision != revision)
     return kNone;
   return it->second.offers;
+}
+
+void Proposals::want(const std::string& uri) {
+  documents_[uri].wanted = true;
+}
+
+bool Proposals::wanted(const std::string& uri) const {
+  auto it = documents_.find(uri);
+  return it != documents_.end() && it->second.wanted;
+}
+
+bool Proposals::pending(const std::string& uri, std::uint64_t revision) const {
+  auto it = documents_.find(uri);
+  return it != documents_.end() && it->second.pending == revision;
 }
 
 void Proposals::forget(const std::string& uri) {

@@ -1,10 +1,11 @@
 // The configs proposed for a few size budgets (engine/propose) for each open Quantizer config
 // whose weights were measured (WeightErrors), offered as code actions. Measuring every
-// weight under every choice takes seconds (GPT-2-124M's shape: ~10 s of CPU), so it runs on a
-// thread of its own after the weight error lands, and the actions are offered once it is
-// done: a request never waits for it. The measurements are kept per (model as it is on disk,
-// the worker's request), so an edit that leaves the candidates as they were costs only the
-// resolutions and the allocation.
+// weight under every choice takes seconds (GPT-2-124M's shape: ~10 s of CPU; minutes for a
+// billion weights), so it starts only for a config whose proposals were asked for (a code
+// action request where they would show: want), runs on a thread of its own after the weight
+// error lands, and the actions are offered once it is done: a request never waits for it. The
+// measurements are kept per (model as it is on disk, the worker's request), so an edit that leaves
+// the candidates as they were costs only the resolutions and the allocation.
 #pragma once
 
 #include "background_jobs.h"
@@ -46,6 +47,11 @@ public:
   };
   // Proposes for `revision` of `uri` (call on the io thread).
   void update(const std::string& uri, std::uint64_t revision, Subject subject);
+  // The user asked for `uri`'s actions: it is proposed for from now on, each revision.
+  void want(const std::string& uri);
+  bool wanted(const std::string& uri) const;
+  // Whether a proposal for `revision` is under way.
+  bool pending(const std::string& uri, std::uint64_t revision) const;
   // The offers for `revision`; empty when it is not (yet) proposed for.
   const std::vector<Offer>& offers(const std::string& uri, std::uint64_t revision) const;
   void forget(const std::string& uri);
@@ -57,7 +63,9 @@ private:
   struct Document {
     std::uint64_t revision = 0; // of `offers`
     std::vector<Offer> offers;
-    std::string subject; // what was last submitted: revision, model stamp, index
+    std::string subject;       // what was last submitted: revision, model stamp, index
+    std::uint64_t pending = 0; // the revision submitted and not delivered; 0: none
+    bool wanted = false;       // its proposals were asked for
   };
   // Runs on the proposing thread.
   std::vector<Offer> propose_for(const Subject& subject);

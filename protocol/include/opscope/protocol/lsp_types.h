@@ -224,6 +224,7 @@ struct InitializeParams {
   // workspace.workspaceEdit.documentChanges and .changeAnnotationSupport: an edit may carry an
   // annotation that asks the user to confirm it (VS Code previews it as a diff first).
   bool supports_confirmed_edits = false;
+  bool supports_disabled_code_actions = false; // textDocument.codeAction.disabledSupport
 };
 void from_json(const Json& j, InitializeParams& p);
 
