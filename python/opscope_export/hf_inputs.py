@@ -539,6 +539,34 @@ def _as_the_error_says(model, kwargs: dict, text: str) -> dict | None:
     return {**kwargs, name: torch.randn(*dims)}
 
 
+_FLAT_PATCHES = re.compile(
+    r"Expected 3D \(unbatched\) or (4)D \(batched\) input to conv2d, but got input of size: "
+    r"\[\d+, \d+\]|not enough values to unpack \(expected ([45]), got 2\)")
+
+
+def _patches_as_images(model, kwargs: dict, text: str) -> dict | None:
+    """`kwargs` with its one (patches, channels * patch * patch) float input, a vision tower's
+    packed patches, as one small image per patch, when the model wanted them so: (patches,
+    channels, patch, patch) for a convolution (Kimi-K2.5's vision tower), or (1, patches,
+    channels, patch, patch) where it unpacks five dimensions (PaddleOCR-VL's)."""
+    import torch
+
+    match = _FLAT_PATCHES.search(text)
+    flat = [name for name, value in kwargs.items() if isinstance(value, torch.Tensor)
+            and value.dim() == 2 and value.is_floating_point()]
+    if not match or len(flat) != 1:
+        return None
+    config = model.config
+    channels = _size(config, "num_channels", "in_channels", "in_chans", default=3,
+                     sub="vision_config")
+    patch = _size(config, "patch_size", default=14, sub="vision_config")
+    patches, features = kwargs[flat[0]].shape
+    if features != channels * patch * patch:
+        return None
+    shape = (patches, channels, patch, patch)
+    return {**kwargs, flat[0]: torch.randn(*((1, *shape) if match.group(2) == "5" else shape))}
+
+
 def inputs_wanted_by(model, kwargs: dict, exc: BaseException) -> dict | None:
     """`kwargs` with one input in the other layout (`_other_layout`, `_features_last`), or
     with a channel axis (`_with_channel_axis`), or one more argument
@@ -555,7 +583,8 @@ def inputs_wanted_by(model, kwargs: dict, exc: BaseException) -> dict | None:
         text += f" {seen}"
         seen = seen.__cause__ or seen.__context__
     for reshaped in (_other_layout(kwargs, text), _with_channel_axis(model, kwargs, text),
-                     _features_last(kwargs, text), _as_the_error_says(model, kwargs, text)):
+                     _features_last(kwargs, text), _as_the_error_says(model, kwargs, text),
+                     _patches_as_images(model, kwargs, text)):
         if reshaped is not None:
             return reshaped
     parameters = _parameters(model)

@@ -97,6 +97,9 @@ SAMPLE = [
     # a vision tower whose position embeddings are interpolated from its grid (vision_utils'
     # indices and weights, precomputed from the real grid like its attention's boundaries)
     "qwen3_vl_vision",
+    # vision towers that read their packed patches as one small image each: (patches,
+    # channels, patch, patch) for a convolution, or with a batch axis before them
+    "kimi_k25_vision", "paddleocr_vl_vision",
     # a draft model whose inputs are documented in brackets and in the config's terms
     # ([batch_size, config.block_size, dim], dim * len(config.target_layer_ids)), its attention
     # mask spanning its context and its block (the default mask does not)
