@@ -24,8 +24,8 @@ torch::Tensor prune(const torch::Tensor& weight, const Pruning& p);
 
 // error_of(weight, prune(weight, p)) without the mask: unstructured pruning zeroes the
 // floor(numel * sparsity) smallest |w|, whichever of equal ones topk leaves, so its error is
-// their sum of squares, found with one selection (kthvalue) instead of a topk of half the
-// weight and two more copies of it (GPT-2's head: 3 s and 1.4 GB less).
+// their sum of squares, found with a selection by histograms instead of a topk of half the
+// weight and its copies.
 Error pruning_error(const torch::Tensor& weight, const Pruning& p);
 
 } // namespace opscope::weights
