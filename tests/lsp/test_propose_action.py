@@ -6,7 +6,8 @@ command's proposal is held to coreai-opt's prepare() by ctest fidelity_propose),
 carries a change annotation with needsConfirmation, so VS Code shows it as a diff before it is
 applied; a client without change annotations gets the same edit, plain. Nothing is measured
 until the actions are first asked for (then a disabled action says they are being measured).
-A weightless archive offers nothing. Prints how long after opening the actions were offered."""
+A weightless archive offers nothing; with `weights:` naming a .safetensors checkpoint of the
+same weights, the proposal is the same. Prints how long after opening the actions were offered."""
 
 from __future__ import annotations
 
@@ -189,4 +190,29 @@ def test_a_weightless_archive_offers_no_proposal(make_client, tmp_path, opscope_
     time.sleep(1.0)
     assert not [a for a in code_actions(client, uri, root_line(text))
                 if a["kind"] == "refactor.rewrite"]
+    assert client.shutdown_and_exit() == 0
+
+
+def test_a_checkpoint_named_by_weights_gives_the_same_proposal(make_client, tmp_path, weighted,
+                                                               opscope_bin, python_exe):
+    """A weightless archive for the names and `weights:` naming a .safetensors checkpoint of the
+    same weights (the lens's other source): the same proposal as the archive with weights."""
+    config = export(tmp_path / "checkpoint", opscope_bin, python_exe, False)
+    checkpoint = config.with_name("model.safetensors")
+    subprocess.run([python_exe, "-c", (
+        "import sys, torch\nfrom safetensors.torch import save_file\n"
+        "state = torch.export.load(sys.argv[1]).state_dict\n"
+        "save_file({k: v.contiguous() for k, v in state.items()}, sys.argv[2])\n"),
+        str(weighted.with_name("model.pt2")), str(checkpoint)], check=True, timeout=300)
+    config.with_name("opscope.yaml").write_text(
+        "model: model.pt2\nweights: model.safetensors\nmode: graph\ncompressor: quantizer\n")
+    text = config.read_text()
+    assert text == weighted.read_text()
+    client = make_client()
+    client.initialize(config.parent, capabilities=CONFIRMING)
+    uri = client.open(config)
+    action = next(a for a in proposals(client, uri, root_line(text))
+                  if f"for {BUDGET} bits per weight" in a["title"])
+    expected, _ = proposed_by_cli(opscope_bin, weighted, BUDGET)
+    assert applied(text, action["edit"]["documentChanges"][0]["edits"]) == expected
     assert client.shutdown_and_exit() == 0
