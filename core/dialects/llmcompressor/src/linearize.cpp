@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <optional>
 #include <string_view>
 #include <unordered_map>
 #include <utility>
@@ -54,15 +55,51 @@ const LinearizedClass* linearized_class(const ModuleObject& object) {
   return nullptr;
 }
 
+// An experts module's sizes, read from its fused parameters: non-transposed, gate_up_proj is
+// [E, 2I, H] (up_proj [E, I, H]) and down_proj [E, H, I]; transposed, [E, H, 2I] and [E, I, H].
+// ExpertMLP's Linear layers are then [I, H] (gate, up) and [H, I] (down). Empty when the
+// shapes do not fit together (no model transformers builds).
+struct Sizes {
+  std::int64_t experts = 0, hidden = 0, inter = 0;
+};
+std::optional<Sizes> sizes_of(const index::Index& model, const std::string& module,
+                              const LinearizedClass& c) {
+  const Parameter* down = fused_tensor(model, module, "down_proj");
+  const Parameter* up = fused_tensor(model, module, c.gated ? "gate_up_proj" : "up_proj");
+  if (!down || !up)
+    return std::nullopt;
+  Sizes s;
+  s.experts = down->shape[0];
+  s.hidden = c.transposed ? up->shape[1] : up->shape[2];
+  std::int64_t both = c.transposed ? up->shape[2] : up->shape[1];
+  s.inter = both / (c.gated ? 2 : 1);
+  std::vector<std::int64_t> down_shape = {s.experts, c.transposed ? s.inter : s.hidden,
+                                          c.transposed ? s.hidden : s.inter};
+  if (s.experts <= 0 || s.hidden <= 0 || s.inter <= 0 || (c.gated && both % 2 != 0) ||
+      up->shape[0] != s.experts || down->shape != down_shape)
+    return std::nullopt;
+  return s;
+}
+
+// Modules one experts module becomes: LinearExperts2D, act_fn, and per expert an ExpertMLP
+// with its two or three Linear layers.
+std::int64_t modules_made(const Sizes& s, const LinearizedClass& c) {
+  return 2 + s.experts * (c.gated ? 4 : 3);
+}
+
 // The modules linearize_moe replaces: get_non_linearized_moes (the protocol's parameters, a
-// class it knows), with their class.
+// class it knows), with their class, while the view stays within kMaxLinearizedModules.
 std::vector<std::pair<int, const LinearizedClass*>> linearizable(const index::Index& model) {
   std::vector<std::pair<int, const LinearizedClass*>> found;
+  std::int64_t made = 0;
   const auto& objects = model.named_modules();
   for (std::size_t i = 0; i < objects.size(); ++i)
-    if (const LinearizedClass* c = linearized_class(objects[i]);
-        c && fused_shaped(model, objects[i].name))
+    if (const LinearizedClass* c = linearized_class(objects[i])) {
+      std::optional<Sizes> s = sizes_of(model, objects[i].name, *c);
+      if (!s || (made += modules_made(*s, *c)) > kMaxLinearizedModules)
+        continue;
       found.emplace_back(static_cast<int>(i), c);
+    }
   return found;
 }
 
@@ -77,12 +114,8 @@ struct Replacement {
 Replacement replace(const index::Index& model, const ModuleObject& fused,
                     const LinearizedClass& c) {
   const Parameter* down = fused_tensor(model, fused.name, "down_proj");
-  const Parameter* up = fused_tensor(model, fused.name, c.gated ? "gate_up_proj" : "up_proj");
-  std::int64_t experts = down->shape[0];
-  // Non-transposed: gate_up [E, 2I, H] (up [E, I, H]), down [E, H, I]; transposed: [E, H, 2I],
-  // [E, I, H]. ExpertMLP's Linear layers are [I, H] (gate, up) and [H, I] (down).
-  std::int64_t hidden = c.transposed ? up->shape[1] : up->shape[2];
-  std::int64_t inter = (c.transposed ? up->shape[2] : up->shape[1]) / (c.gated ? 2 : 1);
+  Sizes s = *sizes_of(model, fused.name, c);
+  std::int64_t experts = s.experts, hidden = s.hidden, inter = s.inter;
   bool bias =
       model.find_parameter(join(fused.name, c.gated ? "gate_up_proj_bias" : "up_proj_bias")) &&
       model.find_parameter(join(fused.name, "down_proj_bias"));
@@ -242,11 +275,27 @@ bool has_linearizable_experts(const index::Index& model) {
 
 std::vector<std::string> fused_experts_left(const index::Index& model) {
   std::vector<std::string> left;
-  each_fused(model, [&](const ModuleObject& m) {
-    if (!linearized_class(m))
-      left.push_back(m.name);
-  });
+  each_fused(model, [&](const ModuleObject& m) { left.push_back(m.name); });
   return left;
+}
+
+std::string fused_experts_caveat(const index::Index& view) {
+  std::vector<std::string> left = fused_experts_left(view);
+  if (left.empty())
+    return "";
+  std::size_t split = 0; // of a class oneshot splits: past the bound, or of odd shapes
+  each_fused(view, [&](const ModuleObject& m) { split += linearized_class(m) != nullptr; });
+  std::string which = std::to_string(left.size()) + " fused MoE experts module" +
+                      (left.size() == 1 ? "" : "s") + " (" + left.front() +
+                      (left.size() > 1 ? ", ..." : "") + ")";
+  if (split > 0)
+    return which +
+           " counted unquantized: oneshot splits them into per-expert Linear layers, "
+           "which opscope models up to " +
+           std::to_string(kMaxLinearizedModules) + " modules (or their shapes do not fit)";
+  return which + " kept as 3-D parameters, saved unquantized: llm-compressor's linearize_moe "
+                 "splits only transformers' @use_experts_implementation classes and those it "
+                 "registers (GptOssExperts, Llama4TextExperts)";
 }
 
 index::Index linearize_moe(const index::Index& model) {

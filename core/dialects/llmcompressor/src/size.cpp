@@ -351,15 +351,8 @@ ProjectedCheckpoint project_checkpoint(const std::vector<Modifier>& modifiers,
     size.bytes_after += after;
   }
   // The model is the one oneshot sees (linearize.h): the fused experts it splits are Linear
-  // layers here. The rest stay 3-D parameters, which no target quantizes: said, not guessed.
-  std::vector<std::string> left = fused_experts_left(model);
-  if (!left.empty())
-    size.caveat = std::to_string(left.size()) + " fused MoE experts module" +
-                  (left.size() == 1 ? "" : "s") + " (" + left.front() +
-                  (left.size() > 1 ? ", ..." : "") +
-                  ") kept as 3-D parameters, saved unquantized: llm-compressor's linearize_moe "
-                  "splits only transformers' @use_experts_implementation classes and those it "
-                  "registers (GptOssExperts, Llama4TextExperts)";
+  // layers here. Any left are 3-D parameters, counted as they are: said, not guessed.
+  size.caveat = fused_experts_caveat(model);
   std::sort(
       size.modules.begin(), size.modules.end(),
       [](const ModuleProjection& a, const ModuleProjection& b) { return a.module < b.module; });

@@ -130,6 +130,28 @@ TEST(LlmcompressorLinearize, AFusedClassLinearizeMoeDoesNotSplitStaysAndIsSaid) 
   EXPECT_TRUE(fused_experts_left(linearize_moe(qwen3_moe_like())).empty());
 }
 
+TEST(LlmcompressorLinearize, ExpertsPastTheBoundOrOfOddShapesStayFusedAndAreSaid) {
+  // 600,000 experts a layer would add 2.4 M modules: the view keeps them fused (an export on
+  // fake tensors holds such a config without a byte of weights) and the size says so.
+  const std::string cls = "transformers.models.qwen3_moe.modeling_qwen3_moe.Qwen3MoeExperts";
+  index::Index huge =
+      with_experts(cls, {{"gate_up_proj", {600'000, 128, 32}}, {"down_proj", {600'000, 32, 64}}});
+  index::Index seen = linearize_moe(huge);
+  EXPECT_EQ(seen.named_modules().size(), huge.named_modules().size());
+  EXPECT_EQ(fused_experts_left(seen).size(), 2u);
+  std::vector<Modifier> recipe =
+      read_llmcompressor_configs("recipe.yaml", "QuantizationModifier:\n  targets: [Linear]\n"
+                                                "  scheme: W4A16\n");
+  ProjectedCheckpoint size = project_checkpoint(recipe, {resolve(recipe.front(), seen)}, seen);
+  EXPECT_NE(size.caveat.find("counted unquantized"), std::string::npos) << size.caveat;
+
+  // down_proj's shape does not fit gate_up_proj's (no model transformers builds): no split, no
+  // crash, said the same way.
+  index::Index odd =
+      with_experts(cls, {{"gate_up_proj", {4, 128, 32}}, {"down_proj", {4, 32, 63}}});
+  EXPECT_EQ(fused_experts_left(linearize_moe(odd)).size(), 2u);
+}
+
 TEST(LlmcompressorLinearize, TheDialectAnswersOnTheModelOneshotSees) {
   index::Index model = qwen3_moe_like();
   const std::string text = "quant_stage:\n  quant_modifiers:\n    QuantizationModifier:\n"

@@ -9,6 +9,7 @@
 
 #include "opscope/index/index.h"
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -26,17 +27,25 @@ struct LinearizedClass {
 };
 const std::vector<LinearizedClass>& linearized_classes();
 
+// The most modules the view adds (LinearExperts2D, act_fn, each ExpertMLP and its Linear
+// layers): DeepSeek-V3's 58 MoE layers of 256 experts add 59,508; an index whose shapes ask for
+// more (a config with millions of experts exports on fake tensors) keeps the rest fused.
+inline constexpr std::int64_t kMaxLinearizedModules = 1'000'000;
+
 // `model` with every fused experts module of a class above replaced as linearize_moe replaces
 // it: names, classes (with their MRO) and per-expert parameters (shapes from the fused ones,
-// same dtype). Others are kept as they are (see fused_experts_left). Returns `model` itself,
+// same dtype). Others are kept as they are (fused_experts_left). Returns `model` itself,
 // copied, when it has none.
 index::Index linearize_moe(const index::Index& model);
 // Whether linearize_moe(model) would change anything (cheap: the parameters' names).
 bool has_linearizable_experts(const index::Index& model);
 
-// The fused experts modules (3-D `down_proj` beside a 3-D `gate_up_proj` or `up_proj`) of a
-// class linearize_moe does not split (not decorated with use_experts_implementation, nor
-// registered): llm-compressor leaves them 3-D, where no target quantizes them. Their names.
-std::vector<std::string> fused_experts_left(const index::Index& model);
+// The fused experts modules (3-D `down_proj` beside a 3-D `gate_up_proj` or `up_proj`) still
+// in `view`: of a class linearize_moe does not split (not decorated with
+// use_experts_implementation, nor registered), which llm-compressor leaves 3-D where no target
+// quantizes them; or past kMaxLinearizedModules. Their names.
+std::vector<std::string> fused_experts_left(const index::Index& view);
+// What the projected size of `view` leaves out, said (empty when nothing).
+std::string fused_experts_caveat(const index::Index& view);
 
 } // namespace opscope::dialects::llmcompressor
