@@ -55,10 +55,13 @@ void Proposals::update(const std::string& uri, std::uint64_t revision, Subject s
     return;
   d.subject = subject_key;
   d.pending = revision;
-  jobs_.submit(uri, [this, uri, revision, subject_key, subject = std::move(subject)] {
-    auto offers = propose_for(subject);
+  jobs_.submit(uri, [this, uri, revision, subject = std::move(subject)] {
+    std::string none; // why nothing is offered
+    auto offers = propose_for(subject, none);
     return BackgroundJobs::Delivery(
-        [this, uri, revision, subject_key, offers = std::move(offers)]() mutable {
+        [this, uri, revision, none, offers = std::move(offers)]() mutable {
+          if (!none.empty())
+            log_.info("no config proposed for " + uri + ": " + none); // the io thread logs
           auto it = documents_.find(uri);
           if (it == documents_.end())
             return; // closed meanwhile
@@ -122,7 +125,7 @@ propose::SquaredErrors Proposals::measure(const Subject& subject,
   return *measured;
 }
 
-std::vector<Proposals::Offer> Proposals::propose_for(const Subject& subject) {
+std::vector<Proposals::Offer> Proposals::propose_for(const Subject& subject, std::string& none) {
   std::vector<Offer> offers;
   const config::ConfigDocument doc = config::read_config(subject.text, subject.format);
   if (!doc.problems.empty() || !propose::can_append(doc) || !resolve::resolves(doc, *subject.index))
@@ -135,7 +138,7 @@ std::vector<Proposals::Offer> Proposals::propose_for(const Subject& subject) {
                                       return measure(subject, weights);
                                     });
   } catch (const propose::ProposeError& e) {
-    log_.info("no config proposed for " + subject.path + ": " + e.what());
+    none = e.what();
     return offers;
   }
   const auto weights = static_cast<double>(candidates.total_weights);

@@ -67,8 +67,8 @@ private:
     std::uint64_t pending = 0; // the revision submitted and not delivered; 0: none
     bool wanted = false;       // its proposals were asked for
   };
-  // Runs on the proposing thread.
-  std::vector<Offer> propose_for(const Subject& subject);
+  // Run on the proposing thread (which never logs: `none` says why nothing is offered).
+  std::vector<Offer> propose_for(const Subject& subject, std::string& none);
   propose::SquaredErrors measure(const Subject& subject,
                                  const std::vector<resolve::WeightQuantization>& weights);
 
