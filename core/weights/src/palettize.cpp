@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -26,19 +27,27 @@ std::vector<double> doubles_of(const torch::Tensor& t) {
 constexpr std::int64_t kMaxBins = std::int64_t{1} << 22;
 constexpr std::int64_t kChunk = std::int64_t{1} << 20;
 
-// _reduce_weights_to_cluster and _kmeans1d.cluster by bins: `rounded` holds
-// round(float16(w) * scale) (integer-valued float32) from `low` to `low + bins - 1`. The
-// distinct values are the bins' integers divided by scale, as the sort would give them (equal
-// quotients merged), weighted by their counts.
-torch::Tensor cluster_by_bins(const torch::Tensor& rounded, double low, std::int64_t bins,
-                              float scale, std::int64_t clusters, c10::ScalarType dtype) {
-  torch::Tensor counts = torch::zeros({bins}, torch::kInt64);
-  auto bin_of = [&](std::int64_t start, std::int64_t length) {
-    return (rounded.narrow(0, start, length) - low).to(torch::kInt64);
+// Fast mode's rounding of `flat` (float32) from `start`: round(float16(w) * scale), an
+// integer-valued float32, a chunk at a time so no rounded copy of the weight is kept.
+torch::Tensor rounded_chunk(const torch::Tensor& flat, std::int64_t start, float scale) {
+  torch::Tensor r = flat.narrow(0, start, std::min(kChunk, flat.numel() - start))
+                        .to(torch::kFloat16)
+                        .to(torch::kFloat32);
+  r.mul_(scale).round_();
+  return r;
+}
+
+// _reduce_weights_to_cluster and _kmeans1d.cluster by bins: the rounded values of `flat` lie
+// from `low` to `low + bins - 1`. The distinct values are the bins' integers divided by
+// scale, as the sort would give them (equal quotients merged), weighted by their counts.
+torch::Tensor cluster_by_bins(const torch::Tensor& flat, float scale, double low, std::int64_t bins,
+                              std::int64_t clusters, c10::ScalarType dtype) {
+  auto bin_of = [&](std::int64_t start) {
+    return (rounded_chunk(flat, start, scale) - low).to(torch::kInt64);
   };
-  for (std::int64_t start = 0; start < rounded.numel(); start += kChunk)
-    counts.add_(
-        torch::bincount(bin_of(start, std::min(kChunk, rounded.numel() - start)), {}, bins));
+  torch::Tensor counts = torch::zeros({bins}, torch::kInt64);
+  for (std::int64_t start = 0; start < flat.numel(); start += kChunk)
+    counts.add_(torch::bincount(bin_of(start), {}, bins));
   const torch::Tensor present = torch::nonzero(counts).reshape(-1); // ascending
   torch::Tensor values = (present.to(torch::kFloat64) + low).to(torch::kFloat32);
   values.div_(scale); // the same kernel as the rounding's division
@@ -54,11 +63,10 @@ torch::Tensor cluster_by_bins(const torch::Tensor& rounded, double low, std::int
               0, torch::tensor(std::vector<std::int64_t>(c.clusters.begin(), c.clusters.end())));
   torch::Tensor table = torch::zeros({bins}, torch::TensorOptions().dtype(dtype));
   table.index_copy_(0, present, per_distinct.index_select(0, inverse));
-  torch::Tensor out = torch::empty({rounded.numel()}, table.options());
-  for (std::int64_t start = 0; start < rounded.numel(); start += kChunk) {
-    const std::int64_t length = std::min(kChunk, rounded.numel() - start);
-    out.narrow(0, start, length).copy_(table.index_select(0, bin_of(start, length)));
-  }
+  torch::Tensor out = torch::empty({flat.numel()}, table.options());
+  for (std::int64_t start = 0; start < flat.numel(); start += kChunk)
+    out.narrow(0, start, std::min(kChunk, flat.numel() - start))
+        .copy_(table.index_select(0, bin_of(start)));
   return out;
 }
 
@@ -75,14 +83,21 @@ torch::Tensor cluster_block(const torch::Tensor& block, const Palettization& p,
     torch::Tensor reduced = flat;
     if (p.fast_kmeans) { // in place: the same kernels, one float32 copy instead of four
       const float scale = static_cast<float>(std::pow(10.0, p.rounding_precision));
-      reduced = flat.to(torch::kFloat16).to(torch::kFloat32);
-      reduced.mul_(scale).round_();
-      const double low = reduced.min().item<double>(), high = reduced.max().item<double>();
-      if (high - low < static_cast<double>(kMaxBins))
-        return cluster_by_bins(reduced, low, static_cast<std::int64_t>(high - low) + 1, scale,
+      double low = std::numeric_limits<double>::infinity(), high = -low;
+      bool nan = false;
+      for (std::int64_t start = 0; start < flat.numel(); start += kChunk) {
+        const torch::Tensor r = rounded_chunk(flat, start, scale);
+        const double chunk_low = r.min().item<double>(), chunk_high = r.max().item<double>();
+        nan = nan || std::isnan(chunk_low) || std::isnan(chunk_high);
+        low = std::min(low, chunk_low);
+        high = std::max(high, chunk_high);
+      }
+      if (!nan && high - low < static_cast<double>(kMaxBins))
+        return cluster_by_bins(flat, scale, low, static_cast<std::int64_t>(high - low) + 1,
                                clusters, dtype)
             .view(block.sizes());
-      reduced.div_(scale);
+      reduced = flat.to(torch::kFloat16).to(torch::kFloat32);
+      reduced.mul_(scale).round_().div_(scale);
     }
     auto [values, unused, counts] =
         torch::_unique2(reduced, /*sorted=*/true, /*return_inverse=*/false, /*return_counts=*/true);
@@ -162,6 +177,10 @@ torch::Tensor palettize(const torch::Tensor& weight, const Palettization& p) {
       blocks.push_back(work.narrow(axis, start, p.group_size));
   } else {
     blocks.push_back(work);
+  }
+  if (blocks.size() == 1 && !holds_a_palette(blocks.front(), p.n_bits)) {
+    torch::Tensor out = cluster_block(blocks.front(), p, dtype);
+    return p.per_channel_scale ? (out.flatten(1) * scale).reshape(weight.sizes()) : out;
   }
   torch::Tensor out = torch::empty_like(work);
   bool leading = true; // palettes are reused only up to the first block that holds none
