@@ -258,8 +258,6 @@ def _derive(name: str, model, config):
         documented = _documented_dims(model, config, name)
         if documented is not None and len(documented) == 2 and documented[0] > 1:
             # MusicGen's decoder: (batch_size * num_codebooks, sequence_length)
-            import torch
-
             high = max(_size(config, "vocab_size", default=2), 2)
             return torch.randint(0, high, tuple(documented), dtype=torch.int64)
         return _token_ids(config, SEQUENCE_LENGTH)
@@ -319,7 +317,15 @@ def _derive(name: str, model, config):
         main = getattr(encoder, "main_input_name", None)
         if main and main != "inputs":
             return _derive(main, encoder, getattr(encoder, "config", config))
-    return _as_documented(model, config, name)
+    documented = _as_documented(model, config, name)
+    if documented is None and name == "hidden_states" and not _documented_shape(model, name):
+        # An undocumented main input named hidden_states (VibeVoice's acoustic decoder reads
+        # latents): transformers' hidden states, (batch_size, sequence_length, hidden_size);
+        # a convolution that wants them channels first gets them so on the retry.
+        width = _size(config, "hidden_size")
+        if width:
+            return torch.randn(1, SEQUENCE_LENGTH, width)
+    return documented
 
 
 def _as_documented(model, config, name: str):
