@@ -545,6 +545,51 @@ def _as_the_error_says(model, kwargs: dict, text: str) -> dict | None:
     return {**kwargs, name: torch.randn(*dims)}
 
 
+_LINEAR_WIDTH = re.compile(r"must have same reduction dim, but got \[\d+, \d+\] X \[(\d+), \d+\]")
+
+
+def _documented_description(model, name: str) -> str:
+    """The first line of what forward()'s docstring says of `name` (below its type), or ''."""
+    doc = getattr(model.forward, "__doc__", None) or ""
+    match = re.search(rf"^\s*{re.escape(name)} \(.*\):\s*\n\s*(.*)$", doc, re.M)
+    return match.group(1) if match else ""
+
+
+def _image_as_flat_patches(model, kwargs: dict, text: str) -> dict | None:
+    """`kwargs` with its one image, (batch, channels, height, width), as the flat patches a
+    linear layer as wide as channels * patch * patch embeds (`a and b must have same
+    reduction dim, but got [672, 224] X [768, 768]`): (batch, patches, channels * patch *
+    patch), the patches row by row; an input over the image's pixels, (batch, height,
+    width), as ones over its patches; a (batch_size, 2) input documented as the images'
+    (height, width) as the patch grid. Siglip 2's vision tower reads its inputs so (its
+    processor makes them) although its docstring documents images."""
+    import torch
+
+    match = _LINEAR_WIDTH.search(text)
+    images = [name for name, value in kwargs.items() if isinstance(value, torch.Tensor)
+              and value.dim() == 4 and value.is_floating_point()]
+    if not match or len(images) != 1:
+        return None
+    image = kwargs[images[0]]
+    batch, channels, height, width = image.shape
+    patch = _size(model.config, "patch_size", sub="vision_config")
+    if not patch or channels * patch * patch != int(match.group(1)) or \
+            height < patch or width < patch:
+        return None
+    rows, columns = height // patch, width // patch
+    patches = rows * columns
+    made = {**kwargs, images[0]: torch.randn(batch, patches, channels * patch * patch)}
+    for name, value in kwargs.items():
+        if name == images[0] or not isinstance(value, torch.Tensor):
+            continue
+        if tuple(value.shape) == (batch, height, width):
+            made[name] = torch.ones(batch, patches, dtype=torch.int64)
+        elif tuple(value.shape) == (batch, 2) and \
+                re.search(r"height, width|\(h, w\)", _documented_description(model, name)):
+            made[name] = torch.tensor([[rows, columns]] * batch, dtype=torch.int64)
+    return made
+
+
 _FLAT_PATCHES = re.compile(
     r"Expected 3D \(unbatched\) or (4)D \(batched\) input to conv2d, but got input of size: "
     r"\[\d+, \d+\]|not enough values to unpack \(expected ([45]), got 2\)")
@@ -589,7 +634,7 @@ def inputs_wanted_by(model, kwargs: dict, exc: BaseException) -> dict | None:
         text += f" {seen}"
         seen = seen.__cause__ or seen.__context__
     for reshaped in (_other_layout(kwargs, text), _with_channel_axis(model, kwargs, text),
-                     _features_last(kwargs, text), _as_the_error_says(model, kwargs, text),
+                     _image_as_flat_patches(model, kwargs, text), _features_last(kwargs, text), _as_the_error_says(model, kwargs, text),
                      _patches_as_images(model, kwargs, text)):
         if reshaped is not None:
             return reshaped
