@@ -77,10 +77,15 @@ bool CheckHost::allows(const trust::Need& need) {
 }
 
 std::string CheckHost::untrusted_message(const trust::Need& need) const {
-  std::string text = need.what_would_run() +
-                     "; opscope runs a project's code only with "
-                     "your consent: run `opscope trust " +
-                     need.project_file + "` (or pass --trust for this run) to allow it";
+  // A config naming its own base model (no opscope.yaml) has no file `opscope trust` could
+  // record: --trust, or the environment activated by the user, which needs no consent.
+  std::string how = need.project_file.empty()
+                        ? "pass --trust to allow it for this run, or activate that environment "
+                          "yourself (an activated $VIRTUAL_ENV needs no consent)"
+                        : "run `opscope trust " + need.project_file +
+                              "` (or pass --trust for this run) to allow it";
+  std::string text =
+      need.what_would_run() + "; opscope runs a project's code only with your consent: " + how;
   if (need.unreadable_project)
     text = need.what_would_run() + "; " + need.project_file + " cannot be read";
   if (!store_.problem().empty())

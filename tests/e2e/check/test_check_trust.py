@@ -59,6 +59,29 @@ def test_explain_runs_nothing_from_an_untrusted_project(tmp_path, home):
             f"{repo / 'opscope.yaml'}` (or pass --trust for this run)") in result.stderr
     assert hostile_repo.markers(repo) == []
 
+def test_a_config_naming_its_own_model_asks_for_trust_it_can_be_given(tmp_path, home):
+    # A PEFT adapter_config.json names its base model and the repository's .venv would build it:
+    # there is no opscope.yaml `opscope trust` could record, so the way out is --trust (or the
+    # user's own activated environment), never `opscope trust ` with nothing after it.
+    repo = tmp_path / "repo"
+    hostile_repo.make(repo, venv=True, project=False)
+    (repo / "base").mkdir()
+    (repo / "base" / "config.json").write_text(json.dumps(
+        {"architectures": ["LlamaForCausalLM"], "model_type": "llama"}))
+    (repo / "adapter_config.json").write_text(json.dumps(
+        {"peft_type": "LORA", "base_model_name_or_path": "./base", "r": 8,
+         "target_modules": ["q_proj"]}))
+    result = opscope(home, repo, "check", "adapter_config.json")
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert result.stdout.splitlines()[0] == (
+        "adapter_config.json:1:1: error: adapter_config.json names a Hugging Face model "
+        "(hf:./base) that opscope would build with the repository's .venv/bin/python; opscope "
+        "runs a project's code only with your consent: pass --trust to allow it for this run, or "
+        "activate that environment yourself (an activated $VIRTUAL_ENV needs no consent) "
+        "[untrusted-project]"), result.stdout
+    assert hostile_repo.markers(repo) == []
+
+
 def test_trust_records_consent_for_the_exact_content(tmp_path, home):
     repo = tmp_path / "repo"
     hostile_repo.make(repo)
