@@ -196,6 +196,33 @@ def real_inputs(mode, args, kwargs):
             {name: real(name, value) for name, value in (kwargs or {}).items()})
 
 
+@contextlib.contextmanager
+def holding_input_values(mode, kwargs: dict):
+    """Inputs added to `kwargs` inside (`added(more)` marks them) hold the values they are
+    made with, as inputs made while the model was built do: the retry with real inputs
+    reads those values (MiniCPM-OCR's vision tower, which fails without its patch grid
+    `target_sizes`, then reads the grid's values), not zeros."""
+    holds = mode is not None and hasattr(mode, "input_values")
+
+    def added(more):
+        if holds and more:
+            for name, value in more.items():
+                if value is not kwargs.get(name) and mode.is_our_fake(value) and \
+                        value.constant is not None:
+                    mode.input_values[id(value)] = value.constant
+                    mode.forget_constant(value)
+        return more
+
+    if not holds:
+        yield added
+        return
+    mode.computing_constants = True
+    try:
+        yield added
+    finally:
+        mode.computing_constants = False
+
+
 def real_buffers(mode) -> None:
     """The model's non-persistent buffers that held values when its build ended become real
     tensors of those values. Such buffers are in no checkpoint: the model's own code computes

@@ -315,7 +315,8 @@ def _torch_export(request: ExportRequest, model, args, kwargs, mode):
     import torch
     import torch._functorch.config as functorch_config
 
-    from opscope_export.data_free import needs_data, real_buffers, real_inputs, state_bytes
+    from opscope_export.data_free import (holding_input_values, needs_data, real_buffers,
+                                          real_inputs, state_bytes)
 
     # The failure reported: the model's own, not one of a retry's inputs; but a value torch
     # cannot know (a branch on the weights' values) once the retries got that far.
@@ -357,8 +358,9 @@ def _torch_export(request: ExportRequest, model, args, kwargs, mode):
             if is_hf_target(request.target) and not args and attempt < _MORE_INPUTS_ATTEMPTS:
                 from opscope_export.hf_inputs import inputs_wanted_by
 
-                with mode if mode is not None else contextlib.nullcontext():
-                    more = inputs_wanted_by(model, kwargs, exc)
+                with mode if mode is not None else contextlib.nullcontext(), \
+                        holding_input_values(mode, kwargs) as added:
+                    more = added(inputs_wanted_by(model, kwargs, exc))
             attempt += 1
             if more is None:
                 # Never a reason to fall back: torch.export traces on fake tensors (weights

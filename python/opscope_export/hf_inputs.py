@@ -653,12 +653,40 @@ def inputs_wanted_by(model, kwargs: dict, exc: BaseException) -> dict | None:
             mask = _mask_of_input(model, kwargs, name)
             if mask is not None:
                 return {**kwargs, name: mask}
+    if "NoneType" in text:
+        for name in missing:
+            grid = _patch_grid(model, kwargs, name)
+            if grid is not None:
+                return {**kwargs, name: grid}
     if "NoneType" in text and "attention_mask" in missing:
         ids = kwargs.get("input_ids")
         length = ids.shape[-1] if isinstance(ids, torch.Tensor) else SEQUENCE_LENGTH
         return {**kwargs, "attention_mask": torch.ones(1, length, dtype=torch.int64)}
     return _one_channel_waveform(model, kwargs) or _documented_mask(model, kwargs, missing) \
         or _text_alone(model.config, kwargs)
+
+
+def _patch_grid(model, kwargs: dict, name: str):
+    """The patch grid of the image input, `[[h, w]]` or `[[1, h, w]]` (its sides over the
+    config's patch size), for an argument forward() documents as a `(batch_size, 2)` or
+    `(batch_size, 3)` grid of patches (MiniCPM-OCR's vision tower: "target_sizes ... Patch grid
+    sizes `(h, w)`", which it reads unconditionally though it defaults to None); else None."""
+    import torch
+
+    dims = [d.strip() for d in (_documented_shape(model, name) or "").split(",")]
+    if len(dims) != 2 or dims[0] != "batch_size" or dims[1] not in ("2", "3") or \
+            "grid" not in _documented_description(model, name).lower():
+        return None
+    images = [value for value in kwargs.values() if isinstance(value, torch.Tensor)
+              and value.dim() == 4 and value.is_floating_point()]
+    patch = _size(model.config, "patch_size", sub="vision_config")
+    if len(images) != 1 or not patch:
+        return None
+    rows, columns = images[0].shape[-2] // patch, images[0].shape[-1] // patch
+    if rows < 1 or columns < 1:
+        return None
+    grid = [rows, columns] if dims[1] == "2" else [1, rows, columns]
+    return torch.tensor([grid] * images[0].shape[0], dtype=torch.int64)
 
 
 def _documented_mask(model, kwargs: dict, missing: list[str]) -> dict | None:
