@@ -16,7 +16,7 @@ int main(int argc, char** argv) {
   commands.push_back({"lsp", "run the language server on stdin/stdout", opscope::lsp::run_lsp});
   commands.push_back({"check", "check configs as the editor does: fields, values, names, overlaps",
                       opscope::check::run_check});
-  commands.push_back({"explain", "which config entry decides each op (coreai-opt's resolution)",
+  commands.push_back({"explain", "what a config does to each op or module, and the projected size",
                       opscope::check::run_explain});
   commands.push_back({"trust", "allow opscope to run what a project's opscope.yaml names",
                       opscope::trust::run_trust});

@@ -54,7 +54,10 @@ CommandSpec explain_spec() {
       "eager mode), the config entry that decides it, "
       "as coreai-opt 0.4.0's prepare() resolves it (module name > module type > "
       "global, later entries win, children inherit, op_name_config > "
-      "op_type_config).",
+      "op_type_config). A PEFT config: each module it wraps, with its entry, rank and alpha, "
+      "and print_trainable_parameters()'s line. An llm-compressor recipe, oneshot script or "
+      "compressed-tensors checkpoint: the scheme each module gets (or the ignore entry that "
+      "leaves it out) and the checkpoint's projected size, as llm-compressor saves it.",
       "Text output: one row per op: op [type], module, deciding entry (path and\n"
       "line), `fp` when the entry leaves it in full precision (a null value).\n"
       "JSON: {\"ops\": [{op_name, op_type, module, pattern_first_op (the op whose\n"

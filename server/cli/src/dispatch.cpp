@@ -12,7 +12,8 @@ namespace {
 
 void print_help(const std::vector<Command>& commands) {
   std::cout << "usage: opscope COMMAND [ARGS...]\n\n"
-               "See which ops and modules a coreai-opt compression config targets.\n\n"
+               "See which ops and modules a compression config targets: coreai-opt configs, PEFT\n"
+               "(LoRA) configs, llm-compressor recipes and compressed-tensors checkpoints.\n\n"
                "commands:\n";
   size_t width = 0;
   for (const auto& command : commands)
