@@ -305,7 +305,25 @@ def build_model(target: str, hf_class: str | None = None):
         raise ExportError(f"--hf-class {name}: not a model class (it built a "
                           f"{type(model).__name__})")
     _without_cache(model)
+    _experts_without_loop(model)
     return model.eval()
+
+
+def _experts_without_loop(model) -> None:
+    """A mixture of experts built with transformers' eager experts (a Python loop over the
+    experts its router picked: a branch on the weights' values, which a weightless export
+    does not have) uses grouped_mm instead, where the class can set its experts'
+    implementation: the same experts' parameters, computed without the loop, as transformers
+    does by default for most (Mixtral). OpenAI Privacy Filter defaults to eager for its
+    numbers' accumulation order, which no export reads. Kept when grouped_mm cannot run."""
+    config = getattr(model, "config", None)
+    if getattr(config, "_experts_implementation", None) != "eager":
+        return
+    try:
+        if model._can_set_experts_implementation():
+            model.set_experts_implementation("grouped_mm")
+    except Exception:  # transformers' own refusal (a kernel it cannot dispatch here)
+        pass
 
 
 # Unset fields of a config filled with transformers' own default before giving up.
