@@ -192,11 +192,17 @@ WeightErrorReport measure_weight_error(const std::string& model, const index::In
     return report;
   }
   if (!is_checkpoint(model)) {
-    if (model_kind(model) != ModelKind::Archive) {
-      report.unavailable = "it is read from real weights: a Hugging Face checkpoint's "
-                           ".safetensors (`weights: FOLDER` in opscope.yaml) or a .pt2 archive "
-                           "exported with them (`opscope export TARGET --with-weights -o "
-                           "model.pt2`, then --model model.pt2)";
+    if (const ModelKind kind = model_kind(model); kind != ModelKind::Archive) {
+      // A Python model's simplest way is the project file's: its factory's own weights.
+      report.unavailable =
+          std::string("it is read from real weights: ") +
+          (kind == ModelKind::PythonTarget
+               ? "`weightless: false` in opscope.yaml (the model exported with the weights its "
+                 "factory builds or loads), "
+               : "") +
+          "a Hugging Face checkpoint's .safetensors (`weights: FOLDER` in opscope.yaml) or a "
+          ".pt2 archive exported with them (`opscope export TARGET --with-weights -o "
+          "model.pt2`, then --model model.pt2)";
       report.weightless = true;
       return report;
     }
