@@ -25,7 +25,9 @@ std::vector<OptionSpec> model_options(bool with_compressor) {
        "example input for a Python target, one per forward() argument: 1x3x224x224, "
        "1x8:int64, 1x8:int64:0..100",
        true},
-      {"--python", "", "PATH", "Python to export with (default: $VIRTUAL_ENV/bin/python, python3)"},
+      {"--python", "", "PATH",
+       "Python to export with (default: opscope.yaml's python:, else $VIRTUAL_ENV/bin/python, "
+       "else for a project's model the nearest .venv above it, else python3)"},
       {"--with-weights", "", "",
        "export a Python target with real (random) weights, for a model that reads tensor "
        "values; by default it is built on fake tensors without weight data (same names, shapes "
