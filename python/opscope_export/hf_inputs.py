@@ -548,6 +548,31 @@ def _as_the_error_says(model, kwargs: dict, text: str) -> dict | None:
 _LINEAR_WIDTH = re.compile(r"must have same reduction dim, but got \[\d+, \d+\] X \[(\d+), \d+\]")
 
 
+_REDUCTION_SIZES = re.compile(r"must have same reduction dim, but got \[\d+, (\d+)\] X \[(\d+), \d+\]")
+
+
+def _features_as_wide_as_read(model, kwargs: dict, text: str) -> dict | None:
+    """`kwargs` with its one (batch, frames, features) float input as wide as the linear layer
+    that rejected it reads (`a and b must have same reduction dim, but got [64, 80] X [320,
+    1024]`), when forward()'s docstring gives its last dimension a name the config does not
+    size (Granite Speech 5's `feature_dim`: mel bins expanded and stacked, four times
+    num_mel_bins, which its feature extractor makes)."""
+    import torch
+
+    match = _REDUCTION_SIZES.search(text)
+    floats = [name for name, value in kwargs.items() if isinstance(value, torch.Tensor)
+              and value.dim() == 3 and value.is_floating_point()]
+    if not match or len(floats) != 1:
+        return None
+    name, value = floats[0], kwargs[floats[0]]
+    dims = [d.strip() for d in (_documented_shape(model, name) or "").split(",")]
+    got, wanted = int(match.group(1)), int(match.group(2))
+    if len(dims) != 3 or value.shape[2] != got or wanted == got or \
+            _dimension(model.config, dims[2]) is not None:
+        return None
+    return {**kwargs, name: torch.randn(value.shape[0], value.shape[1], wanted)}
+
+
 def _documented_description(model, name: str) -> str:
     """The first line of what forward()'s docstring says of `name` (below its type), or ''."""
     doc = getattr(model.forward, "__doc__", None) or ""
@@ -634,7 +659,8 @@ def inputs_wanted_by(model, kwargs: dict, exc: BaseException) -> dict | None:
         text += f" {seen}"
         seen = seen.__cause__ or seen.__context__
     for reshaped in (_other_layout(kwargs, text), _with_channel_axis(model, kwargs, text),
-                     _image_as_flat_patches(model, kwargs, text), _features_last(kwargs, text), _as_the_error_says(model, kwargs, text),
+                     _image_as_flat_patches(model, kwargs, text),
+                     _features_as_wide_as_read(model, kwargs, text), _features_last(kwargs, text), _as_the_error_says(model, kwargs, text),
                      _patches_as_images(model, kwargs, text)):
         if reshaped is not None:
             return reshaped
