@@ -1,3 +1,3 @@
 opscope_add_fuzzer(protocol SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/protocol_fuzzer.cpp
-                   LIBS opscope_protocol opscope_lsp opscope_trust Boost::headers)
+                   LIBS opscope_protocol opscope_lsp opscope_trust opscope_propose Boost::headers)
 target_include_directories(protocol_fuzzer PRIVATE ${PROJECT_SOURCE_DIR}/server/lsp/src)
