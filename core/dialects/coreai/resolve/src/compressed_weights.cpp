@@ -114,29 +114,21 @@ bool reads_as_transposed_conv(const index::Index& index, const WeightDecision& d
 
 } // namespace
 
-std::vector<WeightQuantization> pruned_or_palettized_weights(const config::ConfigDocument& document,
-                                                             const index::Index& index,
-                                                             const Resolution* modules) {
+std::vector<WeightQuantization>
+pruned_or_palettized_weights(const config::ConfigDocument& document, const json& values,
+                             const index::Index& index, const Resolution& modules,
+                             const std::vector<WeightDecision>& weights) {
   std::vector<WeightQuantization> out;
-  if (!resolves_eager_weights(document, index))
-    return out;
-  std::optional<json> values = config::read_values(document);
-  if (!values)
-    return out;
-  std::optional<Resolution> computed;
-  if (!modules)
-    modules = &computed.emplace(resolve_config(document, index));
   const bool pruner = document.root == index::Compressor::MagnitudePruner;
-  for (const WeightDecision& d :
-       resolve_eager_weights(document, *values, index, modules).parameters) {
+  for (const WeightDecision& d : weights) {
     if (!d.spec.is_object())
       continue;
     if (std::string why; !spec_fits(index, d, document.root, why))
       continue; // prepare() disables it: the weight stays as it is
     json module_config;
-    if (!pruner && d.module >= 0 && static_cast<std::size_t>(d.module) < modules->modules.size())
-      module_config = entry_config(document, *values,
-                                   modules->modules[static_cast<std::size_t>(d.module)].decider);
+    if (!pruner && d.module >= 0 && static_cast<std::size_t>(d.module) < modules.modules.size())
+      module_config = entry_config(document, values,
+                                   modules.modules[static_cast<std::size_t>(d.module)].decider);
     WeightQuantization q =
         pruner ? pruning_of(d.spec)
                : palettization_of(d.spec, module_config, reads_as_transposed_conv(index, d));

@@ -6,12 +6,18 @@
 // (enable_fast_kmeans_mode, rounding_precision: _spec_to_partial's module kwargs).
 #pragma once
 
+#include "opscope/resolve/eager_weights.h"
 #include "opscope/resolve/weight_quantization.h"
+
+#include <nlohmann/json.hpp>
 
 namespace opscope::resolve::detail {
 
-std::vector<WeightQuantization> pruned_or_palettized_weights(const config::ConfigDocument& document,
-                                                             const index::Index& index,
-                                                             const Resolution* modules);
+// `weights` are resolve_eager_weights' parameters for `document` (quantized_weights resolves
+// them once for every compressor).
+std::vector<WeightQuantization>
+pruned_or_palettized_weights(const config::ConfigDocument& document,
+                             const nlohmann::ordered_json& values, const index::Index& index,
+                             const Resolution& modules, const std::vector<WeightDecision>& weights);
 
 } // namespace opscope::resolve::detail

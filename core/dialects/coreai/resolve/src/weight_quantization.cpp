@@ -121,12 +121,12 @@ std::vector<WeightQuantization> quantized_weights(const config::ConfigDocument& 
                                                   const index::Index& index,
                                                   const Resolution* modules) {
   std::vector<WeightQuantization> out;
-  if (document.root == index::Compressor::MagnitudePruner ||
-      document.root == index::Compressor::KMeansPalettizer)
-    return detail::pruned_or_palettized_weights(document, index, modules);
-  if (document.root != index::Compressor::Quantizer)
+  const bool pruner_or_palettizer = document.root == index::Compressor::MagnitudePruner ||
+                                    document.root == index::Compressor::KMeansPalettizer;
+  if (document.root != index::Compressor::Quantizer && !pruner_or_palettizer)
     return out;
-  const bool graph = resolves_in_graph_mode(document, index);
+  // The pruner and the palettizer have only eager mode.
+  const bool graph = !pruner_or_palettizer && resolves_in_graph_mode(document, index);
   if (!graph && !resolves_eager_weights(document, index))
     return out;
   std::optional<json> values = config::read_values(document);
@@ -138,6 +138,8 @@ std::vector<WeightQuantization> quantized_weights(const config::ConfigDocument& 
   std::vector<WeightDecision> weights =
       graph ? resolve_graph_weights(document, *values, index, *modules)
             : resolve_eager_weights(document, *values, index, modules).parameters;
+  if (pruner_or_palettizer)
+    return detail::pruned_or_palettized_weights(document, *values, index, *modules, weights);
   for (const WeightDecision& d : weights) {
     if (!d.spec.is_object())
       continue;
