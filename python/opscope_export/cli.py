@@ -124,6 +124,11 @@ def _run(argv: list[str]) -> int:
         print(f"{PROG}: warning: {args.target}: cannot export without weights "
               f"({one_line(result.fallback)}); exported with real weights instead",
               file=sys.stderr, flush=True)
+    if result.untraced:
+        print(f"{PROG}: warning: {args.target}: torch.export cannot trace it "
+              f"({one_line(result.untraced)}); wrote its module names and parameters only: "
+              "PEFT and llm-compressor configs are checked against them, coreai-opt configs "
+              "need the graph", file=sys.stderr, flush=True)
     if result.built_instead:
         print(f"{PROG}: warning: {args.target}: {one_line(result.built_instead)}",
               file=sys.stderr, flush=True)

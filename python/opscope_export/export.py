@@ -66,6 +66,9 @@ class ExportResult:
     # For an hf: target without --hf-class: the class built instead of the default one, and
     # why (the default class failed).
     built_instead: str | None = None
+    # torch.export could not trace the model (why): the archive holds its module names and
+    # state only (untraced.py).
+    untraced: str | None = None
 
 
 def build_model_and_inputs(request: ExportRequest):
@@ -134,9 +137,25 @@ def export_archive(request: ExportRequest) -> ExportResult:
     split_target(request.target)  # a malformed TARGET is reported before torch loads
     torch_version = require_torch()
     with _rare_full_collections():
-        if not is_hf_target(request.target) or request.hf_class:
-            return _export_archive(request, torch_version)
-        return _export_some_class(request, torch_version)
+        try:
+            if not is_hf_target(request.target) or request.hf_class:
+                return _export_archive(request, torch_version)
+            return _export_some_class(request, torch_version)
+        except ExportError as exc:
+            untraced = getattr(exc, "untraced", None)
+            if untraced is None:
+                raise
+        # No class of the config traces: its module names and state still serve every
+        # module-name config (untraced.py).
+        return _untraced_archive(request, torch_version, untraced)
+
+
+def _untraced_archive(request: ExportRequest, torch_version: str,
+                      untraced: "_Untraced") -> ExportResult:
+    output = _write_archive(request, None, untraced.files)
+    return ExportResult(archive=output, torch_version=torch_version,
+                        model_type=untraced.model_type, training=False, inputs=[], modes=[],
+                        weightless=True, untraced=untraced.reason)
 
 
 def _export_some_class(request: ExportRequest, torch_version: str) -> ExportResult:
@@ -155,6 +174,7 @@ def _export_some_class(request: ExportRequest, torch_version: str) -> ExportResu
             raise
         # Only its message: the exception's frames hold the model that failed.
         first = one_line(str(exc))
+        untraced = getattr(exc, "untraced", None)
     tried = alternative_classes(request.target)
     for name in tried:
         try:
@@ -165,11 +185,22 @@ def _export_some_class(request: ExportRequest, torch_version: str) -> ExportResu
         result.built_instead = (f"exported {name} (--hf-class {name}) instead of the "
                                 f"default class, which failed: {shorten(why, max_chars=300)}")
         return result
-    raise ExportError(first + (f" (--hf-class {', '.join(tried)} failed too)" if tried else ""))
+    error = ExportError(first + (f" (--hf-class {', '.join(tried)} failed too)" if tried else ""))
+    error.untraced = untraced
+    raise error
 
 
 class _ExportFailed(ExportError):
     """torch.export failed on the model that was built."""
+
+
+@dataclass
+class _Untraced:
+    """What an hf: export keeps of a model torch.export could not trace (untraced.py): the
+    archive's files, its class and why; strings only, never the model."""
+    files: dict[str, str]
+    model_type: str
+    reason: str
 
 
 class _NeedsData(Exception):
@@ -206,7 +237,20 @@ def _export_program(request: ExportRequest, weightless: bool, fallback: str | No
             raise
     program = None
     if request.export_graph:
-        program, kwargs = _torch_export(request, model, args, kwargs, mode)
+        try:
+            program, kwargs = _torch_export(request, model, args, kwargs, mode)
+        except _ExportFailed as exc:
+            if is_hf_target(request.target) and not request.record_eager:
+                from opscope_export.untraced import untraced_extra_files
+
+                reason = str(exc).removeprefix(f"{request.target}: ").removeprefix(
+                    "torch.export failed: ").removesuffix(
+                    "; this class cannot be exported from its config alone")
+                model_class = type(model)
+                exc.untraced = _Untraced(untraced_extra_files(model, reason),
+                                         f"{model_class.__module__}.{model_class.__qualname__}",
+                                         reason)
+            raise
 
     # Eager-mode names come from running the model once (docs/EAGER_MODE.md); never fails
     # the export: a model that cannot run records why, and only eager mode reports it.
@@ -424,7 +468,8 @@ def _too_large_to_decide(request: ExportRequest, model, exc: BaseException) -> s
 def _branch_on_weights(request: ExportRequest, model, exc: BaseException) -> str:
     """An hf: export that still fails on a value torch.export cannot know with real inputs:
     the model branches on values computed from its weights or buffers (the experts its
-    router picks, an entropy of its logits), which a config does not have. Without
+    router picks, an entropy of its logits), which a config does not have, or on the size of
+    a value-dependent result (ViLT's patches sampled with multinomial on its mask). Without
     --hf-class the other classes are tried next (and named if they fail too)."""
     from opscope_export.data_free import reading_module
 
@@ -433,9 +478,11 @@ def _branch_on_weights(request: ExportRequest, model, exc: BaseException) -> str
         if match else ""
     where = reading_module(exc) or type(model).__name__
     names = _other_classes_hint(request, model)
-    return (f"{request.target}: torch.export failed: {where} branches on values computed "
-            f"from the model's weights or buffers{expression}, which a weightless export "
-            f"does not have and no input decides; {names or 'this class cannot be exported '}"
+    return (f"{request.target}: torch.export failed: {where} branches on values that "
+            f"real inputs do not decide{expression}: values computed from its weights or "
+            "buffers, or the size of an op's result that depends on values (nonzero, "
+            "multinomial, unique), which torch.export cannot trace; "
+            f"{names or 'this class cannot be exported '}"
             f"{'' if names else 'from its config alone'}").rstrip("; ")
 
 
@@ -533,26 +580,8 @@ def _export_archive(request: ExportRequest, torch_version: str) -> ExportResult:
         built = _export_program(request, False, fallback)
     model, args, kwargs, program, extra_files = built
 
-    output = os.path.abspath(request.output)
-    directory = os.path.dirname(output)
-    if not os.path.isdir(directory):
-        raise ExportError(f"{request.output}: directory {directory} does not exist; create it first")
-    # Write into a scratch folder next to the destination under the final file name (the
-    # archive's inner folder is named after it), then rename: watchers never see half a file.
-    scratch = None
-    try:
-        scratch = tempfile.mkdtemp(prefix=".opscope-export-", dir=directory)
-        partial = os.path.join(scratch, os.path.basename(output))
-        save_program(program, partial, extra_files,
-                     weightless=request.weightless and fallback is None)
-        os.chmod(partial, 0o666 & ~_umask())
-        os.replace(partial, output)
-    except Exception as exc:
-        what = describe_os_error(exc, directory) or unserializable(exc, program) or describe(exc)
-        raise ExportError(f"{request.output}: cannot write the archive: {what}") from exc
-    finally:
-        if scratch:
-            shutil.rmtree(scratch, ignore_errors=True)
+    output = _write_archive(request, program, extra_files,
+                            weightless=request.weightless and fallback is None)
 
     model_class = type(model)
     return ExportResult(
@@ -566,3 +595,28 @@ def _export_archive(request: ExportRequest, torch_version: str) -> ExportResult:
         weightless=request.weightless and fallback is None,
         fallback=fallback,
     )
+
+
+def _write_archive(request: ExportRequest, program, extra_files: dict[str, str],
+                   weightless: bool = True) -> str:
+    """Writes the archive at request.output, whole or not at all; returns its absolute path."""
+    output = os.path.abspath(request.output)
+    directory = os.path.dirname(output)
+    if not os.path.isdir(directory):
+        raise ExportError(f"{request.output}: directory {directory} does not exist; create it first")
+    # Write into a scratch folder next to the destination under the final file name (the
+    # archive's inner folder is named after it), then rename: watchers never see half a file.
+    scratch = None
+    try:
+        scratch = tempfile.mkdtemp(prefix=".opscope-export-", dir=directory)
+        partial = os.path.join(scratch, os.path.basename(output))
+        save_program(program, partial, extra_files, weightless=weightless)
+        os.chmod(partial, 0o666 & ~_umask())
+        os.replace(partial, output)
+    except Exception as exc:
+        what = describe_os_error(exc, directory) or unserializable(exc, program) or describe(exc)
+        raise ExportError(f"{request.output}: cannot write the archive: {what}") from exc
+    finally:
+        if scratch:
+            shutil.rmtree(scratch, ignore_errors=True)
+    return output

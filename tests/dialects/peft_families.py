@@ -1,6 +1,7 @@
 """Tiny Hugging Face architectures the PEFT judge builds from config (no weights, no download):
-one per family issue 26 names. Small enough to export in a second or two each, with enough
-layers (4) for layer selections to mean something."""
+one per family issue 26 names, and ViLT, which torch.export cannot trace (its archive holds its
+module names only). Small enough to export in a second or two each, with enough layers (4) for
+layer selections to mean something."""
 
 TEXT = {
     "hidden_size": 32,
@@ -95,6 +96,22 @@ FAMILIES = {
         "num_attention_heads": 4,
         "image_size": 32,
         "patch_size": 8,
+    },
+    # torch.export cannot trace ViLT (patches sampled with multinomial on its mask): its
+    # archive holds the module names and state only (python/opscope_export/untraced.py).
+    "vilt": {
+        "model_type": "vilt",
+        "architectures": ["ViltForQuestionAnswering"],
+        "hidden_size": 32,
+        "intermediate_size": 64,
+        "num_hidden_layers": 4,
+        "num_attention_heads": 4,
+        "vocab_size": 128,
+        "max_position_embeddings": 40,
+        "image_size": 32,
+        "patch_size": 8,
+        "num_labels": 3,
+        "pad_token_id": 0,
     },
     "whisper": {
         "model_type": "whisper",

@@ -1,5 +1,6 @@
 // The worker's archive reader on arbitrary bytes, in memory: the zip container (libzip via
-// zip_source_buffer), model.json, and the graph-mode and eager-mode index builders. Every
+// zip_source_buffer), model.json, and the graph-mode and eager-mode index builders (an
+// untraced model's record and module table included). Every
 // failure must be an ArchiveError (or another one-line error the worker prints), never a
 // crash, a hang or unbounded memory; a built index must pass the loader's validation.
 #include "opscope/index/serialize.h"
@@ -37,15 +38,23 @@ void check_built(const index::Index& built) {
 
 // Mutated zips mostly fail their CRC before model.json is parsed. So an input that is not a
 // zip is taken as the record itself and packed into a valid archive: `E` + text is the eager
-// record (next to a minimal program), any other text is models/model.json.
+// record (next to a minimal program), `U` + text the record of a model torch.export could not
+// trace (next to a small module table, no program), any other text is models/model.json.
 std::string pack_records(std::string_view input) {
   static constexpr std::string_view kMinimalProgram =
       R"({"schema_version":{"major":8,"minor":0},"graph_module":{"graph":{}}})";
+  static constexpr std::string_view kModuleTable =
+      R"({"format":"opscope-modules","version":1,"modules":[{"name":"","type":"M",)"
+      R"("children":[1]},{"name":"fc","type":"torch.nn.modules.linear.Linear"}]})";
   std::string_view model_json = input;
   std::string_view eager_record;
+  std::string_view untraced_record;
   if (!input.empty() && input[0] == 'E') {
     model_json = kMinimalProgram;
     eager_record = input.substr(1);
+  } else if (!input.empty() && input[0] == 'U') {
+    model_json = {};
+    untraced_record = input.substr(1);
   }
   zip_error_t error;
   zip_error_init(&error);
@@ -59,9 +68,14 @@ std::string pack_records(std::string_view input) {
     else
       zip_set_file_compression(zip, zip_get_num_entries(zip, 0) - 1, ZIP_CM_STORE, 0);
   };
-  add("fuzz/models/model.json", model_json);
+  if (!model_json.empty())
+    add("fuzz/models/model.json", model_json);
   if (!eager_record.empty())
     add("fuzz/extra/opscope_eager.json", eager_record);
+  if (!untraced_record.empty()) {
+    add("fuzz/extra/opscope_untraced.json", untraced_record);
+    add("fuzz/extra/opscope_modules.json", kModuleTable);
+  }
   zip_close(zip);
   std::string packed;
   zip_stat_t stat;

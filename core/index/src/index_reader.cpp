@@ -345,6 +345,8 @@ void read_provenance(dom::element e, Provenance& prov) {
       prov.torch_version = string_of(value, "\"torch_version\"");
     else if (key == "source_files")
       read_string_array(value, "\"source_files\"", prov.source_files);
+    else if (key == "untraced")
+      prov.untraced = string_of(value, "\"untraced\"");
   }
 }
 

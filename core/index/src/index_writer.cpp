@@ -210,6 +210,10 @@ void write_index(JsonWriter& w, const Index& index) {
   w.string(index.provenance.torch_version);
   w.raw(",\"source_files\":");
   write_array(w, index.provenance.source_files, [&](const std::string& f) { w.string(f); });
+  if (!index.provenance.untraced.empty()) {
+    w.raw(",\"untraced\":");
+    w.string(index.provenance.untraced);
+  }
   w.raw("},\"modules\":[");
   for (std::size_t i = 0; i < index.modules.size(); ++i) {
     if (i)

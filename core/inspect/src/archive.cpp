@@ -5,6 +5,7 @@
 #include "opscope/inspect/zip_records.h"
 #include "opscope/support/regular_file.h"
 #include "program_document.h"
+#include "untraced_index.h"
 
 #include <algorithm>
 #include <array>
@@ -98,6 +99,9 @@ void read_program(const ZipRecords& zip, const std::string& path, Archive& archi
   // `opscope export --mode eager` skips torch.export (eager mode reads only its record):
   // such an archive has no program, and graph mode says so (unlifted_graph).
   if (!record && has_record(zip.names(), "extra/" + std::string(kEagerRecordName)))
+    return;
+  // An hf: model torch.export could not trace: its module names and state only.
+  if (!record && has_record(zip.names(), kUntracedRecord))
     return;
   if (!record)
     fail(path, not_an_export_archive(zip.names()));

@@ -4,6 +4,7 @@
 #include "opscope/inspect/zip_records.h"
 
 #include "module_objects.h"
+#include "untraced_index.h"
 
 #include <memory>
 
@@ -34,6 +35,8 @@ std::string read_eager_record(const Archive& archive) {
 } // namespace
 
 index::Index build_eager_index(const Archive& archive) {
+  if (is_untraced(archive))
+    return build_untraced_index(archive, index::Mode::Eager);
   index::Index idx = build_eager_index_from_record(read_eager_record(archive), archive.path);
   // Eager names are canonical already (hooks on named_modules()); the names still match keys.
   idx.module_objects = archive_module_objects(archive);

@@ -8,6 +8,7 @@
 #include "opscope/inspect/fx_graph.h"
 #include "opscope/inspect/node_metadata.h"
 #include "state_tensors.h"
+#include "untraced_index.h"
 
 #include <string_view>
 #include <unordered_map>
@@ -193,6 +194,8 @@ std::vector<std::string> source_files(const Index& index) {
 } // namespace
 
 Index build_graph_index(const Archive& archive) {
+  if (is_untraced(archive))
+    return build_untraced_index(archive, index::Mode::Graph);
   FxGraph graph = unlifted_graph(archive);
   Index index;
   index.mode = index::Mode::Graph;

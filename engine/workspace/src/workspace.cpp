@@ -229,6 +229,12 @@ std::optional<features::ModelProblem> Workspace::model_problem(const Analysis& a
     return ModelProblem{host_.untrusted_message(analysis.untrusted), Severity::Error,
                         kUntrustedProjectCode};
   const Model* model = analysis.model;
+  if (model && model->index && !model->index->provenance.untraced.empty() && !analysis.dialect)
+    // PEFT's and llm-compressor's names are module names, which such a model has.
+    return ModelProblem{"opscope has only the module names of " + model->spec.written +
+                            ", no graph: " + model->index->provenance.untraced +
+                            "; coreai-opt configs are resolved on the graph's ops",
+                        Severity::Error, kNoModelCode};
   if (!model || model->state != ModelState::Failed)
     return std::nullopt; // loading: the names come when it is ready
   // A project file is named; settings and the command line are what the user just set.
@@ -250,7 +256,9 @@ bool Workspace::is_checked(const config::ConfigDocument& config) const {
 features::Model Workspace::feature_model(const Analysis& analysis) const {
   features::Model model;
   model.compressor = analysis.resolution.compressor;
-  if (analysis.model) {
+  // A model without a graph: no model to resolve coreai-opt on (model_problem says why).
+  if (analysis.model && analysis.model->index &&
+      analysis.model->index->provenance.untraced.empty()) {
     model.index = analysis.model->index.get();
     model.queries = analysis.model->queries.get();
     model.resolution = analysis.decisions.get();
@@ -279,7 +287,9 @@ Workspace::Diagnosis Workspace::diagnosis(const Analysis& analysis) const {
     };
   std::shared_ptr<const index::Index> index; // kept alive for the raw pointers in `model`
   std::shared_ptr<const index::QueryEngine> queries;
-  if (analysis.model) {
+  // A model without a graph (model_problem says why) has no ops to resolve a config on.
+  if (analysis.model && analysis.model->index &&
+      analysis.model->index->provenance.untraced.empty()) {
     index = analysis.model->index;
     queries = analysis.model->queries;
   }

@@ -272,6 +272,8 @@ int run_explain(const std::vector<std::string>& args) {
     if (analysis.dialect) // another library's config: its dialect explains it
       return analysis.dialect->explain(config_path, *analysis.model->index, parsed.has("--json"),
                                        std::cout, std::cerr);
+    if (!analysis.model->index->provenance.untraced.empty()) // module names only
+      throw std::runtime_error(config_path + ": " + workspace.model_problem(analysis)->message);
     // A config coreai-opt refuses (from_yaml / from_dict raise) does nothing: say why, as
     // `opscope check` would, instead of explaining what it cannot do.
     const coreai::CompressorInfo* compressor = coreai::find(doc.root);

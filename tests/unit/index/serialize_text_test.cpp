@@ -38,7 +38,8 @@ Index odd_names_index() {
                       "del \"v2\".pt2",
                       "ab12",
                       "2.13.0+cpu",
-                      {"/src/model.py", "C:\\models\\m.py"}};
+                      {"/src/model.py", "C:\\models\\m.py"},
+                      "torch.export cannot trace it: \"multinomial\""};
   index.modules.push_back(
       {"", "m.My\tModel", -1, {1}, {}, {{0, {{kQuoted, 0}}}}, {{0, {kNonAscii, 1}}}});
   index.modules.push_back({kQuoted, "m.\"Quoted\"", 0, {}, {1, 2}, {{3, {}}}, {}});
@@ -86,6 +87,7 @@ void expect_same_index(const Index& a, const Index& b) {
   EXPECT_EQ(a.provenance.archive_hash, b.provenance.archive_hash);
   EXPECT_EQ(a.provenance.torch_version, b.provenance.torch_version);
   EXPECT_EQ(a.provenance.source_files, b.provenance.source_files);
+  EXPECT_EQ(a.provenance.untraced, b.provenance.untraced);
   ASSERT_EQ(a.modules.size(), b.modules.size());
   for (size_t i = 0; i < a.modules.size(); ++i) {
     EXPECT_EQ(a.modules[i].name, b.modules[i].name);

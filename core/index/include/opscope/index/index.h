@@ -131,6 +131,9 @@ struct Provenance {
   std::string archive_hash;              // content hash of the archive
   std::string torch_version;             // from the archive
   std::vector<std::string> source_files; // files named by the ops' source frames
+  // Why torch.export could not trace the model, when it could not: the index then has its
+  // module names and state and no ops (python/opscope_export/untraced.py).
+  std::string untraced{};
 };
 
 class Index {
