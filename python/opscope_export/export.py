@@ -91,7 +91,11 @@ def build_model_and_inputs(request: ExportRequest):
     torch.manual_seed(request.seed)
     if is_hf_target(request.target) and all(spec.keyword for spec in request.inputs):
         # NAME=SPEC inputs add to (or replace) those made from the config.
-        args, kwargs = (), example_inputs(model, make_inputs(request.inputs)[1], request.target)
+        given = make_inputs(request.inputs)[1]
+        try:
+            args, kwargs = (), example_inputs(model, given, request.target)
+        except ExportError as exc:  # an input no config sizes: the names are known all the same
+            raise _keeping_names(request, model, exc)
     elif request.inputs:
         args, kwargs = make_inputs(request.inputs)
     elif example_args is not None:
@@ -194,6 +198,21 @@ class _ExportFailed(ExportError):
     """torch.export failed on the model that was built."""
 
 
+def _keeping_names(request: ExportRequest, model, exc: ExportError) -> ExportError:
+    """`exc`, carrying what an hf: graph export keeps of a model it cannot trace (its module
+    names and state, untraced.py), in case no other class of the config traces either."""
+    if is_hf_target(request.target) and request.export_graph and not request.record_eager:
+        from opscope_export.untraced import untraced_extra_files
+
+        reason = str(exc).removeprefix(f"{request.target}: ").removeprefix(
+            "torch.export failed: ").removesuffix(
+            "; this class cannot be exported from its config alone")
+        model_class = type(model)
+        exc.untraced = _Untraced(untraced_extra_files(model, reason),
+                                 f"{model_class.__module__}.{model_class.__qualname__}", reason)
+    return exc
+
+
 @dataclass
 class _Untraced:
     """What an hf: export keeps of a model torch.export could not trace (untraced.py): the
@@ -240,17 +259,7 @@ def _export_program(request: ExportRequest, weightless: bool, fallback: str | No
         try:
             program, kwargs = _torch_export(request, model, args, kwargs, mode)
         except _ExportFailed as exc:
-            if is_hf_target(request.target) and not request.record_eager:
-                from opscope_export.untraced import untraced_extra_files
-
-                reason = str(exc).removeprefix(f"{request.target}: ").removeprefix(
-                    "torch.export failed: ").removesuffix(
-                    "; this class cannot be exported from its config alone")
-                model_class = type(model)
-                exc.untraced = _Untraced(untraced_extra_files(model, reason),
-                                         f"{model_class.__module__}.{model_class.__qualname__}",
-                                         reason)
-            raise
+            raise _keeping_names(request, model, exc)
 
     # Eager-mode names come from running the model once (docs/EAGER_MODE.md); never fails
     # the export: a model that cannot run records why, and only eager mode reports it.
