@@ -154,7 +154,6 @@ def _mode_class():
 def data_free():
     """Tensors made inside have no data (see the module docstring); yields the mode, whose
     `end_build` ends the build."""
-    import torch
     import torch.nn.init as init
 
     # torch's truncated-normal init re-draws until its values fit (`if not mask.any()`),

@@ -275,7 +275,7 @@ class _EagerRecorder(TorchFunctionMode):
         inputs = [self._resolve(t) for t in _flatten_tensors((*args, *kwargs.values()))]
         try:
             out = func(*args, **kwargs)
-        except Exception as exc:
+        except Exception:
             # Name the op that could not run (without data: one that reads tensor values).
             if self.failed_op is None:
                 where = self.current_name

@@ -82,10 +82,10 @@ def build_model_and_inputs(request: ExportRequest):
         from opscope_export.hf_target import build_model
 
         model = build_model(request.target, request.hf_class)
-        example_args, example_kwargs = None, None
+        example_args = None
     else:
         loaded = load_target(request.target)
-        model, example_args, example_kwargs = loaded.module, loaded.example_args, None
+        model, example_args = loaded.module, loaded.example_args
     if request.eval_mode:
         model.eval()
     torch.manual_seed(request.seed)

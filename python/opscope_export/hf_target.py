@@ -268,8 +268,6 @@ def _own_backbone_hint(config, missing: str) -> str:
 
 def build_model(target: str, hf_class: str | None = None):
     """The nn.Module (eval mode) an `hf:` target describes. Call under the device wanted."""
-    import transformers
-
     from opscope_export.data_free import reading_module
 
     config, path = load_config(target)
