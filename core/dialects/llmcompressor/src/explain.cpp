@@ -1,5 +1,6 @@
 #include "explain.h"
 #include "not_read.h"
+#include "opscope/dialects/columns.h"
 #include "opscope/dialects/written.h"
 
 #include "opscope/dialects/llmcompressor/features.h"
@@ -157,13 +158,12 @@ void modifier_text(const std::string& where, const Modifier& m, const Resolution
   for (const Ignored& i : r.ignored)
     listed.push_back(i.module);
   std::sort(listed.begin(), listed.end()); // named_modules() order
-  std::size_t name_width = 6;
-  for (int module : listed)
+  std::size_t name_width = 6, type_width = 4;
+  for (int module : listed) {
     name_width = std::max(name_width, name_of(model, module).size());
-  auto pad = [](std::string s, std::size_t width) {
-    s.resize(std::max(s.size(), width), ' ');
-    return s;
-  };
+    type_width =
+        std::max(type_width, last_part(modules[static_cast<std::size_t>(module)].type).size());
+  }
   std::vector<std::string> schemes;
   std::size_t scheme_width = 6;
   for (int module : listed) {
@@ -171,19 +171,19 @@ void modifier_text(const std::string& where, const Modifier& m, const Resolution
     scheme_width = std::max(scheme_width, schemes.back().size());
   }
   if (!listed.empty())
-    out << "  " << pad("module", name_width) << "  " << pad("type", 12) << "  "
-        << (sized.empty() ? "scheme" : pad("scheme", scheme_width) + "  saved bytes") << "\n";
+    out << "  " << padded("module", name_width) << "  " << padded("type", type_width) << "  "
+        << (sized.empty() ? "scheme" : padded("scheme", scheme_width) + "  saved bytes") << "\n";
   for (std::size_t i = 0; i < listed.size(); ++i) {
     int module = listed[i];
-    out << "  " << pad(name_of(model, module), name_width) << "  "
-        << pad(last_part(modules[static_cast<std::size_t>(module)].type), 12) << "  ";
+    out << "  " << padded(name_of(model, module), name_width) << "  "
+        << padded(last_part(modules[static_cast<std::size_t>(module)].type), type_width) << "  ";
     auto at = sized.find(module);
     if (at == sized.end()) {
       out << schemes[i] << "\n";
       continue;
     }
     const CompressedModule& c = *at->second;
-    out << pad(schemes[i], scheme_width) << "  " << c.bytes_before << " -> " << c.bytes_after
+    out << padded(schemes[i], scheme_width) << "  " << c.bytes_before << " -> " << c.bytes_after
         << " (" << c.format << ")\n";
   }
   for (std::size_t i = 0; i < r.mappings.size(); ++i) {

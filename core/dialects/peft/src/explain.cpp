@@ -1,4 +1,5 @@
 #include "explain.h"
+#include "opscope/dialects/columns.h"
 #include "opscope/dialects/written.h"
 
 #include "opscope/dialects/peft/resolve.h"
@@ -105,24 +106,23 @@ int explain(const std::string& config_path, const std::vector<PeftConfig>& confi
     if (r.counted)
       out << "; " << trainable_line(r);
     out << "\n";
-    std::size_t name_width = 6, entry_width = 5;
+    std::size_t name_width = 6, type_width = 4, entry_width = 5;
     for (const Wrapped& w : r.wrapped) {
-      name_width = std::max(name_width, modules[static_cast<std::size_t>(w.module)].name.size());
+      const index::ModuleObject& m = modules[static_cast<std::size_t>(w.module)];
+      name_width = std::max(name_width, m.name.size());
+      type_width = std::max(type_width, last_part(m.type).size());
       entry_width = std::max(entry_width, entry_of(config, r, w).size());
     }
-    auto pad = [](std::string s, std::size_t width) {
-      s.resize(std::max(s.size(), width), ' ');
-      return s;
-    };
     if (!r.wrapped.empty())
-      out << "  " << pad("module", name_width) << "  " << pad("type", 12) << "  "
-          << pad("entry", entry_width) << "  " << pad("r", 4) << "  " << pad("alpha", 6)
+      out << "  " << padded("module", name_width) << "  " << padded("type", type_width) << "  "
+          << padded("entry", entry_width) << "  " << padded("r", 4) << "  " << padded("alpha", 6)
           << "  trainable\n";
     for (const Wrapped& w : r.wrapped) {
       const index::ModuleObject& m = modules[static_cast<std::size_t>(w.module)];
-      out << "  " << pad(m.name, name_width) << "  " << pad(last_part(m.type), 12) << "  "
-          << pad(entry_of(config, r, w), entry_width) << "  " << pad(std::to_string(w.rank), 4)
-          << "  " << pad(number(w.alpha), 6) << "  " << grouped(w.trainable_parameters) << "\n";
+      out << "  " << padded(m.name, name_width) << "  " << padded(last_part(m.type), type_width)
+          << "  " << padded(entry_of(config, r, w), entry_width) << "  "
+          << padded(std::to_string(w.rank), 4) << "  " << padded(number(w.alpha), 6) << "  "
+          << grouped(w.trainable_parameters) << "\n";
     }
     for (const std::string& p : r.wrapped_parameters)
       out << "  parameter " << p << " (target_parameters)\n";

@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <sstream>
 
 namespace opscope::dialects::llmcompressor {
 namespace {
@@ -237,6 +238,41 @@ TEST(LlmcompressorDialect, TheNotReadQuickFixWrapsOrMovesTheModifiersIntoAStages
             "Wrap in `sparsity_stage: sparsity_modifiers:`\n"
             "{\"sparsity_stage\": {\"sparsity_modifiers\": {\"SparseGPTModifier\": {\"sparsity\": "
             "0.5}}}}\n");
+}
+
+// `explain`'s table is read down its columns: a class name longer than the others
+// (Gemma3TextScaledWordEmbedding, NonDynamicallyQuantizableLinear) widens its column instead
+// of pushing its row's scheme out of line.
+TEST(LlmcompressorDialect, ExplainsColumnsLineUpPastALongClassName) {
+  const index::Index model = tiny_gemma3();
+  const std::string recipe = "quant_stage:\n"
+                             "  quant_modifiers:\n"
+                             "    QuantizationModifier:\n"
+                             "      targets: [Linear, Embedding]\n"
+                             "      scheme: W4A16\n";
+  auto doc = dialect().read("/w/recipe.yaml", recipe);
+  std::ostringstream out, err;
+  doc->explain("/w/recipe.yaml", model, /*json=*/false, out, err);
+  std::istringstream lines(out.str());
+  std::string line;
+  std::size_t scheme_column = std::string::npos;
+  int rows = 0;
+  bool long_name_seen = false;
+  while (std::getline(lines, line)) {
+    if (line.rfind("  module", 0) == 0) {
+      scheme_column = line.find("scheme");
+      continue;
+    }
+    if (scheme_column == std::string::npos || line.rfind("  ", 0) != 0)
+      continue;
+    ++rows;
+    long_name_seen |= line.find("Gemma3TextScaledWordEmbedding") != std::string::npos;
+    ASSERT_GT(line.size(), scheme_column) << line;
+    EXPECT_EQ(line.substr(scheme_column - 2, 2), "  ") << line;
+    EXPECT_NE(line[scheme_column], ' ') << line;
+  }
+  EXPECT_GT(rows, 1) << out.str();
+  EXPECT_TRUE(long_name_seen) << out.str();
 }
 
 } // namespace
