@@ -14,6 +14,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "python"))
 from fixtures.hf_hub import TINY_LLAMA, TINY_LLAMA_ID as MODEL_ID  # noqa: E402
 from fixtures.hub_project import diagnostics, make_hub_project, run_opscope as opscope  # noqa: E402
 from fixtures.hub_project import write_project_file as write  # noqa: E402
+from fixtures.peft_wraps import peft_wraps as wraps_in  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -44,18 +45,12 @@ def test_a_misspelt_target_in_a_training_script_is_named_with_the_real_one(works
 def peft_wraps(target_modules, **fields):
     """What get_peft_model wraps on the tiny Llama, built on meta, and its trainable count."""
     import torch
-    from peft import LoraConfig, get_peft_model
     from transformers import AutoConfig, AutoModelForCausalLM
 
     config = AutoConfig.for_model(**TINY_LLAMA)
     with torch.device("meta"):
         model = AutoModelForCausalLM.from_config(config)
-    peft_model = get_peft_model(model, LoraConfig(target_modules=target_modules, **fields))
-    prefix = "base_model.model."
-    wrapped = sorted(name[len(prefix):] for name, module in peft_model.named_modules()
-                     if hasattr(module, "lora_A") and name.startswith(prefix))
-    trainable, total = peft_model.get_nb_trainable_parameters()
-    return wrapped, trainable, total
+    return wraps_in(model, target_modules, **fields)
 
 
 @pytest.mark.parametrize("target_modules, fields", [

@@ -16,6 +16,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "dialects"))
 from fixtures.hf_hub import write_hub_config  # noqa: E402
 from fixtures.hub_project import diagnostics, run_opscope as opscope  # noqa: E402
 from fixtures.hub_project import write_project_file as write  # noqa: E402
+from fixtures.peft_wraps import peft_wraps as wraps_in  # noqa: E402
 from peft_families import FAMILIES  # noqa: E402
 
 MODEL_ID = "tiny-random/vilt-vqa"
@@ -52,18 +53,12 @@ def test_a_misspelt_target_is_named_with_the_real_one_and_the_missing_graph_is_s
 def peft_wraps(target_modules, **fields):
     """What get_peft_model wraps on ViLT built on meta, and its trainable count."""
     import torch
-    from peft import LoraConfig, get_peft_model
     from transformers import AutoConfig, ViltForQuestionAnswering
 
     config = AutoConfig.for_model(**VILT)
     with torch.device("meta"):
         model = ViltForQuestionAnswering(config)
-    peft_model = get_peft_model(model, LoraConfig(target_modules=target_modules, **fields))
-    prefix = "base_model.model."
-    wrapped = sorted(name[len(prefix):] for name, module in peft_model.named_modules()
-                     if hasattr(module, "lora_A") and name.startswith(prefix))
-    trainable, total = peft_model.get_nb_trainable_parameters()
-    return wrapped, trainable, total
+    return wraps_in(model, target_modules, **fields)
 
 
 @pytest.mark.parametrize("target_modules, fields", [
