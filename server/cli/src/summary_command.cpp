@@ -42,6 +42,9 @@ int run_summary(const std::vector<std::string>& args) {
     check_compressor_early(parsed, settings, parsed.positionals[0]);
     index::Index index = model::load_index(parsed.positionals[0], settings);
     options.compressor = compressor_option(parsed, index.mode);
+    if (!index.provenance.untraced.empty()) // said on every run, not only the export's
+      std::cerr << "opscope: " << parsed.positionals[0]
+                << ": no graph, its modules only: " << index.provenance.untraced << "\n";
     if (parsed.has("--json"))
       std::cout << format::summary_json(index, options).dump(2) << "\n";
     else

@@ -105,3 +105,12 @@ def test_a_coreai_opt_config_is_told_the_graph_is_missing_and_why(workspace):
             explained.stdout + explained.stderr
     finally:
         (workspace / "project" / "opscope.yaml").unlink()
+
+
+def test_the_summary_shows_the_modules_and_says_why_there_are_no_ops(workspace):
+    result = opscope(workspace, "summary", f"hf:{MODEL_ID}")
+    assert result.returncode == 0, result.stderr
+    assert "no graph, its modules only" in result.stderr and "multinomial" in result.stderr, \
+        result.stderr
+    assert "vilt.encoder.layer.3.attention.attention.value" in result.stdout, result.stdout
+    assert "◆" not in result.stdout.split("\n\n", 1)[-1], "an op in a model without a graph"
