@@ -42,6 +42,13 @@ std::vector<index::QueryEngine::Key> queried_keys(const config::ConfigDocument& 
   return keys;
 }
 
+// The model's index when it has a graph to resolve a coreai-opt config on; null while loading,
+// and for a model torch.export could not trace (its module names only: model_problem says why).
+const index::Index* graph_index(const Model* model) {
+  return model && model->index && model->index->provenance.untraced.empty() ? model->index.get()
+                                                                            : nullptr;
+}
+
 } // namespace
 
 const char* to_string(ModelState state) {
@@ -229,7 +236,7 @@ std::optional<features::ModelProblem> Workspace::model_problem(const Analysis& a
     return ModelProblem{host_.untrusted_message(analysis.untrusted), Severity::Error,
                         kUntrustedProjectCode};
   const Model* model = analysis.model;
-  if (model && model->index && !model->index->provenance.untraced.empty() && !analysis.dialect)
+  if (model && model->index && !graph_index(model) && !analysis.dialect)
     // PEFT's and llm-compressor's names are module names, which such a model has.
     return ModelProblem{"opscope has only the module names of " + model->spec.written +
                             ", no graph: " + model->index->provenance.untraced +
@@ -256,9 +263,7 @@ bool Workspace::is_checked(const config::ConfigDocument& config) const {
 features::Model Workspace::feature_model(const Analysis& analysis) const {
   features::Model model;
   model.compressor = analysis.resolution.compressor;
-  // A model without a graph: no model to resolve coreai-opt on (model_problem says why).
-  if (analysis.model && analysis.model->index &&
-      analysis.model->index->provenance.untraced.empty()) {
+  if (graph_index(analysis.model)) {
     model.index = analysis.model->index.get();
     model.queries = analysis.model->queries.get();
     model.resolution = analysis.decisions.get();
@@ -287,9 +292,7 @@ Workspace::Diagnosis Workspace::diagnosis(const Analysis& analysis) const {
     };
   std::shared_ptr<const index::Index> index; // kept alive for the raw pointers in `model`
   std::shared_ptr<const index::QueryEngine> queries;
-  // A model without a graph (model_problem says why) has no ops to resolve a config on.
-  if (analysis.model && analysis.model->index &&
-      analysis.model->index->provenance.untraced.empty()) {
+  if (graph_index(analysis.model)) {
     index = analysis.model->index;
     queries = analysis.model->queries;
   }
