@@ -1,5 +1,7 @@
 #include "module_objects.h"
 
+#include "json_record.h"
+
 #include <nlohmann/json.hpp>
 
 namespace opscope::inspect {
@@ -8,8 +10,7 @@ namespace {
 using json = nlohmann::json;
 
 [[noreturn]] void malformed(const Archive& archive, const std::string& what) {
-  throw ArchiveError(archive.path + ": " + kModuleObjectsRecord + " is malformed (" + what +
-                     "); export the model again with this opscope");
+  malformed_record(archive, kModuleObjectsRecord, what);
 }
 
 std::string string_at(const Archive& archive, const json& object, const char* key) {
@@ -25,18 +26,7 @@ std::vector<index::ModuleObject> archive_module_objects(const Archive& archive) 
   std::vector<index::ModuleObject> objects;
   if (!archive.records || !archive.records->has(kModuleObjectsRecord))
     return objects;
-  std::string text;
-  try {
-    text = archive.records->read(kModuleObjectsRecord);
-  } catch (const std::exception& e) {
-    throw ArchiveError(archive.path + ": cannot read " + kModuleObjectsRecord + " (" + e.what() +
-                       "); export the model again");
-  }
-  json doc = json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (!doc.is_object() || doc.value("format", "") != "opscope-modules")
-    malformed(archive, "not an opscope-modules record");
-  if (!doc.contains("version") || doc["version"] != 1)
-    malformed(archive, "unknown version; this opscope reads version 1");
+  json doc = read_json_record(archive, kModuleObjectsRecord, "opscope-modules");
   auto modules = doc.find("modules");
   if (modules == doc.end() || !modules->is_array())
     malformed(archive, "no \"modules\" list");

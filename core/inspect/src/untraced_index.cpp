@@ -1,5 +1,6 @@
 #include "untraced_index.h"
 
+#include "json_record.h"
 #include "module_objects.h"
 
 #include <nlohmann/json.hpp>
@@ -12,8 +13,7 @@ namespace {
 using json = nlohmann::json;
 
 [[noreturn]] void malformed(const Archive& archive, const std::string& what) {
-  throw ArchiveError(archive.path + ": " + kUntracedRecord + " is malformed (" + what +
-                     "); export the model again with this opscope");
+  malformed_record(archive, kUntracedRecord, what);
 }
 
 index::Parameter state_tensor(const Archive& archive, const json& entry) {
@@ -69,18 +69,7 @@ bool is_untraced(const Archive& archive) {
 }
 
 index::Index build_untraced_index(const Archive& archive, index::Mode mode) {
-  std::string text;
-  try {
-    text = archive.records->read(kUntracedRecord);
-  } catch (const std::exception& e) {
-    throw ArchiveError(archive.path + ": cannot read " + kUntracedRecord + " (" + e.what() +
-                       "); export the model again");
-  }
-  json doc = json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (!doc.is_object() || doc.value("format", "") != "opscope-untraced")
-    malformed(archive, "not an opscope-untraced record");
-  if (!doc.contains("version") || doc["version"] != 1)
-    malformed(archive, "unknown version; this opscope reads version 1");
+  json doc = read_json_record(archive, kUntracedRecord, "opscope-untraced");
   if (!doc.contains("reason") || !doc["reason"].is_string())
     malformed(archive, "no \"reason\"");
 
