@@ -836,8 +836,13 @@ def _first_call(model, module, function, kwargs: dict):
 
 def example_inputs(model, given: dict | None = None, target: str = "hf:") -> dict:
     """Keyword inputs for forward(), from the config's sizes (on the current device); `given`
-    (from --input NAME=SPEC) replaces or adds to them."""
+    (from --input NAME=SPEC) replaces or adds to them. A forward() taking an inference
+    session gets the inputs of a tracking step instead (hf_session.py)."""
     given = dict(given or {})
+    from opscope_export.hf_session import session_inputs, session_parameter
+
+    if session_parameter(model) is not None:  # a video model's inference session
+        return session_inputs(model, given, target)
     config = model.config
     parameters = _parameters(model)
     kwargs = {}

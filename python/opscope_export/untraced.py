@@ -1,8 +1,8 @@
 """The record of a model torch.export could not trace: its module names and state only.
 
 Some architectures cannot become a graph from a config at all (ViLT samples patches with
-``torch.multinomial`` on its mask's values; SAM 2's and EdgeTAM's video models take an inference
-session object, not tensors). What PEFT, llm-compressor and coreai-opt's module-name keys match
+``torch.multinomial`` on its mask's values; UDOP drops the patches its boxes cover, by their
+values). What PEFT, llm-compressor and coreai-opt's module-name keys match
 is ``named_modules()``, which needs no trace. So, rather than fail, an ``hf:`` export writes an
 archive holding the module table (module_names.py) and this record: why there is no graph, and
 every parameter and buffer with its shape and dtype (what a trainable count or a projected size

@@ -126,6 +126,9 @@ SAMPLE = [
     # speech features documented (batch_size, sequence_length, feature_dim), as wide as its
     # input linear layer reads (mel bins expanded and stacked: four times num_mel_bins)
     "granite_speech5_ctc",
+    # a video tracker whose forward() takes an inference session (hf_session.py): its
+    # tracking step on a second frame, the session primed on a prompted first one
+    "sam3_tracker_video",
     *EXPECTED_FAILURES, *NEEDS_PACKAGE, *TORCH_LIMITS, *UNTRACED,
 ]
 
@@ -291,6 +294,29 @@ def test_the_input_an_error_names_is_passed_as_it_says(inspect_worker, tmp_path)
     assert described["inputs"][0] == {"shape": [1, 8, width], "dtype": "float32",
                                       "keyword": "context"}
     assert _ops(inspect_worker, archive) > 0
+
+
+def test_a_video_tracker_taking_an_inference_session_exports_its_tracking_step(
+        inspect_worker, tmp_path):
+    """EdgeTAM's video model reads its prompts and memory from a session object: the export
+    is forward() on a second frame of a session primed on a prompted first one, without
+    weight data, its inputs the frame and the session's tensors by name, its modules named
+    as the model names them (no wrapper's prefix), the memory attention among its ops."""
+    config = _write_config(tmp_path / "edgetam", "edgetam_video")
+    archive = str(tmp_path / "e.pt2")
+    code, described, stderr = _export([f"hf:{config}", "--weightless", "-o", archive])
+    assert code == 0 and not described["untraced"], stderr
+    assert described["weightless"] and not _weight_bytes(archive)
+    names = [entry["keyword"] for entry in described["inputs"]]
+    assert names[0] == "frame" and \
+        "output_dict_per_obj_0_cond_frame_outputs_0_maskmem_features" in names, names
+    index = _read_back(inspect_worker, archive)
+    modules = {module["name"]: module for module in index["modules"]}
+    assert "memory_attention" in modules and not any(name.startswith("model.")
+                                                     for name in modules), sorted(modules)[:5]
+    called = {name.split(".")[0] for name, module in modules.items() if module["ops"]}
+    assert {"vision_encoder", "memory_attention", "memory_encoder",
+            "mask_decoder"} <= called, sorted(called)
 
 
 def test_retry_with_real_values_stops_at_its_memory_bound(tmp_path, monkeypatch):
