@@ -330,6 +330,19 @@ void read_module_object(dom::element e, ModuleObject& m) {
       if (value.get_bool().get(flag))
         shape_error("a module object's \"output_embeddings\" is not a boolean");
       m.output_embeddings = flag;
+    } else if (key == "experts_implementation") {
+      ModuleObject::ExpertsImplementation experts;
+      bool saw_transposed = false, saw_gate = false;
+      for (auto [field, flag] : object_of(value, "a module object's \"experts_implementation\"")) {
+        bool* into = field == "is_transposed" ? (saw_transposed = true, &experts.transposed)
+                     : field == "has_gate"    ? (saw_gate = true, &experts.gated)
+                                              : nullptr;
+        if (into && flag.get_bool().get(*into))
+          shape_error("a module object's \"experts_implementation\" holds a non-boolean");
+      }
+      if (!saw_transposed || !saw_gate)
+        shape_error("a module object's \"experts_implementation\" lacks is_transposed or has_gate");
+      m.experts_implementation = experts;
     }
   }
   required.check("a module object");

@@ -161,6 +161,11 @@ void write_module_object(JsonWriter& w, const ModuleObject& m) {
   }
   if (m.output_embeddings)
     w.raw(",\"output_embeddings\":true");
+  if (const auto& experts = m.experts_implementation) {
+    w.raw(experts->transposed ? ",\"experts_implementation\":{\"is_transposed\":true"
+                              : ",\"experts_implementation\":{\"is_transposed\":false");
+    w.raw(experts->gated ? ",\"has_gate\":true}" : ",\"has_gate\":false}");
+  }
   w.raw('}');
 }
 

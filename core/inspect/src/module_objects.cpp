@@ -66,6 +66,17 @@ std::vector<index::ModuleObject> archive_module_objects(const Archive& archive) 
         malformed(archive, "\"output_embeddings\" of " + object.name + " is not a boolean");
       object.output_embeddings = head->get<bool>();
     }
+    // Optional: what llm-compressor's linearize_moe reads of the class's decorator.
+    if (auto experts = entry.find("experts_implementation"); experts != entry.end()) {
+      auto flag = [&](const char* key) {
+        auto it = experts->is_object() ? experts->find(key) : experts->end();
+        if (it == experts->end() || !it->is_boolean())
+          malformed(archive, "\"experts_implementation\" of " + object.name + " has no boolean \"" +
+                                 key + "\"");
+        return it->get<bool>();
+      };
+      object.experts_implementation = {flag("is_transposed"), flag("has_gate")};
+    }
     if (auto children = entry.find("children"); children != entry.end()) {
       if (!children->is_array())
         malformed(archive, "\"children\" of " + object.name + " is not a list");

@@ -199,8 +199,11 @@ std::string python_source_stamp(const std::string& target) {
 std::string cached_export(const std::string& target, const Settings& settings, bool& from_cache) {
   from_cache = false;
   std::string dir = ensure_cache_subdir("exports");
+  // The record's edition: an archive made before the helper recorded a fact opscope now reads
+  // (2: the experts' decorator arguments, module_names.py) is made again.
   std::string key_text = fs::current_path().string() + "\n" + target + "\n" +
-                         python_interpreter(settings) + "\n" + python_source_stamp(target);
+                         python_interpreter(settings) + "\n" + python_source_stamp(target) +
+                         "\nrecord 2";
   for (const auto& spec : settings.inputs)
     key_text += "\n--input " + spec;
   // Weightless is the default; the spelling of the key's line predates that.

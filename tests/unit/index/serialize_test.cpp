@@ -118,6 +118,9 @@ TEST(IndexSerialize, ModuleObjectsRoundTripAndNameEachCallsObject) {
   original.module_objects[1].mro = {"m.Base"};
   original.module_objects[1].output_embeddings = true;
   original.module_objects[0].model_type = "llama";
+  // What llm-compressor's linearize_moe reads: the experts' decorator arguments.
+  original.module_objects[1].experts_implementation =
+      ModuleObject::ExpertsImplementation{true, false};
   Index copy = from_json_text(to_json_text(original), "aliases.idx");
   ASSERT_EQ(copy.module_objects.size(), 2u);
   EXPECT_EQ(copy.module_objects[1].aliases, std::vector<std::string>{"shortcut"});
@@ -127,6 +130,10 @@ TEST(IndexSerialize, ModuleObjectsRoundTripAndNameEachCallsObject) {
   EXPECT_TRUE(copy.module_objects[1].output_embeddings);
   EXPECT_FALSE(copy.module_objects[0].output_embeddings);
   EXPECT_EQ(copy.module_objects[0].model_type, "llama");
+  ASSERT_TRUE(copy.module_objects[1].experts_implementation);
+  EXPECT_TRUE(copy.module_objects[1].experts_implementation->transposed);
+  EXPECT_FALSE(copy.module_objects[1].experts_implementation->gated);
+  EXPECT_FALSE(copy.module_objects[0].experts_implementation);
   EXPECT_EQ(copy.module_objects[0].children, std::vector<int>{1});
   EXPECT_EQ(copy.module_object(1), 1);
   EXPECT_EQ(copy.find_module_object("shortcut"), 1);

@@ -14,14 +14,15 @@ using index::ModuleObject;
 using index::Parameter;
 
 constexpr std::string_view kMoe = "llmcompressor.modeling.moe.";
-constexpr int kTransposed = 1, kUngated = 2;
 
-LinearizedClass decorated(std::string_view cls, int flags = 0) {
-  bool gated = !(flags & kUngated);
-  return {"transformers.models." + std::string(cls), (flags & kTransposed) != 0, gated,
+// A class the installed transformers decorates with @use_experts_implementation (the export
+// recorded its arguments): split into the generic LinearExperts2D.
+LinearizedClass decorated(const ModuleObject& object) {
+  const ModuleObject::ExpertsImplementation& args = *object.experts_implementation;
+  return {object.type, args.transposed, args.gated,
           std::string(kMoe) + "linear_experts.LinearExperts2D",
           std::string(kMoe) + "linear_experts." +
-              (gated ? "ExpertMLPWithGate" : "ExpertMLPWithoutGate")};
+              (args.gated ? "ExpertMLPWithGate" : "ExpertMLPWithoutGate")};
 }
 
 ModuleObject object(std::string name, std::string type) {
@@ -48,11 +49,15 @@ bool fused_shaped(const index::Index& model, const std::string& module) {
          (fused_tensor(model, module, "gate_up_proj") || fused_tensor(model, module, "up_proj"));
 }
 
-const LinearizedClass* linearized_class(const ModuleObject& object) {
+// How linearize_moe splits `object`'s class (LinearExperts2D.get_linear_experts_cls): its
+// registry first, then the decorator's arguments; nothing for any other class.
+std::optional<LinearizedClass> linearized_class(const ModuleObject& object) {
   for (const LinearizedClass& c : linearized_classes())
     if (object.type == c.fused)
-      return &c;
-  return nullptr;
+      return c;
+  if (object.experts_implementation)
+    return decorated(object);
+  return std::nullopt;
 }
 
 // An experts module's sizes, read from its fused parameters: non-transposed, gate_up_proj is
@@ -89,16 +94,16 @@ std::int64_t modules_made(const Sizes& s, const LinearizedClass& c) {
 
 // The modules linearize_moe replaces: get_non_linearized_moes (the protocol's parameters, a
 // class it knows), with their class, while the view stays within kMaxLinearizedModules.
-std::vector<std::pair<int, const LinearizedClass*>> linearizable(const index::Index& model) {
-  std::vector<std::pair<int, const LinearizedClass*>> found;
+std::vector<std::pair<int, LinearizedClass>> linearizable(const index::Index& model) {
+  std::vector<std::pair<int, LinearizedClass>> found;
   std::int64_t made = 0;
   const auto& objects = model.named_modules();
   for (std::size_t i = 0; i < objects.size(); ++i)
-    if (const LinearizedClass* c = linearized_class(objects[i])) {
+    if (std::optional<LinearizedClass> c = linearized_class(objects[i])) {
       std::optional<Sizes> s = sizes_of(model, objects[i].name, *c);
       if (!s || (made += modules_made(*s, *c)) > kMaxLinearizedModules)
         continue;
-      found.emplace_back(static_cast<int>(i), c);
+      found.emplace_back(static_cast<int>(i), std::move(*c));
     }
   return found;
 }
@@ -167,79 +172,9 @@ Replacement replace(const index::Index& model, const ModuleObject& fused,
 
 const std::vector<LinearizedClass>& linearized_classes() {
   static const std::vector<LinearizedClass> classes = [] {
-    // transformers' classes decorated with @use_experts_implementation (those of the installed
-    // transformers: tests/dialects/test_llmcompressor_moe.py compares), then LinearExperts2D's
-    // registry, which wins over the decorator (gpt_oss.py, llama4.py).
-    std::vector<LinearizedClass> c = {
-        decorated("afmoe.modeling_afmoe.AfmoeExperts"),
-        decorated("aria.modeling_aria.AriaExperts", kTransposed),
-        decorated("axk1.modeling_axk1.AXK1Experts"),
-        decorated("axk2.modeling_axk2.AXK2Experts"),
-        decorated("bailing_hybrid.modeling_bailing_hybrid.BailingHybridExperts"),
-        decorated("beam.modeling_beam.BeamExperts"),
-        decorated("cohere2_moe.modeling_cohere2_moe.Cohere2MoeExperts"),
-        decorated("deepseek_ocr2.modeling_deepseek_ocr2.DeepseekOcr2TextExperts"),
-        decorated("deepseek_v2.modeling_deepseek_v2.DeepseekV2Experts"),
-        decorated("deepseek_v3.modeling_deepseek_v3.DeepseekV3Experts"),
-        decorated("deepseek_v32.modeling_deepseek_v32.DeepseekV32Experts"),
-        decorated("deepseek_v4.modeling_deepseek_v4.DeepseekV4Experts"),
-        decorated("diffusion_gemma.modeling_diffusion_gemma.DiffusionGemmaTextExperts"),
-        decorated("dots1.modeling_dots1.Dots1Experts"),
-        decorated("dots3_note.modeling_dots3_note.Dots3NoteExperts"),
-        decorated("ernie4_5_moe.modeling_ernie4_5_moe.Ernie4_5_MoeExperts"),
-        decorated("ernie4_5_vl_moe.modeling_ernie4_5_vl_moe.Ernie4_5_VLMoeMoeExperts"),
-        decorated("exaone_moe.modeling_exaone_moe.ExaoneMoeExperts"),
-        decorated("flex_olmo.modeling_flex_olmo.FlexOlmoExperts"),
-        decorated("flint.modeling_flint.FlintExperts"),
-        decorated("gemma4.modeling_gemma4.Gemma4TextExperts"),
-        decorated("glm4_moe.modeling_glm4_moe.Glm4MoeExperts"),
-        decorated("glm4_moe_lite.modeling_glm4_moe_lite.Glm4MoeLiteExperts"),
-        decorated("glm4v_moe.modeling_glm4v_moe.Glm4vMoeTextExperts"),
-        decorated("glm5_next.modeling_glm5_next.Glm5NextTextExperts"),
-        decorated("glm_moe_dsa.modeling_glm_moe_dsa.GlmMoeDsaExperts"),
-        decorated("granitemoe.modeling_granitemoe.GraniteMoeExperts"),
-        decorated("granitemoe_swa.modeling_granitemoe_swa.GraniteMoeSWAExperts"),
-        decorated("granitemoehybrid.modeling_granitemoehybrid.GraniteMoeHybridExperts"),
-        decorated("granitemoeshared.modeling_granitemoeshared.GraniteMoeSharedExperts"),
-        decorated("hunyuan_v1_moe.modeling_hunyuan_v1_moe.HunYuanMoEV1Experts"),
-        decorated("hy_v3.modeling_hy_v3.HYV3Experts"),
-        decorated("hy_v4.modeling_hy_v4.HYV4Experts"),
-        decorated("hy_v4_vl.modeling_hy_v4_vl.HYV4VLExperts"),
-        decorated("inkling.modeling_inkling.InklingExperts"),
-        decorated("inkling2.modeling_inkling2.Inkling2Experts"),
-        decorated("inkling2_loop.modeling_inkling2_loop.Inkling2LoopExperts"),
-        decorated("jamba.modeling_jamba.JambaExperts"),
-        decorated("kimi_linear.modeling_kimi_linear.KimiLinearExperts"),
-        decorated("kolibri1.modeling_kolibri1.Kolibri1Experts"),
-        decorated("laguna.modeling_laguna.LagunaExperts"),
-        decorated("lara_mini.modeling_lara_mini.LaraMiniExperts"),
-        decorated("lfm2_moe.modeling_lfm2_moe.Lfm2MoeExperts"),
-        decorated("mellum.modeling_mellum.MellumExperts"),
-        decorated("mimo_v2_flash.modeling_mimo_v2_flash.MiMoV2FlashExperts"),
-        decorated("minimax.modeling_minimax.MiniMaxExperts"),
-        decorated("minimax_m2.modeling_minimax_m2.MiniMaxM2Experts"),
-        decorated("minimax_m3_vl.modeling_minimax_m3_vl.MiniMaxM3VLExperts"),
-        decorated("mistral4.modeling_mistral4.Mistral4Experts"),
-        decorated("mistral_large4.modeling_mistral_large4.MistralLarge4TextExperts"),
-        decorated("mixtral.modeling_mixtral.MixtralExperts"),
-        decorated("muse_spark.modeling_muse_spark.MuseSparkExperts"),
-        decorated("nemotron_h.modeling_nemotron_h.NemotronHExperts", kUngated),
-        decorated("olmoe.modeling_olmoe.OlmoeExperts"),
-        decorated("openai_privacy_filter.modeling_openai_privacy_filter.OpenAIPrivacyFilterExperts",
-                  kTransposed),
-        decorated("phimoe.modeling_phimoe.PhimoeExperts"),
-        decorated("qwen2_moe.modeling_qwen2_moe.Qwen2MoeExperts"),
-        decorated("qwen3_5_moe.modeling_qwen3_5_moe.Qwen3_5MoeExperts"),
-        decorated("qwen3_moe.modeling_qwen3_moe.Qwen3MoeExperts"),
-        decorated("qwen3_next.modeling_qwen3_next.Qwen3NextExperts"),
-        decorated("qwen3_omni_moe.modeling_qwen3_omni_moe.Qwen3OmniMoeThinkerTextExperts"),
-        decorated("qwen3_omni_moe.modeling_qwen3_omni_moe.Qwen3OmniMoeTalkerTextExperts"),
-        decorated("qwen3_vl_moe.modeling_qwen3_vl_moe.Qwen3VLMoeTextExperts"),
-        decorated("qwen4_exp.modeling_qwen4_exp.Qwen4ExpTextExperts"),
-        decorated("solar_open.modeling_solar_open.SolarOpenExperts"),
-        decorated("unlimited_ocr.modeling_unlimited_ocr.UnlimitedOcrTextExperts"),
-        decorated("zaya.modeling_zaya.ZayaExperts"),
-    };
+    // LinearExperts2D's registry (gpt_oss.py, llama4.py): its own replacements, which win
+    // over the decorator.
+    std::vector<LinearizedClass> c;
     std::string moe(kMoe);
     c.push_back({"transformers.models.gpt_oss.modeling_gpt_oss.GptOssExperts", true, true,
                  moe + "gpt_oss.GptOssLinearExperts", moe + "gpt_oss.GptOssExpertMLP"});
@@ -269,7 +204,8 @@ template <class Each> void each_fused(const index::Index& model, Each each) {
 
 bool has_linearizable_experts(const index::Index& model) {
   bool found = false;
-  each_fused(model, [&](const ModuleObject& m) { found = found || linearized_class(m); });
+  each_fused(model,
+             [&](const ModuleObject& m) { found = found || linearized_class(m).has_value(); });
   return found;
 }
 
@@ -284,7 +220,7 @@ std::string fused_experts_caveat(const index::Index& view) {
   if (left.empty())
     return "";
   std::size_t split = 0; // of a class oneshot splits: past the bound, or of odd shapes
-  each_fused(view, [&](const ModuleObject& m) { split += linearized_class(m) != nullptr; });
+  each_fused(view, [&](const ModuleObject& m) { split += linearized_class(m).has_value(); });
   std::string which = std::to_string(left.size()) + " fused MoE experts module" +
                       (left.size() == 1 ? "" : "s") + " (" + left.front() +
                       (left.size() > 1 ? ", ..." : "") + ")";
@@ -300,13 +236,13 @@ std::string fused_experts_caveat(const index::Index& view) {
 
 index::Index linearize_moe(const index::Index& model) {
   index::Index view = model;
-  std::vector<std::pair<int, const LinearizedClass*>> found = linearizable(model);
+  std::vector<std::pair<int, LinearizedClass>> found = linearizable(model);
   if (found.empty())
     return view;
   const auto& objects = model.named_modules();
   std::unordered_map<int, Replacement> replaced;
-  for (auto [i, c] : found)
-    replaced.emplace(i, replace(model, objects[static_cast<std::size_t>(i)], *c));
+  for (const auto& [i, c] : found)
+    replaced.emplace(i, replace(model, objects[static_cast<std::size_t>(i)], c));
 
   // The modules: each replaced one's subtree gives way to its replacement.
   std::vector<ModuleObject> modules;

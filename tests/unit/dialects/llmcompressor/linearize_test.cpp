@@ -20,15 +20,19 @@ using testing::tiny_llama;
 using Shape = std::vector<std::int64_t>;
 
 // tiny_llama (hidden 32) with a fused experts module of `cls` in each layer's MLP, holding 4
-// experts and the parameters given.
+// experts and the parameters given; `decorated`: the export recorded the class's
+// @use_experts_implementation arguments (defaults: not transposed, gated).
 index::Index with_experts(const std::string& cls,
-                          const std::vector<std::pair<std::string, Shape>>& parameters) {
+                          const std::vector<std::pair<std::string, Shape>>& parameters,
+                          bool decorated = true) {
   index::Index model = tiny_llama();
   model.module_objects = model.named_modules(); // recorded, as an export records them
   for (std::string layer : {"0", "1"}) {
     index::ModuleObject experts;
     experts.name = "model.layers." + layer + ".mlp.experts";
     experts.type = cls;
+    if (decorated)
+      experts.experts_implementation = index::ModuleObject::ExpertsImplementation{};
     model.module_objects.push_back(experts);
     index::ModuleObject act;
     act.name = experts.name + ".act_fn";
@@ -109,10 +113,31 @@ TEST(LlmcompressorLinearize, GptOssSplitsTransposedWithBiasesIntoItsOwnClasses) 
   EXPECT_EQ(seen.find_parameter(expert + ".down_proj.bias")->shape, (Shape{32}));
 }
 
+TEST(LlmcompressorLinearize, AClassOpscopeNeverSawIsSplitAsItsRecordedDecoratorSays) {
+  // A family a later transformers adds: its decorator's arguments come with the export, so
+  // it splits (here transposed and ungated: up_proj [E, H, I], down_proj [E, I, H]).
+  index::Index fused =
+      with_experts("transformers.models.next_family.modeling_next_family.NextFamilyExperts",
+                   {{"up_proj", {4, 32, 64}}, {"down_proj", {4, 64, 32}}});
+  for (index::ModuleObject& m : fused.module_objects)
+    if (m.experts_implementation)
+      m.experts_implementation = index::ModuleObject::ExpertsImplementation{true, false};
+  fused.rebuild_lookups();
+  index::Index seen = linearize_moe(fused);
+  const std::string expert = "model.layers.1.mlp.experts.3";
+  EXPECT_EQ(module(seen, expert)->type,
+            "llmcompressor.modeling.moe.linear_experts.ExpertMLPWithoutGate");
+  EXPECT_EQ(seen.find_parameter(expert + ".up_proj.weight")->shape, (Shape{64, 32}));
+  EXPECT_EQ(seen.find_parameter(expert + ".down_proj.weight")->shape, (Shape{32, 64}));
+  EXPECT_EQ(seen.find_parameter(expert + ".gate_proj.weight"), nullptr);
+  EXPECT_TRUE(fused_experts_left(seen).empty());
+}
+
 TEST(LlmcompressorLinearize, AFusedClassLinearizeMoeDoesNotSplitStaysAndIsSaid) {
   // Step3p7Experts has the protocol's parameters but no @use_experts_implementation.
-  index::Index fused = with_experts("transformers.models.step3p7.modeling_step3p7.Step3p7Experts",
-                                    {{"gate_up_proj", {4, 128, 32}}, {"down_proj", {4, 32, 64}}});
+  index::Index fused =
+      with_experts("transformers.models.step3p7.modeling_step3p7.Step3p7Experts",
+                   {{"gate_up_proj", {4, 128, 32}}, {"down_proj", {4, 32, 64}}}, false);
   EXPECT_FALSE(has_linearizable_experts(fused));
   index::Index seen = linearize_moe(fused);
   EXPECT_NE(seen.find_parameter("model.layers.0.mlp.experts.gate_up_proj"), nullptr);

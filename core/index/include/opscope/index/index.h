@@ -118,6 +118,15 @@ struct ModuleObject {
   std::vector<std::string> mro{};
   std::string model_type{};       // the root's Hugging Face config.model_type, when it has one
   bool output_embeddings = false; // the root model's get_output_embeddings()
+  // The arguments of transformers' `@use_experts_implementation` on the class itself (its
+  // source, as llm-compressor's linearize_moe reads them): a fused MoE experts module it splits.
+  // Absent for any other class, and in archives that predate the record.
+  struct ExpertsImplementation {
+    bool transposed = false; // is_transposed: gate_up_proj is [experts, hidden, 2 * inter]
+    bool gated = true;       // has_gate: gate_up_proj, else up_proj alone
+    bool operator==(const ExpertsImplementation&) const = default;
+  };
+  std::optional<ExpertsImplementation> experts_implementation{};
   // `type` or one of `mro` is `qualified_class`.
   bool is_a(std::string_view qualified_class) const;
 };

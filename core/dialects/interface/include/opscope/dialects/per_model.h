@@ -36,7 +36,11 @@ inline std::uint64_t model_fingerprint(const index::Index& model) {
   for (const index::ModuleObject& m : modules) {
     mix(m.name);
     mix(m.type);
-    mix(std::to_string(m.mro.size() + 2 * m.aliases.size()) + (m.output_embeddings ? "h" : ""));
+    mix(std::to_string(m.mro.size() + 2 * m.aliases.size()) + (m.output_embeddings ? "h" : "") +
+        (m.experts_implementation
+             ? std::string("e") + (m.experts_implementation->transposed ? "t" : "") +
+                   (m.experts_implementation->gated ? "g" : "")
+             : ""));
   }
   for (const index::Parameter& p : model.parameters) {
     mix(p.name);
