@@ -80,12 +80,12 @@ def session_inputs(model, given: dict, target: str) -> dict:
     except Exception as exc:
         raise ExportError(f"{target}: {what}; running it on a first prompted frame failed: "
                           f"{describe(exc)}") from exc
-    names = _tensor_names(session, session_class.__module__, taken={"frame"})
-    state = {names[id(tensor)]: tensor for tensor in _tensors(session, session_class.__module__)}
+    state = _named_tensors(session, session_class.__module__, taken={"frame"})
+    name_of = {id(tensor): name for name, tensor in state.items()}
 
-    def tracking_step(frame, **state):
+    def tracking_step(frame, **inputs):
         primed = _copy_with(session, session_class.__module__,
-                            {key: state[value] for key, value in names.items()})
+                            {held: inputs[name] for held, name in name_of.items()})
         return step(model, primed, frame_idx=TRACKED_FRAME, frame=frame)
 
     tracking_step.__doc__ = step.__doc__
@@ -145,22 +145,14 @@ def _walk(value, module: str, path: tuple = ()):
         yield from _walk(child, module, (*path, key))
 
 
-def _tensors(session, module: str) -> list:
-    seen, found = set(), []
-    for _, tensor in _walk(session, module):
-        if id(tensor) not in seen:
-            seen.add(id(tensor))
-            found.append(tensor)
-    return found
-
-
-def _tensor_names(session, module: str, taken: set[str]) -> dict[int, str]:
-    """An input name for each tensor the session holds (by id), from where it holds it
-    first: `output_dict_per_obj_0_cond_frame_outputs_0_maskmem_features`."""
-    names: dict[int, str] = {}
+def _named_tensors(session, module: str, taken: set[str]) -> dict:
+    """Every tensor the session holds, once, by an input name from where it holds it first:
+    `output_dict_per_obj_0_cond_frame_outputs_0_maskmem_features`."""
+    named, seen = {}, set()
     for path, tensor in _walk(session, module):
-        if id(tensor) in names:
+        if id(tensor) in seen:
             continue
+        seen.add(id(tensor))
         name = re.sub(r"\W+", "_", "_".join(str(key).strip("_") for key in path)).strip("_")
         name = name if name and not name[0].isdigit() else f"state_{name}"
         unique, count = name, 1
@@ -168,8 +160,8 @@ def _tensor_names(session, module: str, taken: set[str]) -> dict[int, str]:
             count += 1
             unique = f"{name}_{count}"
         taken.add(unique)
-        names[id(tensor)] = unique
-    return names
+        named[unique] = tensor
+    return named
 
 
 def _copy_with(value, module: str, replacing: dict):

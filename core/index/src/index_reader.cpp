@@ -333,12 +333,16 @@ void read_module_object(dom::element e, ModuleObject& m) {
     } else if (key == "experts_implementation") {
       ModuleObject::ExpertsImplementation experts;
       bool saw_transposed = false, saw_gate = false;
-      for (auto [field, flag] : object_of(value, "a module object's \"experts_implementation\"")) {
-        bool* into = field == "is_transposed" ? (saw_transposed = true, &experts.transposed)
-                     : field == "has_gate"    ? (saw_gate = true, &experts.gated)
-                                              : nullptr;
-        if (into && flag.get_bool().get(*into))
+      auto read_flag = [](dom::element flag, bool& into, bool& saw) {
+        saw = true;
+        if (flag.get_bool().get(into))
           shape_error("a module object's \"experts_implementation\" holds a non-boolean");
+      };
+      for (auto [field, flag] : object_of(value, "a module object's \"experts_implementation\"")) {
+        if (field == "is_transposed")
+          read_flag(flag, experts.transposed, saw_transposed);
+        else if (field == "has_gate")
+          read_flag(flag, experts.gated, saw_gate);
       }
       if (!saw_transposed || !saw_gate)
         shape_error("a module object's \"experts_implementation\" lacks is_transposed or has_gate");
