@@ -1,4 +1,4 @@
-// The seam to engine/features' pure functions: turns their results, in config byte
+// The seam to core/dialects/coreai/features' pure functions: turns their results, in config byte
 // positions, into LSP structures.
 #pragma once
 

@@ -1,4 +1,4 @@
-// The weight error's lens and hover text (engine/features/src/weight_error.cpp) from a
+// The weight error's lens and hover text (core/dialects/coreai/features/src/weight_error.cpp) from a
 // measurement handed in by the host: what the user reads above the config and on an entry, and
 // that a measurement of an older revision never puts its numbers on the wrong entry.
 #include "opscope/config/document.h"
@@ -36,8 +36,8 @@ int key_of(const config::ConfigDocument& doc, const std::string& text) {
   return -1;
 }
 
-model::WeightErrorRow row(int parameter, int key, std::optional<double> sqnr, double error) {
-  model::WeightErrorRow r;
+resolve::WeightErrorRow row(int parameter, int key, std::optional<double> sqnr, double error) {
+  resolve::WeightErrorRow r;
   r.quantization.parameter = parameter;
   r.quantization.decider = {resolve::Decider::Kind::Key, key, 0};
   r.measured = true;
@@ -47,8 +47,8 @@ model::WeightErrorRow row(int parameter, int key, std::optional<double> sqnr, do
 }
 
 // layer1's entry decides its two convolutions and (here) conv1; fc's entry decides fc.
-std::shared_ptr<model::WeightErrorReport> measured(const config::ConfigDocument& doc) {
-  auto report = std::make_shared<model::WeightErrorReport>();
+std::shared_ptr<resolve::WeightErrorReport> measured(const config::ConfigDocument& doc) {
+  auto report = std::make_shared<resolve::WeightErrorReport>();
   report->applies = true;
   const int layer1 = key_of(doc, "layer1\\..*"), fc = key_of(doc, "fc");
   report->rows = {row(0, layer1, 24.5, 0.0601), row(1, layer1, 22.25, 0.0772),

@@ -10,6 +10,7 @@
 #include "opscope/config/document.h"
 #include "opscope/index/index.h"
 #include "opscope/resolve/resolve.h"
+#include "opscope/resolve/weight_error_report.h"
 #include "opscope/resolve/weight_quantization.h"
 
 #include <chrono>
@@ -19,21 +20,8 @@
 
 namespace opscope::model {
 
-struct WeightErrorRow {
-  resolve::WeightQuantization quantization; // its parameter, dtype, block, deciding entry, ...
-  bool measured = false;
-  std::optional<double> sqnr_db; // nothing when the weight comes back unchanged (no error)
-  double relative_error = 0;
-  std::string not_measured; // why, when !measured
-};
-
-struct WeightErrorReport {
-  bool applies = false;             // a Quantizer config that quantizes some weight of this model
-  std::string unavailable;          // why nothing was measured ("" when rows hold the numbers)
-  bool weightless = false;          // unavailable because the model holds no weights
-  std::vector<WeightErrorRow> rows; // Index::parameters order
-  std::vector<int> worst;           // up to three rows, lowest SQNR first
-};
+using resolve::WeightErrorReport;
+using resolve::WeightErrorRow;
 
 // A whole model's weights on 2 cores take seconds; a worker past this is stuck.
 inline constexpr std::chrono::minutes kWeightErrorTimeout{10};

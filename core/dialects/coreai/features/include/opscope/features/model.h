@@ -6,18 +6,18 @@
 #include "opscope/config/document.h"
 #include "opscope/index/index.h"
 #include "opscope/index/query.h"
-#include "opscope/model/weight_error.h"
 #include "opscope/resolve/resolve.h"
+#include "opscope/resolve/weight_error_report.h"
 
 #include <memory>
 #include <string>
 
 namespace opscope::features {
 
-// The per-layer weight error (model/weight_error.h) a host measured for a config: the editor
+// The per-layer weight error (resolve/weight_error_report.h) a host measured for a config: the editor
 // measures it in the background, so a request may come before it or between two measurements.
 struct WeightErrorState {
-  std::shared_ptr<const model::WeightErrorReport> report; // the last measured; null before it
+  std::shared_ptr<const resolve::WeightErrorReport> report; // the last measured; null before it
   bool current = false;   // `report` is of this revision (its rows' deciders name its keys)
   bool measuring = false; // a measurement of this revision is under way
 };

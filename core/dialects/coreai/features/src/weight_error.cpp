@@ -13,18 +13,18 @@ bool measures_weights(config::Compressor root) {
          root == config::Compressor::KMeansPalettizer;
 }
 
-const model::WeightErrorReport* report_of(const config::ConfigDocument& document,
+const resolve::WeightErrorReport* report_of(const config::ConfigDocument& document,
                                           const Model* model) {
   if (!model || !model->index || !model->weight_error || !measures_weights(document.root))
     return nullptr;
   return model->weight_error->report.get();
 }
 
-const std::string& parameter_name(const Model& model, const model::WeightErrorRow& row) {
+const std::string& parameter_name(const Model& model, const resolve::WeightErrorRow& row) {
   return model.index->parameters[static_cast<std::size_t>(row.quantization.parameter)].name;
 }
 
-std::string decibels(const model::WeightErrorRow& row) {
+std::string decibels(const resolve::WeightErrorRow& row) {
   if (!row.sqnr_db)
     return "lossless";
   char text[32];
@@ -32,14 +32,14 @@ std::string decibels(const model::WeightErrorRow& row) {
   return text;
 }
 
-std::string relative(const model::WeightErrorRow& row) {
+std::string relative(const resolve::WeightErrorRow& row) {
   char text[32];
   std::snprintf(text, sizeof text, "%.5f", row.relative_error);
   return text;
 }
 
 // Lowest SQNR first; an unchanged weight (no error) last.
-double order_of(const model::WeightErrorRow& row) {
+double order_of(const resolve::WeightErrorRow& row) {
   return row.sqnr_db ? *row.sqnr_db : std::numeric_limits<double>::infinity();
 }
 
@@ -49,7 +49,7 @@ std::optional<CodeLens> weight_error_lens(const config::ConfigDocument& document
                                           const Model* model) {
   if (!model || !model->index || !model->weight_error || !measures_weights(document.root))
     return std::nullopt;
-  const model::WeightErrorReport* report = model->weight_error->report.get();
+  const resolve::WeightErrorReport* report = model->weight_error->report.get();
   if (!report) // before the first measurement of this config
     return model->weight_error->measuring
                ? std::optional<CodeLens>(CodeLens{document.root_range, "weight error: computing…"})
@@ -59,7 +59,7 @@ std::optional<CodeLens> weight_error_lens(const config::ConfigDocument& document
     return std::nullopt;
   std::string title = "weight error, worst: ";
   for (std::size_t i = 0; i < report->worst.size(); ++i) {
-    const model::WeightErrorRow& row = report->rows[static_cast<std::size_t>(report->worst[i])];
+    const resolve::WeightErrorRow& row = report->rows[static_cast<std::size_t>(report->worst[i])];
     title += (i ? ", " : "") + parameter_name(*model, row) + " " + decibels(row);
   }
   // An older revision's numbers while this one is measured (a spec changed: seconds on a
@@ -70,17 +70,17 @@ std::optional<CodeLens> weight_error_lens(const config::ConfigDocument& document
 
 std::optional<std::string> entry_weight_error_text(const config::ConfigDocument& document,
                                                    const Model* model, int key) {
-  const model::WeightErrorReport* report = report_of(document, model);
+  const resolve::WeightErrorReport* report = report_of(document, model);
   if (!model || !model->weight_error)
     return std::nullopt;
   if (!model->weight_error->current || !report)
     return model->weight_error->measuring && measures_weights(document.root)
                ? std::optional<std::string>("**Weight error**: computing…\n\n")
                : std::nullopt;
-  std::vector<const model::WeightErrorRow*> measured;
+  std::vector<const resolve::WeightErrorRow*> measured;
   std::size_t decided = 0;
   std::string not_measured;
-  for (const model::WeightErrorRow& row : report->rows) {
+  for (const resolve::WeightErrorRow& row : report->rows) {
     const resolve::Decider& who = row.quantization.decider;
     if (who.kind != resolve::Decider::Kind::Key || who.key != key)
       continue;
@@ -102,12 +102,12 @@ std::optional<std::string> entry_weight_error_text(const config::ConfigDocument&
   if (!measured.empty()) {
     std::stable_sort(measured.begin(), measured.end(),
                      [](const auto* a, const auto* b) { return order_of(*a) < order_of(*b); });
-    const model::WeightErrorRow& worst = *measured.front();
+    const resolve::WeightErrorRow& worst = *measured.front();
     if (measured.size() == 1) {
       text += " of the weight this entry decides: `" + parameter_name(*model, worst) + "` " +
               decibels(worst) + " SQNR, relative error " + relative(worst) + ".";
     } else {
-      const model::WeightErrorRow& median = *measured[(measured.size() - 1) / 2];
+      const resolve::WeightErrorRow& median = *measured[(measured.size() - 1) / 2];
       text += " of the " + std::to_string(measured.size()) +
               " weights this entry decides: worst `" + parameter_name(*model, worst) + "` " +
               decibels(worst) + " SQNR, relative error " + relative(worst) + "; median `" +
