@@ -431,16 +431,4 @@ std::vector<Diagnostic> diagnose(const config::ConfigDocument& document, const M
   return Checker(document, model).run(model_problem);
 }
 
-const char* to_string(Severity severity) {
-  switch (severity) {
-  case Severity::Error:
-    return "error";
-  case Severity::Warning:
-    return "warning";
-  case Severity::Information:
-    return "note";
-  }
-  return "";
-}
-
 } // namespace opscope::features

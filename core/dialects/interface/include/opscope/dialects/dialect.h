@@ -8,6 +8,7 @@
 #pragma once
 
 #include "opscope/config/document.h"
+#include "opscope/dialects/answers.h"
 #include "opscope/index/index.h"
 
 #include <memory>
@@ -18,8 +19,6 @@
 #include <vector>
 
 namespace opscope::dialects {
-
-enum class Severity { Error, Warning, Information };
 
 struct Replacement {
   std::string title; // "Replace with `v_proj`"

@@ -12,34 +12,15 @@
 
 namespace opscope::features {
 
-enum class Severity { Error, Warning, Information };
-
-struct Fix {
-  std::string title; // "Replace with `layer1.*`"
-  TextEdit edit;
-  bool replacement = true; // the edit replaces the key by a name (false: it moves an entry)
-};
-
-struct Diagnostic {
-  config::Range range;
-  Severity severity = Severity::Warning;
-  std::string code; // stable id: "syntax", "no-match", "invalid-regex", ...
-  std::string message;
-  std::vector<Fix> fixes;
-};
-
-// Why there is no model to check against, said once at the top of the config.
-struct ModelProblem {
-  std::string message; // why, and what to do
-  Severity severity = Severity::Warning;
-  std::string code = "no-model"; // "untrusted-project": opscope would not run the project's code
-};
+using dialects::Diagnostic;
+using dialects::Fix;
+using dialects::ModelProblem;
+using dialects::Severity;
+using dialects::to_string;
 
 // `model` may be null: the checks that need no model still run, and
 // `model_problem` (if given) becomes one diagnostic on the first line.
 std::vector<Diagnostic> diagnose(const config::ConfigDocument& document, const Model* model,
                                  const std::optional<ModelProblem>& model_problem = {});
-
-const char* to_string(Severity severity);
 
 } // namespace opscope::features

@@ -9,10 +9,7 @@
 
 namespace opscope::features {
 
-struct Hover {
-  std::string markdown; // the text to show
-  config::Range range;  // the key hovered
-};
+using dialects::Hover;
 
 struct HoverOptions {
   std::size_t max_listed = 10; // matches listed before "and N more"

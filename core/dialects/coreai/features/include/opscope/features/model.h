@@ -4,6 +4,7 @@
 #pragma once
 
 #include "opscope/config/document.h"
+#include "opscope/dialects/answers.h"
 #include "opscope/index/index.h"
 #include "opscope/index/query.h"
 #include "opscope/resolve/resolve.h"
@@ -13,6 +14,9 @@
 #include <string>
 
 namespace opscope::features {
+
+using dialects::SourceLocation;
+using dialects::TextEdit;
 
 // The per-layer weight error (resolve/weight_error_report.h) a host measured for a config: the editor
 // measures it in the background, so a request may come before it or between two measurements.
@@ -34,18 +38,6 @@ struct Model {
   const resolve::SharedResolution* resolution = nullptr;
   // The config's weight error on the model's weights (null: the host does not measure it).
   const WeightErrorState* weight_error = nullptr;
-};
-
-// A replacement of `range` by `new_text` in the config document.
-struct TextEdit {
-  config::Range range;
-  std::string new_text;
-};
-
-// A line in the model's Python source.
-struct SourceLocation {
-  std::string file;
-  int line = 0; // 1-based, as in tracebacks
 };
 
 } // namespace opscope::features

@@ -11,11 +11,7 @@
 
 namespace opscope::features {
 
-// A line of text shown above a range of the config (LSP: a code lens with no command).
-struct CodeLens {
-  config::Range range;
-  std::string title;
-};
+using dialects::CodeLens;
 
 // The projected size above the root key: "projected size: 32.00 -> 4.13 bits per weight,
 // 1.05 MB -> 136.20 KB". Empty without a model or a compressor root key, and when the size
