@@ -15,6 +15,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
+#include <iterator>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -39,22 +40,43 @@ void check_built(const index::Index& built) {
 // Mutated zips mostly fail their CRC before model.json is parsed. So an input that is not a
 // zip is taken as the record itself and packed into a valid archive: `E` + text is the eager
 // record (next to a minimal program), `U` + text the record of a model torch.export could not
-// trace (next to a small module table, no program), any other text is models/model.json.
+// trace (next to a small module table, no program; a digit after the `U` picks the form of the
+// table's experts record, else it is the first), any other text is models/model.json.
 std::string pack_records(std::string_view input) {
   static constexpr std::string_view kMinimalProgram =
       R"({"schema_version":{"major":8,"minor":0},"graph_module":{"graph":{}}})";
   static constexpr std::string_view kModuleTable =
       R"({"format":"opscope-modules","version":1,"modules":[{"name":"","type":"M",)"
-      R"("children":[1]},{"name":"fc","type":"torch.nn.modules.linear.Linear"}]})";
+      R"("children":[1,2]},{"name":"fc","type":"torch.nn.modules.linear.Linear"},)"
+      R"({"name":"experts","type":"E","experts_implementation":)";
+  // The record module_names.py writes for a module with a 3-D down_proj, then malformed ones:
+  // a string or a number for a flag, a flag missing, the record not an object.
+  static constexpr std::string_view kExpertsForms[] = {
+      R"({"is_transposed":false,"has_gate":true})",
+      R"({"is_transposed":true,"has_gate":false})",
+      R"({"is_transposed":"true","has_gate":true})",
+      R"({"is_transposed":false,"has_gate":1})",
+      R"({"is_transposed":true})",
+      R"({"has_gate":false})",
+      R"([true,true])",
+      R"("true")",
+      R"(null)"};
   std::string_view model_json = input;
   std::string_view eager_record;
   std::string_view untraced_record;
+  std::string module_table; // read by zip_close
   if (!input.empty() && input[0] == 'E') {
     model_json = kMinimalProgram;
     eager_record = input.substr(1);
   } else if (!input.empty() && input[0] == 'U') {
     model_json = {};
     untraced_record = input.substr(1);
+    std::size_t form = 0;
+    if (untraced_record.size() > 1 && untraced_record[0] >= '0' && untraced_record[0] <= '9') {
+      form = static_cast<std::size_t>(untraced_record[0] - '0') % std::size(kExpertsForms);
+      untraced_record.remove_prefix(1);
+    }
+    module_table.append(kModuleTable).append(kExpertsForms[form]).append("}]}");
   }
   zip_error_t error;
   zip_error_init(&error);
@@ -74,7 +96,7 @@ std::string pack_records(std::string_view input) {
     add("fuzz/extra/opscope_eager.json", eager_record);
   if (!untraced_record.empty()) {
     add("fuzz/extra/opscope_untraced.json", untraced_record);
-    add("fuzz/extra/opscope_modules.json", kModuleTable);
+    add("fuzz/extra/opscope_modules.json", module_table);
   }
   zip_close(zip);
   std::string packed;
