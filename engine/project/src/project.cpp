@@ -392,8 +392,8 @@ Resolution resolve_model(const std::string& config_path, const ConfigHints& hint
     spec.mode = index::Mode::Eager;
   else if (editor.mode)
     spec.mode = index::parse_mode(*editor.mode).value_or(index::Mode::Graph);
-  else if (hints.execution_mode) // as coreai-opt reads it (`pt2e` is graph)
-    spec.mode = coreai::config_mode(out.compressor, hints.execution_mode);
+  else if (hints.mode)
+    spec.mode = *hints.mode;
   else
     spec.mode =
         index::parse_mode(project_settings.mode.value_or("graph")).value_or(index::Mode::Graph);

@@ -9,13 +9,6 @@
 namespace opscope::workspace {
 namespace fs = std::filesystem;
 
-std::string SchemaDump::temporary() const {
-  fs::path final_path(path);
-  return (final_path.parent_path() /
-          ("." + final_path.filename().string() + "." + std::to_string(::getpid()) + ".partial"))
-      .string();
-}
-
 std::optional<std::string> install_schema_dump(const SchemaDump& dump) {
   const std::string written = dump.temporary();
   std::error_code ec;

@@ -98,20 +98,6 @@ std::size_t count_positionals(const std::vector<std::string>& args) {
   return count;
 }
 
-// What makes a file a compression config: a compressor root key or a pattern table.
-bool holds_a_config(const config::ConfigDocument& config) {
-  if (config.root != config::Compressor::None || !config.keys.empty() ||
-      config.global_config_range.has_value())
-    return true;
-  // A spec section alone is a config whose root line went missing (coreai-opt refuses it).
-  const config::detail::Node* top = config.tree ? config.tree->root.get() : nullptr;
-  return top &&
-         std::any_of(top->entries.begin(), top->entries.end(), [](const config::detail::Entry& e) {
-           return std::any_of(coreai::compressors().begin(), coreai::compressors().end(),
-                              [&](const coreai::CompressorInfo& c) { return e.key == c.spec_key; });
-         });
-}
-
 // The project file describes the model; it configures no compressor.
 bool is_project_file(const std::string& path) {
   return fs::path(path).filename() == project::kProjectFileName;
@@ -124,8 +110,9 @@ class CharColumns {
 public:
   explicit CharColumns(const std::string& text) : text_(text) {
     starts_.push_back(0);
+    // A lone '\r' ends a line too, as for the config reader and LSP.
     for (std::size_t i = 0; i < text.size(); ++i)
-      if (text[i] == '\n')
+      if (text[i] == '\n' || (text[i] == '\r' && (i + 1 == text.size() || text[i + 1] != '\n')))
         starts_.push_back(i + 1);
   }
   int operator()(config::Position p) const {
@@ -169,8 +156,7 @@ public:
     }
     if (args_.has("--only-configs") &&
         (is_project_file(path) ||
-         (!holds_a_config(config::read_config(doc.text, config::guess_format(path, doc.text))) &&
-          !workspace::dialect_for(path, doc.text))))
+         !workspace::dialect_for(path, doc.text).read(path, doc.text)->why_not_a_config().empty()))
       return true;
     doc.path = fs::absolute(path).string();
     doc.uri = doc.path;
@@ -179,17 +165,13 @@ public:
     for (const std::string& problem : analysis.resolution.project_problems)
       std::cerr << problem << "\n";
 
-    CharColumns columns(analysis.config->text); // the reader's text: a lone CR ends a line too
+    CharColumns columns(doc.text);
     std::vector<features::Diagnostic> diagnostics = workspace_.diagnose(analysis);
-    const config::ConfigDocument& config = *analysis.config;
     // configs/*.yaml also holds the project file, which is let through.
-    if (diagnostics.empty() && !analysis.dialect && !holds_a_config(config) &&
-        !is_project_file(path)) {
+    if (const std::string why = analysis.document->why_not_a_config();
+        diagnostics.empty() && !why.empty() && !is_project_file(path)) {
       // Asked to check it, yet nothing in it is a config: passing would hide a wrong path.
-      std::cerr << path << ": not a coreai-opt config: no root key coreai-opt loads ("
-                << coreai::root_key_names()
-                << ") and no module or op tables; nothing checked (--only-configs skips such "
-                   "files)\n";
+      std::cerr << path << ": " << why << "\n";
       ++errors_;
       return true;
     }

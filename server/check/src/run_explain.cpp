@@ -12,6 +12,7 @@
 #include "opscope/config/document.h"
 #include "opscope/config/values.h"
 #include "opscope/coreai/compressors.h"
+#include "opscope/dialects/coreai/dialect.h"
 #include "opscope/features/overridden.h"
 #include "opscope/features/prepare_failures.h"
 #include "opscope/features/schema_diagnostics.h"
@@ -105,6 +106,12 @@ CommandSpec explain_spec() {
   return spec;
 }
 
+// This command's table, treemap and weight error are coreai-opt's; another library's config is
+// explained by its dialect (DialectDocument::explain).
+bool another_library(const std::string& path, const std::string& text) {
+  return &workspace::dialect_for(path, text) != &dialects::coreai::dialect();
+}
+
 config::ConfigDocument read_document(const std::string& path, std::string& text) {
   constexpr std::uint64_t kMaxConfigBytes = std::uint64_t{256} << 20;
   try {
@@ -120,7 +127,7 @@ config::ConfigDocument read_document(const std::string& path, std::string& text)
                              " (coreai-opt cannot load this config either; `opscope check " + path +
                              "` lists every problem)");
   }
-  if (workspace::dialect_for(path, text))
+  if (another_library(path, text))
     return doc; // its dialect explains it (DialectDocument::explain)
   // The palettizer and the eager Quantizer: module decisions and the projected size (params).
   if (!coreai::find(doc.root))
@@ -232,7 +239,7 @@ int run_explain(const std::vector<std::string>& args) {
     const config::ConfigDocument& doc = *parsed_config;
     if (parsed.has("--html") && parsed.has("--json"))
       throw UsageError("--html and --json: give one (the page is drawn from the same data)");
-    if (parsed.has("--html") && workspace::dialect_for(config_path, text))
+    if (parsed.has("--html") && another_library(config_path, text))
       throw UsageError(config_path + ": --html draws coreai-opt configs only; `opscope explain " +
                        config_path +
                        " --json` lists what this library's config does module by module");
@@ -269,18 +276,17 @@ int run_explain(const std::vector<std::string>& args) {
       throw std::runtime_error(config_path + ": " +
                                (problem ? problem->message : std::string("no model to explain")));
     }
-    if (analysis.dialect) // another library's config: its dialect explains it
-      return analysis.dialect->explain(config_path, *analysis.model->index, parsed.has("--json"),
-                                       std::cout, std::cerr);
+    if (!dialects::coreai::document_of(analysis.document.get())) // its dialect explains it
+      return analysis.document->explain(config_path, *analysis.model->index, parsed.has("--json"),
+                                        std::cout, std::cerr);
     if (!analysis.model->index->provenance.untraced.empty()) // module names only
       throw std::runtime_error(config_path + ": " + workspace.model_problem(analysis)->message);
     // A config coreai-opt refuses (from_yaml / from_dict raise) does nothing: say why, as
     // `opscope check` would, instead of explaining what it cannot do.
     const coreai::CompressorInfo* compressor = coreai::find(doc.root);
     std::size_t refusals = 0;
-    for (const features::Diagnostic& d :
-         features::schema_diagnostics(*analysis.config, *analysis.schema,
-                                      compressor ? compressor->root_key : std::string_view()))
+    for (const features::Diagnostic& d : features::schema_diagnostics(
+             doc, *analysis.schema, compressor ? compressor->root_key : std::string_view()))
       if (d.severity == features::Severity::Error) {
         std::cerr << config_path << ":" << d.range.start.line + 1 << ":"
                   << d.range.start.byte_col + 1 << ": error: " << d.message << " [" << d.code

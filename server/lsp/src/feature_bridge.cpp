@@ -1,20 +1,12 @@
 #include "feature_bridge.h"
 
-#include "opscope/features/completion.h"
-#include "opscope/features/definition.h"
-#include "opscope/features/diagnostics.h"
-#include "opscope/features/dialect.h"
-#include "opscope/features/hover.h"
-#include "opscope/features/projected_size.h"
-#include "opscope/features/schema_completion.h"
-
 #include <filesystem>
 
 namespace opscope::lsp {
 namespace {
 
-protocol::CompletionItemKind item_kind(features::CompletionItem::Kind kind) {
-  using K = features::CompletionItem::Kind;
+protocol::CompletionItemKind item_kind(dialects::CompletionItem::Kind kind) {
+  using K = dialects::CompletionItem::Kind;
   switch (kind) {
   case K::Module:
     return protocol::CompletionItemKind::Module;
@@ -32,33 +24,14 @@ protocol::CompletionItemKind item_kind(features::CompletionItem::Kind kind) {
   return protocol::CompletionItemKind::Text;
 }
 
-features::Model model_of(const FeatureInput& in) {
-  return {in.index, in.compressor, in.queries, in.resolution,
-          in.weight_error ? &*in.weight_error : nullptr};
-}
-
-const schema::Schema& schema_of(const FeatureInput& in) {
-  return in.schema ? *in.schema : *schema::builtin(); // the built-in copy lives forever
-}
-
 } // namespace
 
 protocol::CompletionList complete(const FeatureInput& in, protocol::Position cursor,
                                   std::size_t max_items) {
-  features::Model model = model_of(in);
-  features::CompletionOptions options;
+  dialects::CompletionOptions options;
   options.max_items = max_items;
-  features::CompletionList found =
-      in.dialect ? features::complete_dialect(*in.dialect, in.index, in.positions.to_config(cursor),
-                                              options)
-                 : features::complete(in.config, in.positions.to_config(cursor),
-                                      in.index ? &model : nullptr, options);
-  if (found.items.empty() &&
-      !in.dialect) { // not a pattern key or a known field: coreai-opt's models say
-    const coreai::CompressorInfo* c = coreai::find(in.compressor);
-    found = features::schema_complete(in.config, in.positions.to_config(cursor), schema_of(in),
-                                      c ? c->root_key : std::string_view());
-  }
+  dialects::CompletionList found =
+      in.document.completion(in.context, in.positions.to_config(cursor), options);
   protocol::CompletionList out;
   out.is_incomplete = found.is_incomplete;
   out.items.reserve(found.items.size());
@@ -81,17 +54,8 @@ protocol::CompletionList complete(const FeatureInput& in, protocol::Position cur
 }
 
 std::optional<protocol::Hover> hover(const FeatureInput& in, protocol::Position cursor) {
-  if (in.dialect) {
-    auto found = features::hover_dialect(*in.dialect, in.index, in.positions.to_config(cursor));
-    if (!found)
-      return std::nullopt;
-    return protocol::Hover{found->markdown, in.positions.to_lsp(found->range)};
-  }
-  features::Model model = model_of(in);
-  auto found =
-      features::hover(in.config, in.positions.to_config(cursor), in.index ? &model : nullptr);
-  if (!found)
-    found = features::schema_hover(in.config, in.positions.to_config(cursor), schema_of(in));
+  std::optional<dialects::Hover> found =
+      in.document.hover_at(in.context, in.positions.to_config(cursor));
   if (!found)
     return std::nullopt;
   return protocol::Hover{found->markdown, in.positions.to_lsp(found->range)};
@@ -99,19 +63,19 @@ std::optional<protocol::Hover> hover(const FeatureInput& in, protocol::Position 
 
 namespace {
 
-protocol::DiagnosticSeverity severity_of(features::Severity severity) {
+protocol::DiagnosticSeverity severity_of(dialects::Severity severity) {
   switch (severity) {
-  case features::Severity::Error:
+  case dialects::Severity::Error:
     return protocol::DiagnosticSeverity::Error;
-  case features::Severity::Warning:
+  case dialects::Severity::Warning:
     return protocol::DiagnosticSeverity::Warning;
-  case features::Severity::Information:
+  case dialects::Severity::Information:
     return protocol::DiagnosticSeverity::Information;
   }
   return protocol::DiagnosticSeverity::Warning;
 }
 
-protocol::Diagnostic to_lsp(const FeatureInput& in, const features::Diagnostic& d) {
+protocol::Diagnostic to_lsp(const FeatureInput& in, const dialects::Diagnostic& d) {
   protocol::Diagnostic out;
   out.range = in.positions.to_lsp(d.range);
   out.severity = severity_of(d.severity);
@@ -133,7 +97,7 @@ bool overlaps(const protocol::Range& a, const protocol::Range& b) {
 } // namespace
 
 std::vector<protocol::Diagnostic> to_lsp(const FeatureInput& in,
-                                         const std::vector<features::Diagnostic>& diagnostics) {
+                                         const std::vector<dialects::Diagnostic>& diagnostics) {
   std::vector<protocol::Diagnostic> out;
   out.reserve(diagnostics.size());
   for (const auto& d : diagnostics)
@@ -143,11 +107,8 @@ std::vector<protocol::Diagnostic> to_lsp(const FeatureInput& in,
 
 std::vector<protocol::Location> definition(const FeatureInput& in, protocol::Position cursor) {
   std::vector<protocol::Location> out;
-  if (!in.index)
-    return out;
-  features::Model model = model_of(in);
   namespace fs = std::filesystem;
-  for (const auto& loc : features::definition(in.config, in.positions.to_config(cursor), model)) {
+  for (const auto& loc : in.document.definition(in.context, in.positions.to_config(cursor))) {
     fs::path file(loc.file);
     if (file.is_relative() && !in.source_base.empty())
       file = fs::path(in.source_base) / file;
@@ -160,17 +121,14 @@ std::vector<protocol::Location> definition(const FeatureInput& in, protocol::Pos
 
 protocol::Json code_lenses(const FeatureInput& in) {
   protocol::Json out = protocol::Json::array();
-  if (!in.index)
-    return out;
-  features::Model model = model_of(in);
-  for (const features::CodeLens& lens : features::code_lenses(in.config, &model))
+  for (const dialects::CodeLens& lens : in.document.code_lenses(in.context))
     out.push_back({{"range", in.positions.to_lsp(lens.range)},
                    {"command", {{"title", lens.title}, {"command", ""}}}});
   return out;
 }
 
 std::vector<protocol::CodeAction> code_actions(const FeatureInput& in,
-                                               const std::vector<features::Diagnostic>& diagnostics,
+                                               const std::vector<dialects::Diagnostic>& diagnostics,
                                                protocol::Range range) {
   std::vector<protocol::CodeAction> out;
   for (const auto& d : diagnostics) {

@@ -4,6 +4,8 @@
 #include "position_mapper.h"
 #include "propose_actions.h"
 
+#include "opscope/dialects/coreai/dialect.h"
+#include "opscope/features/model.h"
 #include "opscope/support/version.h"
 
 #include <filesystem>
@@ -474,10 +476,10 @@ void LspServer::publish_diagnostics(const std::string& uri) {
   // shares immutably; requests are answered meanwhile.
   auto text = std::make_shared<const std::string>(doc->text);
   checks_.submit(uri, [this, uri, revision = doc->revision, version = doc->version, text,
-                       config = analysis.config, diagnosis = workspace_.diagnosis(analysis),
+                       document = analysis.document, diagnosis = workspace_.diagnosis(analysis),
                        encoding = encoding_] {
     PositionMapper positions(*text, encoding);
-    FeatureInput input{*config, nullptr, index::Compressor{}, positions, uri, ""};
+    FeatureInput input{*document, {}, positions, uri, ""};
     std::vector<protocol::Diagnostic> diagnostics = to_lsp(input, diagnosis());
     limit_diagnostics(diagnostics);
     return BackgroundJobs::Delivery(
@@ -493,17 +495,12 @@ void LspServer::publish_diagnostics(const std::string& uri) {
 
 FeatureInput LspServer::feature_input(const Analysis& analysis, const PositionMapper& positions,
                                       const Document& doc) const {
-  const std::string& uri = doc.uri;
-  features::Model model = workspace_.feature_model(analysis);
-  FeatureInput input{
-      *analysis.config, model.index, model.compressor,
-      positions,        uri,         analysis.model ? analysis.model->spec.work_dir : ""};
-  input.queries = model.queries;
-  input.resolution = model.resolution;
-  input.schema = analysis.schema.get();
-  input.dialect = analysis.dialect.get();
-  if (input.index)
-    input.weight_error = weight_errors_.state(uri, doc.revision);
+  FeatureInput input{*analysis.document, workspace_.context(analysis), positions, doc.uri,
+                     analysis.model ? analysis.model->spec.work_dir : ""};
+  // coreai-opt's weight error as measured so far, for its lens and hovers.
+  if (input.context.index)
+    if (auto state = weight_errors_.state(doc.uri, doc.revision))
+      input.context.measured = std::make_shared<const features::WeightErrorState>(*state);
   return input;
 }
 
@@ -527,18 +524,19 @@ std::string LspServer::weights_of(const Analysis& analysis) const {
 
 void LspServer::measure_weight_error(const Document& doc, const Analysis& analysis) {
   const workspace::Model* model = analysis.model;
-  if (!model || !analysis.decisions || analysis.dialect ||
+  const dialects::coreai::Document* coreai = dialects::coreai::document_of(analysis.document.get());
+  if (!model || !model->index || !coreai ||
       // the compressors opscope-weights measures (resolve::quantized_weights)
-      (analysis.config->root != config::Compressor::Quantizer &&
-       analysis.config->root != config::Compressor::MagnitudePruner &&
-       analysis.config->root != config::Compressor::KMeansPalettizer))
+      (coreai->config().root != config::Compressor::Quantizer &&
+       coreai->config().root != config::Compressor::MagnitudePruner &&
+       coreai->config().root != config::Compressor::KMeansPalettizer))
     return;
   const std::string weights = weights_of(analysis);
   if (weights.empty())
     return;
-  weight_errors_.update(
-      doc.uri, doc.revision,
-      {weights, analysis.config, model->index, model->queries, analysis.decisions});
+  weight_errors_.update(doc.uri, doc.revision,
+                        {weights, coreai->shared_config(), model->index, model->queries,
+                         coreai->decisions(model->index)});
 }
 
 void LspServer::weight_error_measured(const std::string& uri) {
@@ -558,10 +556,11 @@ void LspServer::propose_if_measured(const Document& doc) {
     return;
   Analysis analysis = analyse(doc);
   const std::string weights = weights_of(analysis);
-  if (weights.empty() || !analysis.model->index)
+  const dialects::coreai::Document* coreai = dialects::coreai::document_of(analysis.document.get());
+  if (weights.empty() || !analysis.model->index || !coreai)
     return;
   proposals_.update(uri, doc.revision,
-                    {weights, doc.path.empty() ? uri : doc.path, doc.text, analysis.config->format,
+                    {weights, doc.path.empty() ? uri : doc.path, doc.text, coreai->config().format,
                      analysis.model->index});
 }
 
@@ -608,7 +607,7 @@ void LspServer::on_completion(const protocol::TextDocumentPositionParams& params
         protocol::CompletionList list = complete(input, params.position, kMaxCompletionItems);
         // While the first load runs, the names are not known yet: ask the
         // client to come back.
-        if (analysis.model && !input.index)
+        if (analysis.model && !input.context.index)
           list.is_incomplete = true;
         if (client_.supports_completion_edit_range_default)
           use_shared_edit_range(list);
@@ -665,12 +664,13 @@ void LspServer::on_code_action(const protocol::CodeActionParams& params, Reply r
 void LspServer::add_propose_actions(const protocol::CodeActionParams& params,
                                     const Analysis& analysis, Json& actions) {
   const Document* doc = documents_.find(params.text_document.uri);
-  if (!doc || !wants_proposals(params.context) || analysis.dialect ||
-      analysis.config->root != config::Compressor::Quantizer || weights_of(analysis).empty())
+  const dialects::coreai::Document* coreai = dialects::coreai::document_of(analysis.document.get());
+  if (!doc || !wants_proposals(params.context) || !coreai ||
+      coreai->config().root != config::Compressor::Quantizer || weights_of(analysis).empty())
     return;
   const bool asked = params.context.is_object() && (params.context.contains("only") ||
                                                     params.context.value("triggerKind", 0) == 1);
-  const int root_line = analysis.config->root_range.start.line;
+  const int root_line = coreai->config().root_range.start.line;
   PositionMapper positions(doc->text, documents_.lines(*doc), encoding_);
   const int root = positions.to_lsp(config::Position{root_line, 0}).line;
   if (!asked && (params.range.end.line < root || params.range.start.line > root))

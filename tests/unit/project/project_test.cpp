@@ -171,7 +171,8 @@ TEST_F(ProjectTest, AnEditedProjectFileIsReadAgainEvenThoughItsParseIsKept) {
 TEST_F(ProjectTest, ConfigRootAndExecutionModeBeatTheProjectFileButNotTheEditor) {
   write(root_ / "opscope.yaml", "model: model.pt2\nmode: graph\ncompressor: magnitude_pruner\n");
   std::string config = (root_ / "configs" / "quant.yaml").string();
-  Resolution r = resolve_model(config, {index::Compressor::KMeansPalettizer, "eager"}, {}, "");
+  Resolution r =
+      resolve_model(config, {index::Compressor::KMeansPalettizer, index::Mode::Eager}, {}, "");
   EXPECT_EQ(r.compressor, index::Compressor::KMeansPalettizer);
   EXPECT_EQ(r.model->mode, index::Mode::Eager);
   // A config without a root key (a fragment) takes the project file's compressor.
@@ -182,7 +183,8 @@ TEST_F(ProjectTest, ConfigRootAndExecutionModeBeatTheProjectFileButNotTheEditor)
   editor.mode = "graph";
   editor.compressor = "quantizer";
   editor.model = "other.pt2";
-  r = resolve_model(config, {index::Compressor::KMeansPalettizer, "eager"}, editor, "/workspace");
+  r = resolve_model(config, {index::Compressor::KMeansPalettizer, index::Mode::Eager}, editor,
+                    "/workspace");
   EXPECT_EQ(r.compressor, index::Compressor::Quantizer);
   EXPECT_EQ(r.model->mode, index::Mode::Graph);
   EXPECT_EQ(r.model->path, "/workspace/other.pt2");
@@ -210,9 +212,9 @@ TEST_F(ProjectTest, PalettizerAndPrunerConfigsRunEagerWhateverModeIsSet) {
   EXPECT_EQ(
       resolve_model(config, {index::Compressor::MagnitudePruner, std::nullopt}, {}, "").model->mode,
       index::Mode::Eager);
-  EXPECT_EQ(
-      resolve_model(config, {index::Compressor::KMeansPalettizer, "graph"}, {}, "").model->mode,
-      index::Mode::Eager);
+  EXPECT_EQ(resolve_model(config, {index::Compressor::KMeansPalettizer, index::Mode::Graph}, {}, "")
+                .model->mode,
+            index::Mode::Eager);
   ModelSettings editor;
   editor.mode = "graph";
   EXPECT_EQ(resolve_model(config, {index::Compressor::MagnitudePruner, std::nullopt}, editor, "")

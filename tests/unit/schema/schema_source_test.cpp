@@ -3,6 +3,8 @@
 #include "opscope/schema/check.h"
 #include "schema_source.h"
 
+#include "opscope/project/project.h"
+
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -11,9 +13,14 @@
 #include <optional>
 #include <string>
 
-namespace opscope::workspace {
+namespace opscope::dialects::coreai {
 namespace {
 namespace fs = std::filesystem;
+
+// The schema a config of a project resolved as `r` is checked against.
+std::shared_ptr<const schema::Schema> schema_for(const project::Resolution& r) {
+  return choose_schema(r.model ? r.model->python : std::string()).schema;
+}
 
 class SchemaSource : public ::testing::Test {
 protected:
@@ -134,4 +141,4 @@ TEST_F(SchemaSource, WithoutADumpOrWithADamagedOneTheBuiltinCopyServes) {
 }
 
 } // namespace
-} // namespace opscope::workspace
+} // namespace opscope::dialects::coreai

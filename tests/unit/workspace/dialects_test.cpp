@@ -15,8 +15,7 @@ namespace {
 namespace fs = std::filesystem;
 
 std::string dialect_name(const std::string& path, const std::string& text) {
-  const dialects::Dialect* d = dialect_for(path, text);
-  return d ? std::string(d->name()) : "";
+  return std::string(dialect_for(path, text).name());
 }
 
 constexpr const char* kCheckpoint = R"({
@@ -55,25 +54,25 @@ TEST(LlmcompressorDialect, EachLibrarysFilesGoToItsOwnDialect) {
        R"({"peft_type": "LORA", "base_model_name_or_path": "org/m", "target_modules": ["q_proj"]})",
        "peft"},
       // A model's own config.json, plain or with bitsandbytes' quantization_config: no one's.
-      {"/w/config.json", R"({"model_type": "llama", "hidden_size": 64})", ""},
+      {"/w/config.json", R"({"model_type": "llama", "hidden_size": 64})", "coreai-opt"},
       {"/w/config.json",
        R"({"model_type": "llama", "quantization_config": {"quant_method": "bitsandbytes", "load_in_4bit": true}})",
-       ""},
+       "coreai-opt"},
       // coreai-opt's own quantization_config, in YAML and JSON: coreai-opt reads it.
-      {"/w/q.yaml", "quantization_config:\n  global_config:\n    weight_dtype: int4\n", ""},
-      {"/w/q.json", R"({"quantization_config": {"module_name_configs": {"fc": null}}})", ""},
+      {"/w/q.yaml", "quantization_config:\n  global_config:\n    weight_dtype: int4\n",
+       "coreai-opt"},
+      {"/w/q.json", R"({"quantization_config": {"module_name_configs": {"fc": null}}})",
+       "coreai-opt"},
       // A oneshot script whose recipe is another file holds nothing to check.
-      {"/w/run.py", "from llmcompressor import oneshot\noneshot(model='m', recipe='r.yaml')\n", ""},
+      {"/w/run.py", "from llmcompressor import oneshot\noneshot(model='m', recipe='r.yaml')\n",
+       "coreai-opt"},
   };
   for (const Case& c : cases)
     EXPECT_EQ(dialect_name(c.path, c.text), c.dialect) << c.path << "\n" << c.text;
 }
 
 std::optional<std::string> model_of(const std::string& path, const std::string& text) {
-  const dialects::Dialect* d = dialect_for(path, text);
-  if (!d)
-    return "(no dialect)";
-  return d->read(path, text)->model();
+  return dialect_for(path, text).read(path, text)->model();
 }
 
 TEST(LlmcompressorDialect, AScriptNamesItsModelAsLlmCompressorsExamplesWriteIt) {
@@ -123,12 +122,12 @@ TEST(LlmcompressorDialect, ACheckpointIsItsOwnModelDespiteCoreaiOptsRootKey) {
   doc.text = kCheckpoint;
   doc.revision = 1;
   Analysis analysis = workspace.analyse(doc);
-  ASSERT_TRUE(analysis.dialect);
+  EXPECT_EQ(analysis.dialect->name(), "llmcompressor");
   ASSERT_TRUE(analysis.resolution.model) << analysis.resolution.problem;
   EXPECT_EQ(analysis.resolution.model->target, "hf:" + doc.path);
   EXPECT_TRUE(analysis.resolution.model_from_config);
   EXPECT_EQ(host.loads, 1);
-  for (const features::Diagnostic& d : workspace.diagnose(analysis))
+  for (const dialects::Diagnostic& d : workspace.diagnose(analysis))
     EXPECT_NE(d.code, "unknown-field") << d.message;
   fs::remove_all(root);
 }

@@ -1,5 +1,7 @@
 #include "opscope/workspace/workspace.h"
 
+#include "opscope/dialects/coreai/dialect.h"
+
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -67,11 +69,12 @@ protected:
 TEST_F(WorkspaceTest, WithoutAModelOneErrorSaysHowToNameOne) {
   Workspace workspace(host_, {});
   Analysis analysis = workspace.analyse(config(kConfig));
-  std::vector<features::Diagnostic> found = workspace.diagnose(analysis);
+  std::vector<dialects::Diagnostic> found = workspace.diagnose(analysis);
   ASSERT_FALSE(found.empty());
   EXPECT_EQ(found[0].code, "no-model");
-  EXPECT_EQ(found[0].severity, features::Severity::Error);
-  EXPECT_EQ(found[0].range, analysis.config->root_range);
+  EXPECT_EQ(found[0].severity, dialects::Severity::Error);
+  EXPECT_EQ(found[0].range,
+            dialects::coreai::document_of(analysis.document.get())->config().root_range);
   EXPECT_EQ(found[0].message.rfind("no model to check names against: create an opscope.yaml", 0),
             0u);
   EXPECT_NE(found[0].message.find("opscope check --model"), std::string::npos);
@@ -83,10 +86,10 @@ TEST_F(WorkspaceTest, AnUntrustedModelIsNeverLoaded) {
   Workspace workspace(host_, {});
   Analysis analysis = workspace.analyse(config(kConfig));
   EXPECT_TRUE(analysis.untrusted.needed());
-  std::vector<features::Diagnostic> found = workspace.diagnose(analysis);
+  std::vector<dialects::Diagnostic> found = workspace.diagnose(analysis);
   ASSERT_FALSE(found.empty());
   EXPECT_EQ(found[0].code, "untrusted-project");
-  EXPECT_EQ(found[0].severity, features::Severity::Error);
+  EXPECT_EQ(found[0].severity, dialects::Severity::Error);
   EXPECT_EQ(found[0].message, "consent needed for model.py:build");
   EXPECT_EQ(host_.loads, 0);
 
@@ -114,14 +117,14 @@ TEST_F(WorkspaceTest, AFailedLoadIsAnErrorUntilThereIsALastGoodIndex) {
   Workspace workspace(host_, {});
   auto problem = workspace.model_problem(workspace.analyse(config(kConfig)));
   ASSERT_TRUE(problem);
-  EXPECT_EQ(problem->severity, features::Severity::Error);
+  EXPECT_EQ(problem->severity, dialects::Severity::Error);
   EXPECT_EQ(problem->message, "opscope cannot load the model model.pt2 (from " +
                                   (root_ / "opscope.yaml").string() + "): the archive is damaged");
 
   host_.model.index = std::make_shared<const index::Index>();
   problem = workspace.model_problem(workspace.analyse(config(kConfig)));
   ASSERT_TRUE(problem);
-  EXPECT_EQ(problem->severity, features::Severity::Warning);
+  EXPECT_EQ(problem->severity, dialects::Severity::Warning);
   EXPECT_NE(problem->message.find("; showing the last good index"), std::string::npos);
 }
 
@@ -138,28 +141,28 @@ TEST_F(WorkspaceTest, AnEditedProjectFileIsReportedOnce) {
 
 TEST_F(WorkspaceTest, ParsesAreKeptPerRevisionButNotForFilesReadFromDisk) {
   Workspace workspace(host_, {});
-  auto first = workspace.analyse(config(kConfig, 7)).config;
-  EXPECT_EQ(workspace.analyse(config(kConfig, 7)).config, first);
-  EXPECT_NE(workspace.analyse(config(kConfig, 8)).config, first);
-  auto from_disk = workspace.analyse(config(kConfig, 0)).config;
-  EXPECT_NE(workspace.analyse(config(kConfig, 0)).config, from_disk);
+  auto first = workspace.analyse(config(kConfig, 7)).document;
+  EXPECT_EQ(workspace.analyse(config(kConfig, 7)).document, first);
+  EXPECT_NE(workspace.analyse(config(kConfig, 8)).document, first);
+  auto from_disk = workspace.analyse(config(kConfig, 0)).document;
+  EXPECT_NE(workspace.analyse(config(kConfig, 0)).document, from_disk);
 }
 
 // Another library's config (here axolotl's YAML, PEFT's) is read by the dialect that
 // recognises it, once per revision (every hover and completion of a revision shares it), and
-// names its own model; a coreai-opt config is no dialect's.
+// names its own model; coreai-opt reads a coreai-opt config.
 TEST_F(WorkspaceTest, ALibrarysConfigIsReadByItsDialectOncePerRevision) {
   Workspace workspace(host_, {});
   Document doc =
       config("base_model: org/tiny-llama\nadapter: lora\nlora_target_modules:\n  - q_proj\n", 3);
   Analysis first = workspace.analyse(doc);
-  ASSERT_TRUE(first.dialect);
-  EXPECT_EQ(first.dialect->model(), "org/tiny-llama");
-  EXPECT_EQ(workspace.analyse(doc).dialect, first.dialect);
+  EXPECT_EQ(first.dialect->name(), "peft");
+  EXPECT_EQ(first.document->model(), "org/tiny-llama");
+  EXPECT_EQ(workspace.analyse(doc).document, first.document);
   doc.text += "  - v_proj\n";
   doc.revision = 4;
-  EXPECT_NE(workspace.analyse(doc).dialect, first.dialect);
-  EXPECT_FALSE(workspace.analyse(config(kConfig, 5)).dialect);
+  EXPECT_NE(workspace.analyse(doc).document, first.document);
+  EXPECT_EQ(workspace.analyse(config(kConfig, 5)).dialect->name(), "coreai-opt");
 }
 
 TEST_F(WorkspaceTest, OtherFilesAreCheckedOnlyWhenNamed) {
@@ -172,7 +175,7 @@ TEST_F(WorkspaceTest, OtherFilesAreCheckedOnlyWhenNamed) {
   Settings named;
   named.every_document_is_a_config = true; // `check` was given this file
   Workspace check(host_, named);
-  std::vector<features::Diagnostic> found = check.diagnose(check.analyse(other));
+  std::vector<dialects::Diagnostic> found = check.diagnose(check.analyse(other));
   ASSERT_FALSE(found.empty());
   EXPECT_EQ(found[0].code, "no-model");
 }
@@ -225,7 +228,7 @@ TEST_F(SchemaDumpTest, TheDumpRunsOnlyOnceTheProjectsPythonMayRun) {
   EXPECT_EQ(host_.dump_problem, std::nullopt);
   // Made in-line: this very analysis, its diagnostics and the next ones use 0.5.0's models.
   EXPECT_EQ(analysis.schema->coreai_opt_version, "0.5.0");
-  for (const features::Diagnostic& d : workspace.diagnose(analysis))
+  for (const dialects::Diagnostic& d : workspace.diagnose(analysis))
     EXPECT_NE(d.code.rfind("schema-", 0), 0u) << d.message; // 0.5.0 takes int9
   workspace.analyse(config(kInt9));
   EXPECT_EQ(host_.dumps.size(), 1u); // in the cache now: not asked again
@@ -239,7 +242,7 @@ TEST_F(SchemaDumpTest, AnArchiveRunsNoPythonSoTheBuiltinCopyServes) {
   EXPECT_TRUE(host_.dumps.empty());
   EXPECT_EQ(analysis.schema->coreai_opt_version, "0.4.0");
   bool refused = false;
-  for (const features::Diagnostic& d : workspace.diagnose(analysis))
+  for (const dialects::Diagnostic& d : workspace.diagnose(analysis))
     refused |= d.code == "schema-value";
   EXPECT_TRUE(refused); // 0.4.0 has no int9
 }

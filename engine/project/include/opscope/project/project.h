@@ -26,6 +26,8 @@
 // unless the editor settings fix them.
 #pragma once
 
+#include "opscope/dialects/dialect.h"
+
 #include "opscope/index/index.h"
 #include "opscope/model/model_kind.h"
 #include "opscope/support/file_cache.h"
@@ -113,13 +115,8 @@ struct Resolution {
   bool model_from_config = false;
 };
 
-struct ConfigHints {
-  index::Compressor compressor = index::Compressor::None; // the config's root key's (None: no root)
-  std::optional<std::string> execution_mode;
-  // The model the config names itself (a Hugging Face id or a folder with a config.json,
-  // relative to the config): used when neither the project file nor the editor names one.
-  std::optional<std::string> model = std::nullopt;
-};
+// What the config says of its model: its dialect reads it (DialectDocument::model_hints).
+using ConfigHints = dialects::ModelHints;
 
 // Project files parsed once per change; the language server keeps one for its session.
 using ProjectFileCache = support::FileCache<ProjectFile>;

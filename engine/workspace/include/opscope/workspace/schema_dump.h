@@ -4,6 +4,8 @@
 // command: the editor in the background, `check` in-line.
 #pragma once
 
+#include "opscope/dialects/dialect.h"
+
 #include <chrono>
 #include <optional>
 #include <string>
@@ -11,16 +13,7 @@
 
 namespace opscope::workspace {
 
-struct SchemaDump {
-  std::string python;  // the project's interpreter
-  std::string version; // the coreai-opt version its venv holds (from its dist-info folder)
-  std::string path;    // where the dump belongs: <cache>/schema/coreai-opt-<version>.json
-
-  // Where the helper writes it first: beside `path`, unique to this process.
-  std::string temporary() const;
-  // One dump per interpreter and version.
-  std::string key() const { return python + "\n" + version; }
-};
+using dialects::SchemaDump; // opscope/dialects/dialect.h
 
 // Importing coreai-opt imports torch (seconds); a dump that takes longer is stuck.
 inline constexpr std::chrono::seconds kSchemaDumpTimeout{120};

@@ -1,16 +1,20 @@
-// A dialect: everything opscope knows about one library's configs (PEFT, llm-compressor, ...),
-// in one folder under core/dialects. The engine (workspace, features, the editor, `check`,
-// `explain`) holds a DialectDocument and asks it; it names no library. A dialect registers
-// with one line in engine/workspace/src/dialects.cpp.
+// A dialect: everything opscope knows about one library's configs (coreai-opt, PEFT,
+// llm-compressor, ...), in one folder under core/dialects. The engine (workspace, the editor,
+// `check`, `explain`) holds a DialectDocument and asks it; it names no library. A dialect
+// registers with one line in engine/workspace/src/dialects.cpp; coreai-opt, registered last,
+// reads what no other dialect recognises.
 // Plain structs in config positions (0-based lines, byte columns): no LSP, no LibTorch. The
 // engine adds what is the same for every dialect (the model problem, LSP types, limits).
-// coreai-opt is not a dialect yet: a file no dialect recognises is read as coreai-opt's.
 #pragma once
 
 #include "opscope/config/document.h"
 #include "opscope/dialects/answers.h"
 #include "opscope/index/index.h"
+#include "opscope/index/query.h"
+#include "opscope/schema/schema.h"
 
+#include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <ostream>
@@ -48,6 +52,54 @@ struct Suggestion {
   config::Range replace; // the string being typed (its quotes excluded)
 };
 
+// What the config says of its model, for the project's resolution (project::resolve_model).
+struct ModelHints {
+  index::Compressor compressor = index::Compressor::None; // whose registered ops count
+  std::optional<index::Mode> mode; // the mode the config runs in, when it says (graph, eager)
+  // The model the config names itself (a Hugging Face id or a folder with a config.json,
+  // relative to the config): used when neither the project file nor the editor names one.
+  std::optional<std::string> model = std::nullopt;
+};
+
+// A schema dump of the library installed for a project's interpreter: made by the export
+// helper with that interpreter (so only with the consent its model's export has), then moved
+// into the cache where every later read finds it. The hosts run it: the editor in the
+// background, `check` in-line.
+struct SchemaDump {
+  std::string python;  // the project's interpreter
+  std::string version; // the library version its venv holds (from its dist-info folder)
+  std::string path;    // where the dump belongs: <cache>/schema/<library>-<version>.json
+
+  // Where the helper writes it first: beside `path`, unique to this process.
+  std::string temporary() const;
+  // One dump per interpreter and version.
+  std::string key() const { return python + "\n" + version; }
+};
+
+// What the engine knows of the config's project when a dialect picks its schema.
+struct ProjectView {
+  std::string python;          // the interpreter of the project's model ("" without one)
+  bool may_run_python = false; // the user consented to run it (its model is a Python target)
+  std::function<void(const SchemaDump&)> make_schema_dump; // made now (`check`) or later
+};
+
+// What the engine hands a document's answers: the model as it is loaded now.
+struct Context {
+  // Null while no model is loaded (or it failed, or may not run), and for a model with names
+  // only when the document needs_graph(): answers that need none still come. Shared, so an
+  // answer computed off the request thread keeps the model it started on.
+  std::shared_ptr<const index::Index> index;
+  std::shared_ptr<const index::QueryEngine> queries; // lookups over `index`, built when it loaded
+  index::Compressor compressor = index::Compressor::None; // as the project resolved it
+  // The schema the dialect chose for this project (Dialect::schema_for); null: none.
+  std::shared_ptr<const schema::Schema> schema;
+  // What the host measured of this revision in the background, of the dialect's own type
+  // (coreai-opt: its weight error); the engine only stores it.
+  std::shared_ptr<const void> measured;
+};
+
+class DialectSession;
+
 // One revision of one file, read by its dialect. Immutable: the editor's background check and
 // its requests share it (the workspace reads it once per revision).
 class DialectDocument {
@@ -60,18 +112,92 @@ public:
   // base_model_name_or_path), used when no opscope.yaml or setting names one.
   virtual std::optional<std::string> model() const = 0;
 
-  // What is wrong with the config on `model` (the model problem is the engine's).
-  virtual std::vector<Finding> diagnose(const index::Index& model) const = 0;
-  virtual std::optional<HoverText> hover(const index::Index& model,
-                                         config::Position cursor) const = 0;
-  // Names to complete at `cursor`, best first (empty where no name is typed).
+  // What the project resolution reads from the config (defaults: the model() it names).
+  virtual ModelHints model_hints() const {
+    return {index::Compressor::None, std::nullopt, model()};
+  }
+  // A file the dialect reads yet finds no config in is given no model and no check (an
+  // editor opens every YAML file); `check`, named the file, says why_not_a_config().
+  virtual bool is_config() const { return true; }
+  virtual std::string why_not_a_config() const { return ""; }
+  // Where the engine says why there is no model (the first line, or the config's root key).
+  virtual config::Range problem_range() const { return {}; }
+  // Resolved on the graph's ops (a model torch.export could not trace is no model for it).
+  virtual bool needs_graph() const { return false; }
+
+  // What the engine asks. The defaults answer from the model's names alone with the three
+  // hooks below, and nothing while no model is loaded.
+  virtual std::vector<Diagnostic> diagnostics(const Context& context) const;
+  virtual std::optional<Hover> hover_at(const Context& context, config::Position cursor) const;
+  virtual CompletionList completion(const Context& context, config::Position cursor,
+                                    const CompletionOptions& options) const;
+  virtual std::vector<CodeLens> code_lenses(const Context& context) const {
+    (void)context;
+    return {};
+  }
+  // Where in the model's Python source what the name at `cursor` matches is called.
+  virtual std::vector<SourceLocation> definition(const Context& context,
+                                                 config::Position cursor) const {
+    (void)context, (void)cursor;
+    return {};
+  }
+
+  // The hooks of a dialect whose answers need only the model's module names (PEFT,
+  // llm-compressor): what is wrong with the config on `model` (the model problem is the
+  // engine's), the hover at `cursor`, names to complete at `cursor`, best first.
+  virtual std::vector<Finding> diagnose(const index::Index& model) const {
+    (void)model;
+    return {};
+  }
+  virtual std::optional<HoverText> hover(const index::Index& model, config::Position cursor) const {
+    (void)model, (void)cursor;
+    return std::nullopt;
+  }
   virtual std::vector<Suggestion> complete(const index::Index& model,
-                                           config::Position cursor) const = 0;
+                                           config::Position cursor) const {
+    (void)model, (void)cursor;
+    return {};
+  }
   // `opscope explain`: what the config does to `model`, as text or JSON on `out`; problems on
   // `err` as "PATH:LINE: error: ...". Returns the exit code (non-zero when the library would
   // raise on this model).
   virtual int explain(const std::string& config_path, const index::Index& model, bool json,
                       std::ostream& out, std::ostream& err) const = 0;
+};
+
+// What the engine's host offers a session while it reads.
+class ReadHost {
+public:
+  virtual ~ReadHost() = default;
+  // May another thread still read a document handed out before (the editor's background
+  // checks)? Then a dialect patches a copy instead of its last parse.
+  virtual bool parses_in_use() const { return false; }
+  // What an edit made stale: the editor frees it off the thread that answers requests.
+  virtual void release(std::shared_ptr<const void> stale) { (void)stale; }
+};
+
+// One revision of a file's text, as the engine hands it to a session.
+struct Revision {
+  const std::string& path;
+  const std::string& text;
+  std::uint64_t number = 0; // unique per text the editor held; 0: read from disk, kept by none
+  // The user named the file as a config (`check` FILE): read it as one even without the
+  // dialect's usual markers.
+  bool named_as_config = false;
+  // The same text already parsed by the caller (`explain` refuses a bad config first).
+  std::shared_ptr<const config::ConfigDocument> parsed = nullptr;
+};
+
+// One open file, read by the dialect that recognised it: what lives across its revisions
+// (coreai-opt: its parse, patched in place while typing inside a key; the patterns its checks
+// compiled). The workspace holds one per open file and drops it when the file closes.
+class DialectSession {
+public:
+  virtual ~DialectSession() = default;
+  virtual std::shared_ptr<const DialectDocument> read(const Revision& revision, ReadHost& host) = 0;
+  // Lets go of what read() can rebuild (the last parse), keeping what saves work across
+  // checks; the workspace keeps the parses of a few files only.
+  virtual void shed(ReadHost& host) { (void)host; }
 };
 
 class Dialect {
@@ -85,6 +211,13 @@ public:
   // Reads a file recognises() accepted. Never throws: a half-typed file yields what it can.
   virtual std::shared_ptr<const DialectDocument> read(const std::string& path,
                                                       const std::string& text) const = 0;
+  // What one open file keeps across its revisions (the default keeps nothing: read() each).
+  virtual std::unique_ptr<DialectSession> open() const;
+  // The schema of this library as the project installs it, else a built-in copy (null: none).
+  virtual std::shared_ptr<const schema::Schema> schema_for(const ProjectView& project) const {
+    (void)project;
+    return nullptr;
+  }
 };
 
 } // namespace opscope::dialects

@@ -18,8 +18,9 @@ namespace opscope::features {
 using dialects::SourceLocation;
 using dialects::TextEdit;
 
-// The per-layer weight error (resolve/weight_error_report.h) a host measured for a config: the editor
-// measures it in the background, so a request may come before it or between two measurements.
+// The per-layer weight error (resolve/weight_error_report.h) a host measured for a config: the
+// editor measures it in the background, so a request may come before it or between two
+// measurements.
 struct WeightErrorState {
   std::shared_ptr<const resolve::WeightErrorReport> report; // the last measured; null before it
   bool current = false;   // `report` is of this revision (its rows' deciders name its keys)

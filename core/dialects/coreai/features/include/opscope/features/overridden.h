@@ -1,6 +1,6 @@
 // `overridden` / `partly-overridden`: a module_name_configs or module_type_configs entry
-// whose matched ops go, in coreai-opt's resolution (core/dialects/coreai/resolve), to other entries:
-// all of them (warning) or some (information), naming the entries that take them; and
+// whose matched ops go, in coreai-opt's resolution (core/dialects/coreai/resolve), to other
+// entries: all of them (warning) or some (information), naming the entries that take them; and
 // `no-effect` (warning): its modules hold ops, but none the Quantizer annotates.
 #pragma once
 

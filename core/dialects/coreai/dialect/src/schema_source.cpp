@@ -11,7 +11,7 @@
 #include <map>
 #include <mutex>
 
-namespace opscope::workspace {
+namespace opscope::dialects::coreai {
 namespace fs = std::filesystem;
 
 namespace {
@@ -133,11 +133,11 @@ std::string schema_cache_path(const std::string& version) {
   return (fs::path(support::cache_dir()) / "schema" / ("coreai-opt-" + version + ".json")).string();
 }
 
-SchemaChoice choose_schema(const project::Resolution& resolution) {
+SchemaChoice choose_schema(const std::string& python) {
   std::shared_ptr<const schema::Schema> builtin = schema::builtin();
-  if (!resolution.model)
+  if (python.empty())
     return {builtin, std::nullopt};
-  std::optional<std::string> version = installed_coreai_opt(resolution.model->python);
+  std::optional<std::string> version = installed_coreai_opt(python);
   if (!version || *version == builtin->coreai_opt_version)
     return {builtin, std::nullopt};
   // One read per version and process: a dump is written once and never changes.
@@ -166,8 +166,4 @@ SchemaChoice choose_schema(const project::Resolution& resolution) {
   return {found, std::nullopt};
 }
 
-std::shared_ptr<const schema::Schema> schema_for(const project::Resolution& resolution) {
-  return choose_schema(resolution).schema;
-}
-
-} // namespace opscope::workspace
+} // namespace opscope::dialects::coreai

@@ -4,7 +4,6 @@
 // nothing is executed.
 #pragma once
 
-#include "opscope/project/project.h"
 #include "opscope/schema/schema.h"
 
 #include <filesystem>
@@ -13,7 +12,7 @@
 #include <string>
 #include <vector>
 
-namespace opscope::workspace {
+namespace opscope::dialects::coreai {
 
 // Where `python` finds installed packages, from its path alone (nothing runs): a venv's own
 // site-packages; else the user's and its prefix's site- and dist-packages, in Python's order.
@@ -33,8 +32,6 @@ struct SchemaChoice {
   // The venv's coreai-opt differs from the built-in copy's and has no dump in the cache yet.
   std::optional<std::string> missing_version;
 };
-SchemaChoice choose_schema(const project::Resolution& resolution);
+SchemaChoice choose_schema(const std::string& python);
 
-std::shared_ptr<const schema::Schema> schema_for(const project::Resolution& resolution);
-
-} // namespace opscope::workspace
+} // namespace opscope::dialects::coreai
