@@ -84,7 +84,13 @@ std::shared_ptr<const dialects::DialectDocument> Workspace::read(const Document&
 
 Analysis Workspace::analyse(const Document& doc) {
   Analysis out;
-  const dialects::Dialect& dialect = dialect_for(doc.path, doc.text);
+  // Which dialect reads a revision is asked once: every request of a revision analyses it
+  // again, and the recognisers search the whole text.
+  const dialects::Dialect* known = nullptr;
+  if (auto it = files_.find(doc.uri);
+      doc.revision != 0 && it != files_.end() && it->second.revision == doc.revision)
+    known = it->second.dialect;
+  const dialects::Dialect& dialect = known ? *known : dialect_for(doc.path, doc.text);
   out.dialect = &dialect;
   out.document = read(doc, dialect);
   if (!out.document->is_config() || doc.path.empty())
