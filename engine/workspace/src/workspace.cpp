@@ -60,9 +60,10 @@ std::shared_ptr<const dialects::DialectDocument> Workspace::read(const Document&
     file.session = dialect.open();
   }
   if (file.revision != doc.revision || !file.document) {
-    // Let go of the last revision first: a session patches its parse in place when no one
-    // else holds it.
-    host_.release(std::exchange(file.document, nullptr));
+    // Let go of the last revision here and now, not through the host's release queue: a
+    // session patches its parse in place only when no one else holds it (what is heavy to
+    // free, a session hands to the host itself).
+    file.document.reset();
     file.document = file.session->read(revision, host_);
     file.revision = doc.revision;
   }
