@@ -84,7 +84,7 @@ void LspServer::on_show_summary(const Json& argument, Reply reply) {
   if (!analysis.model)
     return reply.error(ErrorCode::RequestFailed,
                        analysis.resolution.problem.empty()
-                           ? "this document is not a coreai-opt config with a model"
+                           ? "this document is not a config with a model"
                            : analysis.resolution.problem);
   if (!analysis.model->index)
     return reply.error(ErrorCode::RequestFailed,
