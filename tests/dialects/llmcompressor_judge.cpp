@@ -56,13 +56,13 @@ int print_forms(const char* path) {
       else
         ++not_read;
     nlohmann::json fixes = nlohmann::json::array();
-    for (const dialects::Finding& f : lc::dialect().read("recipe.yaml", text)->diagnose(none))
+    for (const dialects::Diagnostic& f : lc::dialect().read("recipe.yaml", text)->diagnose(none))
       if (f.code == "recipe-not-read")
-        for (const dialects::Replacement& r : f.fixes)
+        for (const dialects::Fix& r : f.fixes)
           fixes.push_back({{"title", r.title},
-                           {"start", {r.range.start.line, r.range.start.byte_col}},
-                           {"end", {r.range.end.line, r.range.end.byte_col}},
-                           {"new_text", r.new_text}});
+                           {"start", {r.edit.range.start.line, r.edit.range.start.byte_col}},
+                           {"end", {r.edit.range.end.line, r.edit.range.end.byte_col}},
+                           {"new_text", r.edit.new_text}});
     std::cout
         << nlohmann::json{{"applied", applied}, {"not_read", not_read}, {"fixes", fixes}}.dump()
         << '\n';

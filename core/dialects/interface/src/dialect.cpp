@@ -32,27 +32,16 @@ std::string SchemaDump::temporary() const {
 }
 
 std::vector<Diagnostic> DialectDocument::diagnostics(const Context& context) const {
-  std::vector<Diagnostic> out;
   if (!context.index)
-    return out;
-  for (Finding& finding : diagnose(*context.index)) {
-    Diagnostic d{
-        finding.range, finding.severity, std::move(finding.code), std::move(finding.message), {}};
-    for (Replacement& fix : finding.fixes)
-      d.fixes.push_back({std::move(fix.title), {fix.range, std::move(fix.new_text)}, true});
-    out.push_back(std::move(d));
-  }
-  return out;
+    return {};
+  return diagnose(*context.index);
 }
 
 std::optional<Hover> DialectDocument::hover_at(const Context& context,
                                                config::Position cursor) const {
   if (!context.index)
     return std::nullopt;
-  std::optional<HoverText> found = hover(*context.index, cursor);
-  if (!found)
-    return std::nullopt;
-  return Hover{std::move(found->markdown), found->range};
+  return hover(*context.index, cursor);
 }
 
 CompletionList DialectDocument::completion(const Context& context, config::Position cursor,
@@ -64,21 +53,10 @@ CompletionList DialectDocument::completion(const Context& context, config::Posit
     out.is_incomplete = true; // names come once the model has loaded
     return out;
   }
-  std::vector<Suggestion> found = complete(*context.index, cursor);
-  out.is_incomplete = found.size() > options.max_items;
-  if (found.size() > options.max_items)
-    found.resize(options.max_items);
-  out.items.reserve(found.size());
-  for (Suggestion& s : found) {
-    CompletionItem item;
-    item.kind = CompletionItem::Kind::Module;
-    item.filter_text = s.label;
-    item.edit = {s.replace, s.label};
-    item.label = std::move(s.label);
-    item.detail = std::move(s.detail);
-    item.sort_text = std::move(s.sort_text);
-    out.items.push_back(std::move(item));
-  }
+  out.items = complete(*context.index, cursor);
+  out.is_incomplete = out.items.size() > options.max_items;
+  if (out.items.size() > options.max_items)
+    out.items.resize(options.max_items);
   return out;
 }
 

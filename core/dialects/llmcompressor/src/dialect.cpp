@@ -50,7 +50,7 @@ std::string checkpoint_folder(const std::string& path) {
 
 // What the dialect keeps per model across revisions: every name completion offers, and what
 // each entry text matched.
-using Candidates = PerModel<std::vector<Suggestion>>;
+using Candidates = PerModel<std::vector<CompletionItem>>;
 using Matches = PerModel<detail::EntryMatches>;
 // The model as oneshot sees it (linearize.h: fused MoE experts split into Linear layers), made
 // once per model; empty where that is the model itself (no copy).
@@ -87,24 +87,23 @@ public:
   bool empty() const override { return modifiers_.empty(); }
   std::optional<std::string> model() const override { return model_; }
 
-  std::vector<Finding> diagnose(const index::Index& loaded) const override {
+  std::vector<Diagnostic> diagnose(const index::Index& loaded) const override {
     Seen seen(*views_, loaded);
     const index::Index& model = *seen;
-    std::vector<Finding> out = not_read(modifiers_, text_);
+    std::vector<Diagnostic> out = not_read(modifiers_, text_);
     std::shared_ptr<const std::vector<Resolution>> resolved = resolutions(model);
     for (std::size_t i = 0; i < modifiers_.size(); ++i) {
-      std::vector<Finding> found = llmcompressor::diagnose(modifiers_[i], (*resolved)[i], model);
-      for (Finding& finding : found)
-        for (Replacement& fix : finding.fixes)
-          fix.range = contents(fix.range);
+      std::vector<Diagnostic> found = llmcompressor::diagnose(modifiers_[i], (*resolved)[i], model);
+      for (Diagnostic& diagnostic : found)
+        for (Fix& fix : diagnostic.fixes)
+          fix.edit.range = contents(fix.edit.range);
       out.insert(out.end(), std::make_move_iterator(found.begin()),
                  std::make_move_iterator(found.end()));
     }
     return out;
   }
 
-  std::optional<HoverText> hover(const index::Index& loaded,
-                                 config::Position cursor) const override {
+  std::optional<Hover> hover(const index::Index& loaded, config::Position cursor) const override {
     Seen seen(*views_, loaded);
     const index::Index& model = *seen;
     const Modifier* modifier = modifier_at(cursor);
@@ -120,8 +119,8 @@ public:
   // case, as editors filter): the engine keeps the first 100, and a model has thousands, so
   // unfiltered the full names after the classes and patterns would never be offered. The
   // names are the model's, built once per model (a keystroke is a new document).
-  std::vector<Suggestion> complete(const index::Index& loaded,
-                                   config::Position cursor) const override {
+  std::vector<CompletionItem> complete(const index::Index& loaded,
+                                       config::Position cursor) const override {
     const Modifier* modifier = modifier_at(cursor);
     const Written* entry = modifier ? entry_at(*modifier, cursor) : nullptr;
     if (!entry)
@@ -130,16 +129,16 @@ public:
     std::string typed = typed_before(replace, cursor);
     Seen seen(*views_, loaded);
     const index::Index& model = *seen;
-    std::shared_ptr<const std::vector<Suggestion>> all =
+    std::shared_ptr<const std::vector<CompletionItem>> all =
         candidates_->get(model, [&] { return candidates(model); });
     // The engine shows the first 100 and marks the list incomplete past them: a MoE model's
     // per-expert names (25,000 for Qwen3-30B-A3B) past a bound are only copied to be dropped.
     constexpr std::size_t kEnough = 1000;
-    std::vector<Suggestion> found;
-    for (const Suggestion& s : *all)
-      if (holds_in_order(s.label, typed)) {
-        found.push_back(s);
-        found.back().replace = replace;
+    std::vector<CompletionItem> found;
+    for (const CompletionItem& item : *all)
+      if (holds_in_order(item.label, typed)) {
+        found.push_back(item);
+        found.back().edit.range = replace;
         if (found.size() > kEnough)
           break;
       }

@@ -215,7 +215,7 @@ int explain(const std::string& config_path, const std::vector<Modifier>& written
   for (const Modifier& m : written)
     if (m.applied)
       modifiers.push_back(m);
-  for (const Finding& f : not_read(written)) {
+  for (const Diagnostic& f : not_read(written)) {
     err << config_path << ":" << f.range.start.line + 1 << ": "
         << (f.severity == Severity::Error ? "error" : "warning") << ": " << f.message << " ["
         << f.code << "]\n";

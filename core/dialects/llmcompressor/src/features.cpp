@@ -72,9 +72,9 @@ std::vector<std::string> did_you_mean(const std::string& text, const index::Inde
   return index::nearest_names(wanted, {names.begin(), names.end()});
 }
 
-Finding no_match(const Written& w, const index::Index& model, const std::string& what,
-                 const std::string& consequence) {
-  Finding f;
+Diagnostic no_match(const Written& w, const index::Index& model, const std::string& what,
+                    const std::string& consequence) {
+  Diagnostic f;
   f.range = w.range;
   f.severity = Severity::Warning;
   f.code = "no-match";
@@ -83,7 +83,7 @@ Finding no_match(const Written& w, const index::Index& model, const std::string&
   if (!near.empty())
     f.message += "; did you mean " + code_span(near.front()) + "?";
   for (const std::string& n : near)
-    f.fixes.push_back({"Replace with " + code_span(n), between_quotes(w), n});
+    f.fixes.push_back({"Replace with " + code_span(n), {between_quotes(w), n}, true});
   return f;
 }
 
@@ -94,14 +94,14 @@ config::Range where(const Modifier& m, const Written& w) {
 
 } // namespace
 
-std::vector<Finding> diagnose(const Modifier& modifier, const Resolution& r,
-                              const index::Index& model) {
-  std::vector<Finding> out;
+std::vector<Diagnostic> diagnose(const Modifier& modifier, const Resolution& r,
+                                 const index::Index& model) {
+  std::vector<Diagnostic> out;
   const auto& modules = model.named_modules();
   if (modules.empty())
     return out;
   if (r.error) {
-    Finding f;
+    Diagnostic f;
     f.range = r.error_range ? *r.error_range : modifier.anchor;
     f.severity = Severity::Error;
     f.code = r.error_code;
@@ -115,7 +115,7 @@ std::vector<Finding> diagnose(const Modifier& modifier, const Resolution& r,
                      r.error_range->start.line == w.range.start.line &&
                      r.error_range->start.byte_col == w.range.start.byte_col))
       return;
-    Finding f;
+    Diagnostic f;
     f.range = w.range;
     f.code = "regex";
     f.message = t.problem() + "; Python raises re.error once a module reaches it";
@@ -152,7 +152,7 @@ std::vector<Finding> diagnose(const Modifier& modifier, const Resolution& r,
     }
     if (quantized || !untouched)
       continue;
-    Finding f;
+    Diagnostic f;
     f.range = r.targets[i].text.range;
     f.code = "not-quantizable";
     f.message = code_span(r.targets[i].text.text) + " matches " + plural(matched.size(), "module") +
@@ -167,7 +167,7 @@ std::vector<Finding> diagnose(const Modifier& modifier, const Resolution& r,
     const std::string& name = modules[static_cast<std::size_t>(ig.module)].name;
     for (const TargetEntry& e : r.targets)
       if (e.text.text == name && written(e.text.range)) {
-        Finding f;
+        Diagnostic f;
         f.range = e.text.range;
         f.severity = Severity::Information;
         f.code = "targeted-and-ignored";
@@ -193,7 +193,7 @@ std::vector<Finding> diagnose(const Modifier& modifier, const Resolution& r,
       head_range = where(modifier, t.text);
   }
   if (!heads.empty()) {
-    Finding f;
+    Diagnostic f;
     f.range = *head_range;
     f.severity = Severity::Information;
     f.code = "head-quantized";
@@ -207,14 +207,14 @@ std::vector<Finding> diagnose(const Modifier& modifier, const Resolution& r,
   }
   for (std::size_t i = 0; i < modifier.mappings.size() && i < r.mappings.size(); ++i)
     if (!r.mappings[i].found && !r.mappings[i].error) {
-      Finding f;
+      Diagnostic f;
       f.range = modifier.mappings[i].range;
       f.code = "mapping-no-match";
       f.message = "this mapping matches no module: it is skipped";
       out.push_back(std::move(f));
     }
   for (const config::Range& u : modifier.unreadable) {
-    Finding f;
+    Diagnostic f;
     f.range = u;
     f.severity = Severity::Information;
     f.code = "unreadable";
@@ -224,8 +224,8 @@ std::vector<Finding> diagnose(const Modifier& modifier, const Resolution& r,
   return out;
 }
 
-std::optional<HoverText> hover(const Modifier& modifier, const Resolution& r,
-                               const index::Index& model, config::Position cursor) {
+std::optional<Hover> hover(const Modifier& modifier, const Resolution& r, const index::Index& model,
+                           config::Position cursor) {
   auto hit = [&](const Written& w) { return written(w.range) && w.range.contains(cursor); };
   auto applied_of = [&](const std::vector<int>& matched) {
     std::size_t n = 0;
@@ -244,7 +244,7 @@ std::optional<HoverText> hover(const Modifier& modifier, const Resolution& r,
         md += "; " + std::to_string(applied_of(m)) + " get a scheme (" + g.name +
               (g.preset ? ", " + *g.preset : std::string()) + ": " + describe(g.scheme) + ")";
       }
-      return HoverText{r.targets[i].text.range, md + "\n\n" + module_list(model, m)};
+      return Hover{md + "\n\n" + module_list(model, m), r.targets[i].text.range};
     }
   for (std::size_t i = 0; i < modifier.ignore.size() && i < r.ignore_matches.size(); ++i)
     if (hit(modifier.ignore[i])) {
@@ -253,18 +253,18 @@ std::optional<HoverText> hover(const Modifier& modifier, const Resolution& r,
         if (ig.ignore_entry == static_cast<int>(i))
           left_out.push_back(ig.module);
       const auto& m = r.ignore_matches[i];
-      return HoverText{modifier.ignore[i].range, "**ignore " + code_span(modifier.ignore[i].text) +
-                                                     "** matches " + plural(m.size(), "module") +
-                                                     "; leaves out " +
-                                                     plural(left_out.size(), "targeted module") +
-                                                     "\n\n" + module_list(model, m)};
+      return Hover{"**ignore " + code_span(modifier.ignore[i].text) + "** matches " +
+                       plural(m.size(), "module") + "; leaves out " +
+                       plural(left_out.size(), "targeted module") + "\n\n" + module_list(model, m),
+                   modifier.ignore[i].range};
     }
-  auto preset_hover = [&](const Written& w) -> std::optional<HoverText> {
+  auto preset_hover = [&](const Written& w) -> std::optional<Hover> {
     if (!hit(w))
       return std::nullopt;
     std::optional<Scheme> s = preset_scheme(w.text);
-    return HoverText{w.range, s ? "**" + w.text + "**: " + describe(*s)
-                                : "**" + w.text + "** is not a preset scheme"};
+    return Hover{s ? "**" + w.text + "**: " + describe(*s)
+                   : "**" + w.text + "** is not a preset scheme",
+                 w.range};
   };
   if (modifier.scheme)
     if (auto h = preset_hover(*modifier.scheme))
@@ -296,22 +296,22 @@ std::optional<HoverText> hover(const Modifier& modifier, const Resolution& r,
           }
           md += "\n";
         }
-        return HoverText{w->range, md};
+        return Hover{md, w->range};
       }
   }
   // A modifier llm-compressor never reads: say so rather than what it would do.
   if (modifier.anchor.contains(cursor) && !modifier.applied)
-    return HoverText{modifier.anchor,
-                     "**" + modifier.class_name +
-                         "** is never applied: llm-compressor 0.14 reads modifiers only under "
-                         "`<name>_stage: <name>_modifiers:` (here it would quantize " +
-                         plural(r.applied.size(), "module") + ")"};
+    return Hover{"**" + modifier.class_name +
+                     "** is never applied: llm-compressor 0.14 reads modifiers only under "
+                     "`<name>_stage: <name>_modifiers:` (here it would quantize " +
+                     plural(r.applied.size(), "module") + ")",
+                 modifier.anchor};
   // The modifier's own name: what it quantizes and the checkpoint it alone would save.
   if (modifier.anchor.contains(cursor) && quantizes(modifier.class_name))
-    return HoverText{modifier.anchor, "**" + modifier.class_name + "** quantizes " +
-                                          plural(r.applied.size(), "module") + ", " +
-                                          std::to_string(r.ignored.size()) + " ignored; " +
-                                          size_line(project_checkpoint({modifier}, {r}, model))};
+    return Hover{"**" + modifier.class_name + "** quantizes " + plural(r.applied.size(), "module") +
+                     ", " + std::to_string(r.ignored.size()) + " ignored; " +
+                     size_line(project_checkpoint({modifier}, {r}, model)),
+                 modifier.anchor};
   return std::nullopt;
 }
 
@@ -340,10 +340,10 @@ const Written* entry_at(const Modifier& modifier, config::Position cursor) {
   return typed;
 }
 
-std::vector<Suggestion> candidates(const index::Index& model) {
+std::vector<CompletionItem> candidates(const index::Index& model) {
   std::map<std::string, std::pair<int, std::set<std::string>>> leaves; // leaf -> count, types
   std::map<std::string, int> classes;
-  std::vector<Suggestion> out;
+  std::vector<CompletionItem> out;
   for (const ModuleObject& m : model.named_modules()) {
     for (const std::string& c : detail::class_names(m))
       ++classes[c];
@@ -356,29 +356,29 @@ std::vector<Suggestion> candidates(const index::Index& model) {
   }
   // Class names first (what recipes mostly target), then `re:` leaf patterns, then full names.
   for (const auto& [c, n] : classes)
-    out.push_back({c, "class ×" + std::to_string(n), "0" + c, {}});
+    out.push_back(module_name_item(c, "class ×" + std::to_string(n), "0" + c, {}));
   for (const auto& [name, l] : leaves) {
     std::string detail = "×" + std::to_string(l.first);
     for (const std::string& t : l.second)
       detail += " " + t;
     std::string pattern = "re:.*" + name + "$";
-    out.push_back({pattern, detail, "1" + name, {}});
+    out.push_back(module_name_item(pattern, detail, "1" + name, {}));
   }
   for (const ModuleObject& m : model.named_modules())
     if (!m.name.empty())
-      out.push_back({m.name, last_part(m.type), "2" + m.name, {}});
+      out.push_back(module_name_item(m.name, last_part(m.type), "2" + m.name, {}));
   return out;
 }
 
-std::vector<Suggestion> complete(const Modifier& modifier, const index::Index& model,
-                                 config::Position cursor) {
+std::vector<CompletionItem> complete(const Modifier& modifier, const index::Index& model,
+                                     config::Position cursor) {
   const Written* typed = entry_at(modifier, cursor);
   if (!typed)
     return {};
-  std::vector<Suggestion> out = candidates(model);
+  std::vector<CompletionItem> out = candidates(model);
   config::Range replace = between_quotes(*typed);
-  for (Suggestion& s : out)
-    s.replace = replace;
+  for (CompletionItem& item : out)
+    item.edit.range = replace;
   return out;
 }
 

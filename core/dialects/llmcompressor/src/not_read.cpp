@@ -172,20 +172,19 @@ config::Position end_of(const Entry& e) {
 // in a block map, a line per key at the entries' column and the entries' lines indented a
 // level per key (comments and blank lines kept); in a flow map (JSON, `{...}`), the keys and
 // braces around the entries.
-std::optional<Replacement> wrap(const Lines& lines, const Node& map, const Entry& first,
-                                const Entry& last, const std::vector<std::string>& keys,
-                                int width) {
+std::optional<Fix> wrap(const Lines& lines, const Node& map, const Entry& first, const Entry& last,
+                        const std::vector<std::string>& keys, int width) {
   config::Position start = first.key_range.start, end = end_of(last);
   std::string title = keys_title("Wrap in", keys);
   if (lines.at(map.range.start) == '{')
-    return Replacement{title, {start, end}, flow_keys(keys, lines.text({start, end}))};
+    return Fix{title, {{start, end}, flow_keys(keys, lines.text({start, end}))}, true};
   if (!lines.alone(start, end))
     return std::nullopt;
   std::string out = key_lines(lines, keys, start.byte_col, width);
   int shift = static_cast<int>(keys.size()) * width;
   for (int i = start.line; i <= end.line; ++i)
     out += lines.shifted(i, shift) + (i == end.line ? "" : lines.eol());
-  return Replacement{title, lines.whole(start.line, end.line), out};
+  return Fix{title, {lines.whole(start.line, end.line), out}, true};
 }
 
 // The modifier keys under `map` (its own; with `levels` 2 also those of the maps in it), each
@@ -229,8 +228,8 @@ struct Destination {
 // it, at its column: where llm-compressor reads them, in the order written, after what it reads
 // before `holder` (nothing in `holder`) and before what it reads after. What else `holder`
 // holds stays (left empty, it is a null llm-compressor skips).
-std::optional<Replacement> move_out(const Lines& lines, const Node& parent, const Entry& holder,
-                                    const Destination& to, int width) {
+std::optional<Fix> move_out(const Lines& lines, const Node& parent, const Entry& holder,
+                            const Destination& to, int width) {
   const Node& inside = *holder.value;
   config::Position start = holder.key_range.start, end = inside.range.end;
   std::vector<std::string> title_keys;
@@ -252,9 +251,10 @@ std::optional<Replacement> move_out(const Lines& lines, const Node& parent, cons
           items += (items.empty() ? "" : ", ") + one_line(text_of(m));
         groups += (groups.empty() ? "" : ", ") + flow_keys({group}, items);
       }
-      return Replacement{title,
-                         {start, end},
-                         kept + ", " + (to.stage.empty() ? groups : flow_keys({to.stage}, groups))};
+      return Fix{
+          title,
+          {{start, end}, kept + ", " + (to.stage.empty() ? groups : flow_keys({to.stage}, groups))},
+          true};
     }
     if (!lines.alone(start, end))
       return std::nullopt;
@@ -268,7 +268,7 @@ std::optional<Replacement> move_out(const Lines& lines, const Node& parent, cons
         out += lines.eol() + std::string(static_cast<std::size_t>(column + depth * width), ' ') +
                one_line(text_of(m));
     }
-    return Replacement{title, {start, end}, out};
+    return Fix{title, {{start, end}, out}, true};
   }
   if (!lines.alone(start, end))
     return std::nullopt;
@@ -294,7 +294,7 @@ std::optional<Replacement> move_out(const Lines& lines, const Node& parent, cons
   for (int i = start.line; i <= end.line; ++i)
     if (!taken[static_cast<std::size_t>(i - start.line)])
       out += (i == start.line ? "" : lines.eol()) + std::string(lines.line(i));
-  return Replacement{title, lines.whole(start.line, end.line), out + out_of};
+  return Fix{title, {lines.whole(start.line, end.line), out + out_of}, true};
 }
 
 // The stage and group names llm-compressor's examples use for these modifiers.
@@ -312,8 +312,8 @@ std::string prefix_for(const std::vector<const Entry*>& modifiers) {
 // `*_modifiers` group holding only modifiers in `quant_stage:`. Under a key that is neither a
 // stage nor a group (`quant:`, `stage_0:`, a group not under a stage holding other keys), the
 // modifiers are moved out of it to a stage (a group) of their own right after it.
-std::map<config::Position, Replacement> recipe_fixes(std::string_view text) {
-  std::map<config::Position, Replacement> out;
+std::map<config::Position, Fix> recipe_fixes(std::string_view text) {
+  std::map<config::Position, Fix> out;
   // As read_llmcompressor_configs reads a recipe (a file starting with `{` is JSON, YAML's flow
   // maps are read as JSON too), its problems included: the keys are where it found them.
   bool json = config::guess_format("recipe", std::string(text)) == config::Format::Json;
@@ -324,8 +324,7 @@ std::map<config::Position, Replacement> recipe_fixes(std::string_view text) {
   Lines lines(text);
   int width = indent_width(*root);
   width = width > 0 ? width : 2;
-  auto offer = [&](const std::optional<Replacement>& fix,
-                   const std::vector<const Entry*>& modifiers) {
+  auto offer = [&](const std::optional<Fix>& fix, const std::vector<const Entry*>& modifiers) {
     if (fix)
       for (const Entry* m : modifiers)
         out.emplace(m->key_range.start, *fix);
@@ -408,15 +407,15 @@ std::map<config::Position, Replacement> recipe_fixes(std::string_view text) {
 
 } // namespace
 
-std::vector<dialects::Finding> not_read(const std::vector<Modifier>& modifiers,
-                                        std::optional<std::string_view> recipe_text) {
+std::vector<dialects::Diagnostic> not_read(const std::vector<Modifier>& modifiers,
+                                           std::optional<std::string_view> recipe_text) {
   bool none_read =
       std::none_of(modifiers.begin(), modifiers.end(), [](const Modifier& m) { return m.applied; });
   bool none_quantizes = std::none_of(modifiers.begin(), modifiers.end(), [](const Modifier& m) {
     return m.applied && quantizes(m.class_name);
   });
-  std::vector<dialects::Finding> out;
-  std::map<config::Position, Replacement> fixes;
+  std::vector<dialects::Diagnostic> out;
+  std::map<config::Position, Fix> fixes;
   bool unread = std::any_of(modifiers.begin(), modifiers.end(), [](const Modifier& m) {
     return !m.applied && m.source == Source::RecipeYaml;
   });
@@ -425,7 +424,7 @@ std::vector<dialects::Finding> not_read(const std::vector<Modifier>& modifiers,
   for (const Modifier& m : modifiers) {
     if (m.applied)
       continue;
-    dialects::Finding f;
+    dialects::Diagnostic f;
     f.range = m.anchor;
     f.severity = none_read ? dialects::Severity::Error : dialects::Severity::Warning;
     f.code = "recipe-not-read";

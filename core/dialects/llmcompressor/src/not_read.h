@@ -11,11 +11,11 @@
 
 namespace opscope::dialects::llmcompressor {
 
-// One "recipe-not-read" finding on each modifier key llm-compressor will not see: a warning, an
+// One "recipe-not-read" diagnostic on each modifier key llm-compressor will not see: a warning, an
 // error when the recipe holds no modifier it reads at all (oneshot then saves the model as it
-// is). Given the recipe's text, each finding offers the quick fix that wraps its modifiers
+// is). Given the recipe's text, each diagnostic offers the quick fix that wraps its modifiers
 // where llm-compressor reads them, where one can be written.
-std::vector<dialects::Finding> not_read(const std::vector<Modifier>& modifiers,
-                                        std::optional<std::string_view> recipe_text = {});
+std::vector<dialects::Diagnostic> not_read(const std::vector<Modifier>& modifiers,
+                                           std::optional<std::string_view> recipe_text = {});
 
 } // namespace opscope::dialects::llmcompressor

@@ -20,26 +20,25 @@ public:
     return std::nullopt;
   }
 
-  std::vector<Finding> diagnose(const index::Index& model) const override {
-    std::vector<Finding> out;
+  std::vector<Diagnostic> diagnose(const index::Index& model) const override {
+    std::vector<Diagnostic> out;
     for (const PeftConfig& config : configs_) {
-      std::vector<Finding> found = peft::diagnose(config, resolve(config, model), model);
+      std::vector<Diagnostic> found = peft::diagnose(config, resolve(config, model), model);
       out.insert(out.end(), std::make_move_iterator(found.begin()),
                  std::make_move_iterator(found.end()));
     }
     return out;
   }
 
-  std::optional<HoverText> hover(const index::Index& model,
-                                 config::Position cursor) const override {
+  std::optional<Hover> hover(const index::Index& model, config::Position cursor) const override {
     const PeftConfig* config = config_at(cursor);
     if (!config)
       return std::nullopt;
     return peft::hover(*config, resolve(*config, model), model, cursor);
   }
 
-  std::vector<Suggestion> complete(const index::Index& model,
-                                   config::Position cursor) const override {
+  std::vector<CompletionItem> complete(const index::Index& model,
+                                       config::Position cursor) const override {
     const PeftConfig* config = config_at(cursor);
     if (!config)
       return {};

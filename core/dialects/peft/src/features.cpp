@@ -24,9 +24,9 @@ std::vector<std::string> candidate_names(const index::Index& model) {
   return {names.begin(), names.end()};
 }
 
-Finding no_match(const Written& w, const std::vector<std::string>& candidates, Severity severity,
-                 const std::string& what) {
-  Finding f;
+Diagnostic no_match(const Written& w, const std::vector<std::string>& candidates, Severity severity,
+                    const std::string& what) {
+  Diagnostic f;
   f.range = w.range;
   f.severity = severity;
   f.code = "no-match";
@@ -35,22 +35,22 @@ Finding no_match(const Written& w, const std::vector<std::string>& candidates, S
   if (!near.empty())
     f.message += "; did you mean " + code_span(near.front()) + "?";
   for (const std::string& n : near)
-    f.fixes.push_back({"Replace with " + code_span(n), between_quotes(w), n});
+    f.fixes.push_back({"Replace with " + code_span(n), {between_quotes(w), n}, true});
   return f;
 }
 
 } // namespace
 
-std::vector<Finding> diagnose(const PeftConfig& config, const Resolution& resolution,
-                              const index::Index& model) {
-  std::vector<Finding> out;
+std::vector<Diagnostic> diagnose(const PeftConfig& config, const Resolution& resolution,
+                                 const index::Index& model) {
+  std::vector<Diagnostic> out;
   const auto& modules = model.named_modules();
   if (modules.empty())
     return out;
   std::vector<std::string> candidates = candidate_names(model);
   bool nothing_wrapped = resolution.wrapped.empty() && resolution.wrapped_parameters.empty();
   if (resolution.error) {
-    Finding f;
+    Diagnostic f;
     f.range = resolution.error_range ? *resolution.error_range : config.anchor;
     f.severity = Severity::Error;
     f.code = resolution.error_code;
@@ -83,7 +83,7 @@ std::vector<Finding> diagnose(const PeftConfig& config, const Resolution& resolu
         loose.push_back(name);
     }
     if (!loose.empty()) {
-      Finding f;
+      Diagnostic f;
       f.range = w.range;
       f.code = "save-suffix";
       f.message = "modules_to_save matches by plain suffix: " + code_span(w.text) + " also saves " +
@@ -116,7 +116,7 @@ std::vector<Finding> diagnose(const PeftConfig& config, const Resolution& resolu
     }
     for (const auto& [layer, range] : config.layers_to_transform)
       if (layer < 0 || layer > highest) {
-        Finding f;
+        Diagnostic f;
         f.range = range;
         f.code = "layer-out-of-range";
         f.message = "layers_to_transform " + std::to_string(layer) +
@@ -129,7 +129,7 @@ std::vector<Finding> diagnose(const PeftConfig& config, const Resolution& resolu
                       const char* field) {
     for (std::size_t i = 0; i < pattern.size(); ++i)
       if (i < matches.size() && matches[i].empty() && !nothing_wrapped) {
-        Finding f;
+        Diagnostic f;
         f.range = pattern[i].first.range;
         f.code = "pattern-no-match";
         f.message = std::string(field) + " key " + code_span(pattern[i].first.text) +
@@ -140,7 +140,7 @@ std::vector<Finding> diagnose(const PeftConfig& config, const Resolution& resolu
   patterns(config.rank_pattern, resolution.rank_matches, "rank_pattern");
   patterns(config.alpha_pattern, resolution.alpha_matches, "alpha_pattern");
   for (const config::Range& r : config.unreadable) {
-    Finding f;
+    Diagnostic f;
     f.range = r;
     f.severity = Severity::Information;
     f.code = "unreadable";
@@ -150,36 +150,35 @@ std::vector<Finding> diagnose(const PeftConfig& config, const Resolution& resolu
   return out;
 }
 
-std::optional<HoverText> hover(const PeftConfig& config, const Resolution& resolution,
-                               const index::Index& model, config::Position cursor) {
+std::optional<Hover> hover(const PeftConfig& config, const Resolution& resolution,
+                           const index::Index& model, config::Position cursor) {
   auto hit = [&](const Written& w) { return w.range.contains(cursor); };
   for (std::size_t i = 0; i < config.target_names.size(); ++i)
     if (hit(config.target_names[i]) && i < resolution.target_matches.size()) {
       const auto& m = resolution.target_matches[i];
-      return HoverText{config.target_names[i].range, "**" + code_span(config.target_names[i].text) +
-                                                         "** matches " + std::to_string(m.size()) +
-                                                         " module" + (m.size() == 1 ? "" : "s") +
-                                                         "\n\n" + module_list(model, m)};
+      return Hover{"**" + code_span(config.target_names[i].text) + "** matches " +
+                       std::to_string(m.size()) + " module" + (m.size() == 1 ? "" : "s") + "\n\n" +
+                       module_list(model, m),
+                   config.target_names[i].range};
     }
   if (config.all_linear && hit(*config.all_linear))
-    return HoverText{config.all_linear->range,
-                     "**all-linear** expands to " +
-                         std::to_string(resolution.all_linear_set.size()) +
-                         " linear layers (the output layer left out)\n\n" +
-                         module_list(model, resolution.all_linear_set, 24)};
+    return Hover{"**all-linear** expands to " + std::to_string(resolution.all_linear_set.size()) +
+                     " linear layers (the output layer left out)\n\n" +
+                     module_list(model, resolution.all_linear_set, 24),
+                 config.all_linear->range};
   if (config.target_regex && hit(*config.target_regex))
-    return HoverText{config.target_regex->range,
-                     "**re.fullmatch** on full module names: " +
-                         std::to_string(resolution.regex_matches.size()) + " modules\n\n" +
-                         module_list(model, resolution.regex_matches)};
+    return Hover{"**re.fullmatch** on full module names: " +
+                     std::to_string(resolution.regex_matches.size()) + " modules\n\n" +
+                     module_list(model, resolution.regex_matches),
+                 config.target_regex->range};
   auto keyed = [&](const auto& pattern, const std::vector<std::vector<int>>& matches,
-                   const char* field) -> std::optional<HoverText> {
+                   const char* field) -> std::optional<Hover> {
     for (std::size_t i = 0; i < pattern.size(); ++i)
       if (hit(pattern[i].first) && i < matches.size())
-        return HoverText{pattern[i].first.range, std::string("**") + field + "** key sets " +
-                                                     std::to_string(matches[i].size()) +
-                                                     " wrapped modules\n\n" +
-                                                     module_list(model, matches[i])};
+        return Hover{std::string("**") + field + "** key sets " +
+                         std::to_string(matches[i].size()) + " wrapped modules\n\n" +
+                         module_list(model, matches[i]),
+                     pattern[i].first.range};
     return std::nullopt;
   };
   if (auto h = keyed(config.rank_pattern, resolution.rank_matches, "rank_pattern"))
@@ -188,22 +187,22 @@ std::optional<HoverText> hover(const PeftConfig& config, const Resolution& resol
     return h;
   for (std::size_t i = 0; i < config.modules_to_save.size(); ++i)
     if (hit(config.modules_to_save[i]))
-      return HoverText{config.modules_to_save[i].range,
-                       "**modules_to_save** (plain suffix): " +
-                           std::to_string(resolution.saved_matches[i].size()) +
-                           " modules copied and trained in full\n\n" +
-                           module_list(model, resolution.saved_matches[i])};
+      return Hover{"**modules_to_save** (plain suffix): " +
+                       std::to_string(resolution.saved_matches[i].size()) +
+                       " modules copied and trained in full\n\n" +
+                       module_list(model, resolution.saved_matches[i]),
+                   config.modules_to_save[i].range};
   for (std::size_t i = 0; i < config.exclude_names.size(); ++i)
     if (hit(config.exclude_names[i]) && i < resolution.exclude_matches.size())
-      return HoverText{config.exclude_names[i].range,
-                       "**exclude_modules** entry excludes " +
-                           std::to_string(resolution.exclude_matches[i].size()) + " modules\n\n" +
-                           module_list(model, resolution.exclude_matches[i])};
+      return Hover{"**exclude_modules** entry excludes " +
+                       std::to_string(resolution.exclude_matches[i].size()) + " modules\n\n" +
+                       module_list(model, resolution.exclude_matches[i]),
+                   config.exclude_names[i].range};
   return std::nullopt;
 }
 
-std::vector<Suggestion> complete(const PeftConfig& config, const index::Index& model,
-                                 config::Position cursor) {
+std::vector<CompletionItem> complete(const PeftConfig& config, const index::Index& model,
+                                     config::Position cursor) {
   const Written* typed = nullptr;
   for (const auto* list : {&config.target_names, &config.exclude_names, &config.modules_to_save})
     for (const Written& w : *list)
@@ -217,7 +216,7 @@ std::vector<Suggestion> complete(const PeftConfig& config, const index::Index& m
     std::set<std::string> types;
   };
   std::map<std::string, Leaf> leaves;
-  std::vector<Suggestion> out;
+  std::vector<CompletionItem> out;
   for (const ModuleObject& m : model.named_modules()) {
     if (m.name.empty())
       continue;
@@ -231,11 +230,11 @@ std::vector<Suggestion> complete(const PeftConfig& config, const index::Index& m
     std::string detail = "×" + std::to_string(l.count);
     for (const std::string& t : l.types)
       detail += " " + t;
-    out.push_back({name, detail, "0" + name, replace});
+    out.push_back(module_name_item(name, detail, "0" + name, replace));
   }
   for (const ModuleObject& m : model.named_modules())
     if (!m.name.empty() && m.name.find('.') != std::string::npos)
-      out.push_back({m.name, last_part(m.type), "1" + m.name, replace});
+      out.push_back(module_name_item(m.name, last_part(m.type), "1" + m.name, replace));
   return out;
 }
 

@@ -34,9 +34,9 @@ const std::string kScript = "recipe = QuantizationModifier(scheme='W4A16', ignor
                             "    \"language_model.lm_head\",\n"
                             "])\n";
 
-std::vector<std::string> labels(const std::vector<Suggestion>& found) {
+std::vector<std::string> labels(const std::vector<CompletionItem>& found) {
   std::vector<std::string> out;
-  for (const Suggestion& s : found)
+  for (const CompletionItem& s : found)
     out.push_back(s.label);
   return out;
 }
@@ -45,13 +45,13 @@ TEST(LlmcompressorDialect, CompletionInAnEscapedStringReplacesItsContentsAndFilt
   const index::Index model = tiny_gemma3();
   auto doc = dialect().read("/w/quantize.py", kScript);
   // After `"re` of the escaped regex entry.
-  std::vector<Suggestion> found = doc->complete(model, {1, 7});
+  std::vector<CompletionItem> found = doc->complete(model, {1, 7});
   std::vector<std::string> names = labels(found);
   ASSERT_FALSE(found.empty());
   EXPECT_TRUE(std::all_of(names.begin(), names.end(),
                           [](const std::string& l) { return l.find('r') != std::string::npos; }));
   EXPECT_NE(std::find(names.begin(), names.end(), "re:.*lm_head$"), names.end());
-  EXPECT_EQ(edited(kScript, found.front().replace, "lm_head"), "    \"lm_head\",");
+  EXPECT_EQ(edited(kScript, found.front().edit.range, "lm_head"), "    \"lm_head\",");
   // After `"lan` of the next entry: the decoder's names, not the head nor the classes.
   found = doc->complete(model, {2, 8});
   names = labels(found);
@@ -68,7 +68,7 @@ TEST(LlmcompressorDialect, CompletionOffersTheNamesOfTheModelAskedAboutAcrossRev
   index::Index renamed = tiny_gemma3(); // the head renamed, as in another layout of Gemma 3
   renamed.module_objects.back().name = "language_model.lm_head";
   renamed.rebuild_lookups();
-  auto has = [](const std::vector<Suggestion>& found, const std::string& label) {
+  auto has = [](const std::vector<CompletionItem>& found, const std::string& label) {
     std::vector<std::string> names = labels(found);
     return std::find(names.begin(), names.end(), label) != names.end();
   };
@@ -78,7 +78,7 @@ TEST(LlmcompressorDialect, CompletionOffersTheNamesOfTheModelAskedAboutAcrossRev
   text[text.find("lm_head")] = 'L'; // the next keystroke: a new document, the same model
   auto second = dialect().read("/w/quantize.py", text);
   EXPECT_TRUE(has(second->complete(gemma, {2, 6}), "lm_head"));
-  std::vector<Suggestion> other = second->complete(renamed, {2, 6});
+  std::vector<CompletionItem> other = second->complete(renamed, {2, 6});
   EXPECT_TRUE(has(other, "language_model.lm_head"));
   EXPECT_FALSE(has(other, "lm_head"));
   EXPECT_TRUE(has(first->complete(gemma, {2, 6}), "lm_head"));
@@ -91,8 +91,8 @@ TEST(LlmcompressorDialect, ARecheckMatchesAnEditedEntryAndAnotherModelAnew) {
   index::Index renamed = tiny_gemma3();
   renamed.module_objects.back().name = "language_model.lm_head";
   renamed.rebuild_lookups();
-  auto no_match = [](const std::vector<Finding>& found, const std::string& entry) {
-    return std::any_of(found.begin(), found.end(), [&](const Finding& f) {
+  auto no_match = [](const std::vector<Diagnostic>& found, const std::string& entry) {
+    return std::any_of(found.begin(), found.end(), [&](const Diagnostic& f) {
       return f.code == "no-match" && f.message.find("`" + entry + "`") != std::string::npos;
     });
   };
@@ -115,14 +115,14 @@ TEST(LlmcompressorDialect, TheHeadsQuickFixKeepsTheQuotes) {
                            "  \"ignore\": [\"language_model.lm_head\"]}}\n";
   auto doc = dialect().read("/w/ckpt/config.json", json);
   EXPECT_EQ(doc->model(), "/w/ckpt");
-  std::vector<Finding> found = doc->diagnose(model);
+  std::vector<Diagnostic> found = doc->diagnose(model);
   auto no_match = std::find_if(found.begin(), found.end(),
-                               [](const Finding& f) { return f.code == "no-match"; });
+                               [](const Diagnostic& f) { return f.code == "no-match"; });
   ASSERT_NE(no_match, found.end());
   ASSERT_FALSE(no_match->fixes.empty());
-  const Replacement& fix = no_match->fixes.front();
-  EXPECT_EQ(fix.new_text, "lm_head");
-  EXPECT_EQ(edited(json, fix.range, fix.new_text), "  \"ignore\": [\"lm_head\"]}}");
+  const Fix& fix = no_match->fixes.front();
+  EXPECT_EQ(fix.edit.new_text, "lm_head");
+  EXPECT_EQ(edited(json, fix.edit.range, fix.edit.new_text), "  \"ignore\": [\"lm_head\"]}}");
 }
 
 // llm-compressor 0.14 reads a recipe's modifiers only under `<x>_stage: <y>_modifiers:`; any
@@ -131,13 +131,13 @@ TEST(LlmcompressorDialect, TheHeadsQuickFixKeepsTheQuotes) {
 TEST(LlmcompressorDialect, AModifierOutsideAStagesGroupIsNeverApplied) {
   const index::Index model = tiny_gemma3();
   auto not_read = [&](const std::string& path, const std::string& text) {
-    std::vector<Finding> out;
-    for (const Finding& f : dialect().read(path, text)->diagnose(model))
+    std::vector<Diagnostic> out;
+    for (const Diagnostic& f : dialect().read(path, text)->diagnose(model))
       if (f.code == "recipe-not-read")
         out.push_back(f);
     return out;
   };
-  std::vector<Finding> flat =
+  std::vector<Diagnostic> flat =
       not_read("/w/recipe.yaml", "QuantizationModifier:\n  scheme: W4A16\n");
   ASSERT_EQ(flat.size(), 1u);
   EXPECT_EQ(flat[0].severity, Severity::Error);
@@ -154,10 +154,10 @@ TEST(LlmcompressorDialect, AModifierOutsideAStagesGroupIsNeverApplied) {
           .size(),
       1u);
   // Mixed: the staged GPTQModifier is applied, the one right under the stage is not.
-  std::vector<Finding> mixed = not_read("/w/recipe.yaml", "a_stage:\n"
-                                                          "  a_modifiers:\n"
-                                                          "    GPTQModifier: {scheme: W4A16}\n"
-                                                          "  SmoothQuantModifier: {}\n");
+  std::vector<Diagnostic> mixed = not_read("/w/recipe.yaml", "a_stage:\n"
+                                                             "  a_modifiers:\n"
+                                                             "    GPTQModifier: {scheme: W4A16}\n"
+                                                             "  SmoothQuantModifier: {}\n");
   ASSERT_EQ(mixed.size(), 1u);
   EXPECT_EQ(mixed[0].severity, Severity::Warning);
   EXPECT_EQ(mixed[0].range.start.line, 3);
@@ -168,7 +168,7 @@ TEST(LlmcompressorDialect, AModifierOutsideAStagesGroupIsNeverApplied) {
   // A script's modifiers are objects passed to oneshot, not YAML.
   EXPECT_TRUE(not_read("/w/quantize.py", kScript).empty());
   // Hover on the unread modifier's name agrees with the diagnostic, not with what it would do.
-  std::optional<HoverText> hover =
+  std::optional<Hover> hover =
       dialect()
           .read("/w/recipe.yaml", "QuantizationModifier:\n  scheme: W4A16\n")
           ->hover(model, {0, 3});
@@ -184,17 +184,17 @@ TEST(LlmcompressorDialect, AModifierOutsideAStagesGroupIsNeverApplied) {
 TEST(LlmcompressorDialect, TheNotReadQuickFixWrapsOrMovesTheModifiersIntoAStagesGroup) {
   const index::Index model = tiny_gemma3();
   auto fixed = [&](const std::string& path, const std::string& text) -> std::string {
-    for (const Finding& f : dialect().read(path, text)->diagnose(model))
+    for (const Diagnostic& f : dialect().read(path, text)->diagnose(model))
       if (f.code == "recipe-not-read" && !f.fixes.empty()) {
-        const Replacement& fix = f.fixes.front();
+        const Fix& fix = f.fixes.front();
         std::size_t at[2] = {0, 0};
-        const config::Position ends[2] = {fix.range.start, fix.range.end};
+        const config::Position ends[2] = {fix.edit.range.start, fix.edit.range.end};
         for (int k = 0; k < 2; ++k) {
           for (int line = 0; line < ends[k].line; ++line)
             at[k] = text.find('\n', at[k]) + 1;
           at[k] += static_cast<std::size_t>(ends[k].byte_col);
         }
-        return fix.title + "\n" + text.substr(0, at[0]) + fix.new_text + text.substr(at[1]);
+        return fix.title + "\n" + text.substr(0, at[0]) + fix.edit.new_text + text.substr(at[1]);
       }
     return "no fix";
   };

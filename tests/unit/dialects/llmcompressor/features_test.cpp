@@ -14,7 +14,7 @@ using testing::tiny_gemma3;
 struct Checked {
   Modifier modifier;
   Resolution resolution;
-  std::vector<Finding> findings;
+  std::vector<Diagnostic> findings;
 };
 
 Checked check(const std::string& yaml, const index::Index& model,
@@ -27,8 +27,8 @@ Checked check(const std::string& yaml, const index::Index& model,
   return c;
 }
 
-const Finding* with_code(const std::vector<Finding>& fs, const std::string& code) {
-  for (const Finding& f : fs)
+const Diagnostic* with_code(const std::vector<Diagnostic>& fs, const std::string& code) {
+  for (const Diagnostic& f : fs)
     if (f.code == code)
       return &f;
   return nullptr;
@@ -39,8 +39,8 @@ TEST(LlmcompressorFeatures, AnIgnoreThatMatchesNothingOffersTheFullName) {
   Checked c = check("GPTQModifier:\n  targets: [Linear]\n  ignore: [embed_tokens, gate_projj]\n"
                     "  scheme: W4A16\n",
                     model);
-  std::vector<const Finding*> no_match;
-  for (const Finding& f : c.findings)
+  std::vector<const Diagnostic*> no_match;
+  for (const Diagnostic& f : c.findings)
     if (f.code == "no-match")
       no_match.push_back(&f);
   ASSERT_EQ(no_match.size(), 2u);
@@ -49,7 +49,7 @@ TEST(LlmcompressorFeatures, AnIgnoreThatMatchesNothingOffersTheFullName) {
             std::string::npos)
       << no_match[0]->message;
   ASSERT_FALSE(no_match[0]->fixes.empty());
-  EXPECT_EQ(no_match[0]->fixes[0].new_text, "model.language_model.embed_tokens");
+  EXPECT_EQ(no_match[0]->fixes[0].edit.new_text, "model.language_model.embed_tokens");
   // A typo: the nearest real name.
   EXPECT_NE(no_match[1]->message.find("gate_proj"), std::string::npos) << no_match[1]->message;
 }
@@ -62,11 +62,11 @@ TEST(LlmcompressorFeatures, AHeadNamedForAnotherLayoutOffersTheOneTheModelHas) {
     "config_groups": {"group_0": {"targets": ["Linear"], "weights": {"num_bits": 4,
     "group_size": 16}}}}})",
                     model, "config.json");
-  const Finding* f = with_code(c.findings, "no-match");
+  const Diagnostic* f = with_code(c.findings, "no-match");
   ASSERT_TRUE(f);
   EXPECT_NE(f->message.find("did you mean `lm_head`"), std::string::npos) << f->message;
   ASSERT_EQ(f->fixes.size(), 1u);
-  EXPECT_EQ(f->fixes[0].new_text, "lm_head");
+  EXPECT_EQ(f->fixes[0].edit.new_text, "lm_head");
   // Unfixed, the head is quantized although the checkpoint meant to keep it.
   EXPECT_EQ(explain_module(c.modifier, c.resolution, model, model.find_module_object("lm_head")),
             "w4 int group 16, a16 (group_0, by `Linear`)");
@@ -76,7 +76,7 @@ TEST(LlmcompressorFeatures, QuantizingTheHeadAndEmbeddingsByClassIsNoted) {
   index::Index model = tiny_gemma3();
   Checked c =
       check("QuantizationModifier:\n  targets: [Linear, Embedding]\n  scheme: W8A16\n", model);
-  const Finding* note = with_code(c.findings, "head-quantized");
+  const Diagnostic* note = with_code(c.findings, "head-quantized");
   ASSERT_TRUE(note);
   EXPECT_EQ(note->severity, Severity::Information);
   EXPECT_NE(note->message.find("`lm_head`"), std::string::npos);
@@ -91,7 +91,7 @@ TEST(LlmcompressorFeatures, ATargetOfBlocksQuantizesNothingInside) {
   Checked c = check("QuantizationModifier:\n  targets: [Gemma3DecoderLayer, Linear]\n"
                     "  scheme: W8A16\n",
                     model);
-  const Finding* f = with_code(c.findings, "not-quantizable");
+  const Diagnostic* f = with_code(c.findings, "not-quantizable");
   ASSERT_TRUE(f);
   EXPECT_EQ(f->severity, Severity::Warning);
   EXPECT_EQ(f->range.start.line, 1);
@@ -100,7 +100,7 @@ TEST(LlmcompressorFeatures, ATargetOfBlocksQuantizesNothingInside) {
       << f->message;
   // `Linear` quantizes: no warning about it.
   int warnings = 0;
-  for (const Finding& x : c.findings)
+  for (const Diagnostic& x : c.findings)
     warnings += x.code == "not-quantizable";
   EXPECT_EQ(warnings, 1);
 }
@@ -110,7 +110,7 @@ TEST(LlmcompressorFeatures, TargetedAndIgnoredIsSaid) {
   Checked c = check("QuantizationModifier:\n  targets: [lm_head, Linear]\n  ignore: [\"re:lm\"]\n"
                     "  scheme: W8A16\n",
                     model);
-  const Finding* both = with_code(c.findings, "targeted-and-ignored");
+  const Diagnostic* both = with_code(c.findings, "targeted-and-ignored");
   ASSERT_TRUE(both);
   EXPECT_EQ(both->severity, Severity::Information);
   EXPECT_EQ(explain_module(c.modifier, c.resolution, model, model.find_module_object("lm_head")),
@@ -126,18 +126,18 @@ TEST(LlmcompressorFeatures, HoverCountsTheModulesAnEntryMatches) {
                      "    QuantizationModifier:\n      targets: [Linear]\n"
                      "      ignore: [\"re:.*k_proj$\"]\n      scheme: W4A16\n";
   Checked c = check(yaml, model);
-  std::optional<HoverText> h = hover(c.modifier, c.resolution, model, {3, 17});
+  std::optional<Hover> h = hover(c.modifier, c.resolution, model, {3, 17});
   ASSERT_TRUE(h);
   // Nine Linear layers (the head included), two of them ignored.
   EXPECT_NE(h->markdown.find("matches 9 modules; 7 get a scheme"), std::string::npos)
       << h->markdown;
-  std::optional<HoverText> ig = hover(c.modifier, c.resolution, model, {4, 18});
+  std::optional<Hover> ig = hover(c.modifier, c.resolution, model, {4, 18});
   ASSERT_TRUE(ig);
   EXPECT_NE(ig->markdown.find("matches 2 modules; leaves out 2 targeted modules"),
             std::string::npos)
       << ig->markdown;
   // On the modifier's name: what it quantizes and the checkpoint it would save (size_test.cpp).
-  std::optional<HoverText> root = hover(c.modifier, c.resolution, model, {2, 6});
+  std::optional<Hover> root = hover(c.modifier, c.resolution, model, {2, 6});
   ASSERT_TRUE(root);
   EXPECT_NE(root->markdown.find("quantizes 7 modules, 2 ignored; projected size:"),
             std::string::npos)
@@ -147,21 +147,24 @@ TEST(LlmcompressorFeatures, HoverCountsTheModulesAnEntryMatches) {
 TEST(LlmcompressorFeatures, CompletionOffersClassesPatternsAndNames) {
   index::Index model = tiny_gemma3();
   Checked c = check("QuantizationModifier:\n  ignore: [\"q\"]\n", model);
-  std::vector<Suggestion> s = complete(c.modifier, model, {1, 12});
-  auto find = [&](const std::string& label) -> const Suggestion* {
-    for (const Suggestion& x : s)
+  std::vector<CompletionItem> s = complete(c.modifier, model, {1, 12});
+  auto find = [&](const std::string& label) -> const CompletionItem* {
+    for (const CompletionItem& x : s)
       if (x.label == label)
         return &x;
     return nullptr;
   };
-  const Suggestion* linear = find("Linear");
+  const CompletionItem* linear = find("Linear");
   ASSERT_TRUE(linear);
   EXPECT_EQ(linear->detail, "class ×9");
   ASSERT_TRUE(find("re:.*q_proj$"));
   EXPECT_EQ(find("re:.*k_proj$")->detail, "×2 Linear");
   ASSERT_TRUE(find("model.language_model.layers.0.self_attn.q_proj"));
   // The quotes are kept: only the name is replaced.
-  EXPECT_EQ(linear->replace.start.byte_col, 12);
+  EXPECT_EQ(linear->edit.range.start.byte_col, 12);
+  EXPECT_EQ(linear->edit.new_text, "Linear");
+  EXPECT_EQ(linear->filter_text, "Linear");
+  EXPECT_EQ(linear->kind, CompletionItem::Kind::Module);
   EXPECT_TRUE(complete(c.modifier, model, {0, 3}).empty());
 }
 

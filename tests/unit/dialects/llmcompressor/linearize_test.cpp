@@ -184,11 +184,11 @@ TEST(LlmcompressorLinearize, TheDialectAnswersOnTheModelOneshotSees) {
                            "      ignore: [lm_head, model.layers.0.mlp.experts.1.down_proj]\n";
   auto doc = dialect().read("/w/recipe.yaml", text);
   // The per-expert name is a module: no "matches nothing".
-  for (const Finding& f : doc->diagnose(model))
+  for (const Diagnostic& f : doc->diagnose(model))
     EXPECT_EQ(f.message.find("matches nothing"), std::string::npos) << f.message;
   // Completion offers the per-expert names.
-  std::vector<Suggestion> found = doc->complete(model, {5, 27});
-  EXPECT_TRUE(std::any_of(found.begin(), found.end(), [](const Suggestion& s) {
+  std::vector<CompletionItem> found = doc->complete(model, {5, 27});
+  EXPECT_TRUE(std::any_of(found.begin(), found.end(), [](const CompletionItem& s) {
     return s.label == "model.layers.1.mlp.experts.3.gate_proj";
   }));
   // explain: every expert's Linear quantized but the one ignored, and no caveat.

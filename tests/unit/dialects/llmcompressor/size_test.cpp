@@ -185,7 +185,7 @@ TEST(LlmcompressorSize, HoverOnTheModifierShowsTheCheckpointItWouldSave) {
   ASSERT_EQ(modifiers.size(), 1u);
   ASSERT_TRUE(modifiers.front().applied);
   Resolution r = resolve(modifiers.front(), model);
-  std::optional<HoverText> h = hover(modifiers.front(), r, model, config::Position{2, 7});
+  std::optional<Hover> h = hover(modifiers.front(), r, model, config::Position{2, 7});
   ASSERT_TRUE(h);
   EXPECT_EQ(h->markdown, "**QuantizationModifier** quantizes 8 modules, 1 ignored; " +
                              size_line(project(modifiers, model)));

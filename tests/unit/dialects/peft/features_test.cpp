@@ -15,8 +15,8 @@ PeftConfig read_one(const std::string& script) {
   return read.empty() ? PeftConfig{} : read.front();
 }
 
-const Finding* find(const std::vector<Finding>& findings, const std::string& code) {
-  for (const Finding& f : findings)
+const Diagnostic* find(const std::vector<Diagnostic>& findings, const std::string& code) {
+  for (const Diagnostic& f : findings)
     if (f.code == code)
       return &f;
   return nullptr;
@@ -25,27 +25,27 @@ const Finding* find(const std::vector<Finding>& findings, const std::string& cod
 TEST(PeftFeatures, ATypoWhileOthersMatchIsAWarningWithTheNearestName) {
   index::Index model = tiny_llama();
   PeftConfig c = read_one("LoraConfig(target_modules=[\"q_proj\", \"v_projj\"])\n");
-  std::vector<Finding> found = diagnose(c, resolve(c, model), model);
-  const Finding* f = find(found, "no-match");
+  std::vector<Diagnostic> found = diagnose(c, resolve(c, model), model);
+  const Diagnostic* f = find(found, "no-match");
   ASSERT_NE(f, nullptr);
   EXPECT_EQ(f->severity, Severity::Warning); // PEFT is silent: q_proj matches
   EXPECT_NE(f->message.find("`v_projj`"), std::string::npos);
   ASSERT_FALSE(f->fixes.empty());
-  EXPECT_EQ(f->fixes.front().new_text, "v_proj");
+  EXPECT_EQ(f->fixes.front().edit.new_text, "v_proj");
   // The fix replaces the text between the quotes.
-  EXPECT_EQ(f->fixes.front().range.start.byte_col, 38);
-  EXPECT_EQ(f->fixes.front().range.end.byte_col, 45);
+  EXPECT_EQ(f->fixes.front().edit.range.start.byte_col, 38);
+  EXPECT_EQ(f->fixes.front().edit.range.end.byte_col, 45);
 }
 
 TEST(PeftFeatures, NothingMatchingIsAnErrorAsPeftRaises) {
   index::Index model = tiny_llama();
   PeftConfig c = read_one("LoraConfig(target_modules=[\"W_pack\"])\n");
-  std::vector<Finding> found = diagnose(c, resolve(c, model), model);
+  std::vector<Diagnostic> found = diagnose(c, resolve(c, model), model);
   int errors = 0;
-  for (const Finding& f : found)
+  for (const Diagnostic& f : found)
     errors += f.severity == Severity::Error;
   EXPECT_GE(errors, 1);
-  const Finding* f = find(found, "no-match");
+  const Diagnostic* f = find(found, "no-match");
   ASSERT_NE(f, nullptr);
   EXPECT_EQ(f->severity, Severity::Error);
   EXPECT_NE(f->message.find("get_peft_model raises"), std::string::npos);
@@ -55,15 +55,15 @@ TEST(PeftFeatures, LayerIndexOutOfRangePatternKeyAndLooseSaveSuffix) {
   index::Index model = tiny_llama();
   PeftConfig c = read_one("LoraConfig(target_modules=['q_proj'], layers_to_transform=[1, 7],\n"
                           "  rank_pattern={'down_proj': 4}, modules_to_save=['norm'])\n");
-  std::vector<Finding> found = diagnose(c, resolve(c, model), model);
-  const Finding* layer = find(found, "layer-out-of-range");
+  std::vector<Diagnostic> found = diagnose(c, resolve(c, model), model);
+  const Diagnostic* layer = find(found, "layer-out-of-range");
   ASSERT_NE(layer, nullptr);
   EXPECT_NE(layer->message.find("7"), std::string::npos);
   EXPECT_NE(layer->message.find("0 to 1"), std::string::npos);
-  const Finding* key = find(found, "pattern-no-match");
+  const Diagnostic* key = find(found, "pattern-no-match");
   ASSERT_NE(key, nullptr);
   EXPECT_NE(key->message.find("`down_proj`"), std::string::npos); // down_proj is not targeted
-  const Finding* save = find(found, "save-suffix");
+  const Diagnostic* save = find(found, "save-suffix");
   ASSERT_NE(save, nullptr);
   EXPECT_NE(save->message.find("input_layernorm"), std::string::npos);
 }
@@ -71,14 +71,14 @@ TEST(PeftFeatures, LayerIndexOutOfRangePatternKeyAndLooseSaveSuffix) {
 TEST(PeftFeatures, HoverShowsWhatAnEntryMatchesAndWhatAllLinearExpandsTo) {
   index::Index model = tiny_llama();
   PeftConfig c = read_one("LoraConfig(target_modules=[\"q_proj\"])\n");
-  std::optional<HoverText> h = hover(c, resolve(c, model), model, {0, 30});
+  std::optional<Hover> h = hover(c, resolve(c, model), model, {0, 30});
   ASSERT_TRUE(h);
   EXPECT_NE(h->markdown.find("matches 2 modules"), std::string::npos);
   EXPECT_NE(h->markdown.find("model.layers.1.self_attn.q_proj"), std::string::npos);
   EXPECT_FALSE(hover(c, resolve(c, model), model, {0, 2}));
 
   PeftConfig all = read_one("LoraConfig(target_modules=\"all-linear\")\n");
-  std::optional<HoverText> expanded = hover(all, resolve(all, model), model, {0, 30});
+  std::optional<Hover> expanded = hover(all, resolve(all, model), model, {0, 30});
   ASSERT_TRUE(expanded);
   EXPECT_NE(expanded->markdown.find("8 linear layers"), std::string::npos);
   EXPECT_NE(expanded->markdown.find("out_proj"), std::string::npos);
@@ -88,17 +88,20 @@ TEST(PeftFeatures, HoverShowsWhatAnEntryMatchesAndWhatAllLinearExpandsTo) {
 TEST(PeftFeatures, CompletionOffersLeafNamesWithCountsAndTypesThenFullNames) {
   index::Index model = tiny_llama();
   PeftConfig c = read_one("LoraConfig(target_modules=[\"q_\"])\n");
-  std::vector<Suggestion> s = complete(c, model, {0, 30});
+  std::vector<CompletionItem> s = complete(c, model, {0, 30});
   auto it =
-      std::find_if(s.begin(), s.end(), [](const Suggestion& x) { return x.label == "q_proj"; });
+      std::find_if(s.begin(), s.end(), [](const CompletionItem& x) { return x.label == "q_proj"; });
   ASSERT_NE(it, s.end());
   EXPECT_EQ(it->detail, "×2 Linear");
-  EXPECT_EQ(it->replace.start.byte_col, 28); // inside the quotes
-  EXPECT_EQ(it->replace.end.byte_col, 30);
-  EXPECT_NE(
-      std::find_if(s.begin(), s.end(),
-                   [](const Suggestion& x) { return x.label == "model.layers.0.mlp.down_proj"; }),
-      s.end());
+  EXPECT_EQ(it->edit.range.start.byte_col, 28); // inside the quotes
+  EXPECT_EQ(it->edit.range.end.byte_col, 30);
+  EXPECT_EQ(it->edit.new_text, "q_proj");
+  EXPECT_EQ(it->filter_text, "q_proj");
+  EXPECT_EQ(it->kind, CompletionItem::Kind::Module);
+  EXPECT_NE(std::find_if(
+                s.begin(), s.end(),
+                [](const CompletionItem& x) { return x.label == "model.layers.0.mlp.down_proj"; }),
+            s.end());
   EXPECT_TRUE(complete(c, model, {0, 3}).empty()); // not in a name
 }
 

@@ -24,34 +24,6 @@
 
 namespace opscope::dialects {
 
-struct Replacement {
-  std::string title; // "Replace with `v_proj`"
-  config::Range range;
-  std::string new_text;
-};
-
-// One diagnostic. `code` is stable (users and tests filter on it).
-struct Finding {
-  config::Range range;
-  Severity severity = Severity::Warning;
-  std::string code;
-  std::string message;
-  std::vector<Replacement> fixes;
-};
-
-struct HoverText {
-  config::Range range;
-  std::string markdown;
-};
-
-// One completion item: a model name to write where a name is being typed.
-struct Suggestion {
-  std::string label;  // "q_proj" or "model.layers.0.self_attn.q_proj"
-  std::string detail; // "×32 Linear"
-  std::string sort_text;
-  config::Range replace; // the string being typed (its quotes excluded)
-};
-
 // What the config says of its model, for the project's resolution (project::resolve_model).
 struct ModelHints {
   index::Compressor compressor = index::Compressor::None; // whose registered ops count
@@ -144,17 +116,19 @@ public:
 
   // The hooks of a dialect whose answers need only the model's module names (PEFT,
   // llm-compressor): what is wrong with the config on `model` (the model problem is the
-  // engine's), the hover at `cursor`, names to complete at `cursor`, best first.
-  virtual std::vector<Finding> diagnose(const index::Index& model) const {
+  // engine's), the hover at `cursor`, names to complete at `cursor`, best first (each a
+  // module name, written whole over the string being typed: module_name_item in written.h).
+  // The defaults above pass them on as they are, the completion capped at max_items.
+  virtual std::vector<Diagnostic> diagnose(const index::Index& model) const {
     (void)model;
     return {};
   }
-  virtual std::optional<HoverText> hover(const index::Index& model, config::Position cursor) const {
+  virtual std::optional<Hover> hover(const index::Index& model, config::Position cursor) const {
     (void)model, (void)cursor;
     return std::nullopt;
   }
-  virtual std::vector<Suggestion> complete(const index::Index& model,
-                                           config::Position cursor) const {
+  virtual std::vector<CompletionItem> complete(const index::Index& model,
+                                               config::Position cursor) const {
     (void)model, (void)cursor;
     return {};
   }

@@ -3,10 +3,12 @@
 #pragma once
 
 #include "opscope/config/document.h"
+#include "opscope/dialects/answers.h"
 #include "opscope/index/index.h"
 
 #include <cstddef>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace opscope::dialects {
@@ -40,6 +42,20 @@ inline config::Range between_quotes(const Written& w) {
     --r.end.byte_col;
   }
   return r;
+}
+
+// A name to complete: the editor filters on it and writes it whole over `replace` (the string
+// being typed, between_quotes()).
+inline CompletionItem module_name_item(std::string label, std::string detail, std::string sort_text,
+                                       config::Range replace) {
+  CompletionItem item;
+  item.kind = CompletionItem::Kind::Module;
+  item.filter_text = label;
+  item.edit = {replace, label};
+  item.label = std::move(label);
+  item.detail = std::move(detail);
+  item.sort_text = std::move(sort_text);
+  return item;
 }
 
 // A markdown list of `modules` (indexes into named_modules()) with their short types, at most
