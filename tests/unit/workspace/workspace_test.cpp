@@ -148,6 +148,33 @@ TEST_F(WorkspaceTest, ParsesAreKeptPerRevisionButNotForFilesReadFromDisk) {
   EXPECT_NE(workspace.analyse(config(kConfig, 0)).document, from_disk);
 }
 
+// Typing inside a key patches the last parse in place (a 10 MB config is not read again per
+// keystroke) even though the editor frees what an edit made stale later, off its request
+// thread; while a background check still reads the last revision, the edit patches a copy.
+TEST_F(WorkspaceTest, TypingInsideAKeyPatchesTheParseUnlessACheckStillReadsIt) {
+  struct EditorHost : FakeHost {
+    void release(std::shared_ptr<const void> stale) override { queued.push_back(stale); }
+    std::vector<std::shared_ptr<const void>> queued; // freed later, as the editor does
+  } host;
+  Workspace workspace(host, {});
+  auto parse_of = [&](const Analysis& analysis) {
+    return &dialects::coreai::document_of(analysis.document.get())->config();
+  };
+  const std::string text = "quantization_config:\n  module_name_configs:\n    fc1: null\n";
+  const config::ConfigDocument* first = parse_of(workspace.analyse(config(text, 1)));
+  std::string typed = text;
+  typed.insert(typed.find("fc1") + 3, "0"); // fc1 -> fc10
+  const config::ConfigDocument* second = parse_of(workspace.analyse(config(typed, 2)));
+  EXPECT_EQ(second, first);
+
+  Analysis checked = workspace.analyse(config(typed, 2)); // a check holds this revision
+  typed.insert(typed.find("fc10") + 4, "0");
+  Analysis third = workspace.analyse(config(typed, 3));
+  EXPECT_NE(parse_of(third), parse_of(checked));
+  EXPECT_EQ(parse_of(checked)->keys.at(0).text, "fc10"); // what the check reads is untouched
+  EXPECT_EQ(parse_of(third)->keys.at(0).text, "fc100");
+}
+
 // Another library's config (here axolotl's YAML, PEFT's) is read by the dialect that
 // recognises it, once per revision (every hover and completion of a revision shares it), and
 // names its own model; coreai-opt reads a coreai-opt config.
