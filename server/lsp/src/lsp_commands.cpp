@@ -82,10 +82,9 @@ void LspServer::on_show_summary(const Json& argument, Reply reply) {
                        "first argument)");
   Analysis analysis = analyse(*doc);
   if (!analysis.model)
-    return reply.error(ErrorCode::RequestFailed,
-                       analysis.resolution.problem.empty()
-                           ? "this document is not a config with a model"
-                           : analysis.resolution.problem);
+    return reply.error(ErrorCode::RequestFailed, analysis.resolution.problem.empty()
+                                                     ? "this document is not a config with a model"
+                                                     : analysis.resolution.problem);
   if (!analysis.model->index)
     return reply.error(ErrorCode::RequestFailed,
                        analysis.model->state == ModelState::Failed
