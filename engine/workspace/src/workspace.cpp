@@ -70,13 +70,14 @@ std::shared_ptr<const dialects::DialectDocument> Workspace::read(const Document&
   file.last_used = ++read_clock_;
   std::shared_ptr<const dialects::DialectDocument> document = file.document;
   std::size_t kept = 0;
-  for (const auto& [uri, other] : files_)
-    kept += other.document != nullptr;
-  if (kept > kMaxKeptDocuments) {
-    OpenFile* oldest = nullptr;
-    for (auto& [uri, other] : files_)
-      if (other.document && (!oldest || other.last_used < oldest->last_used))
+  OpenFile* oldest = nullptr; // the least recently used file whose document is kept
+  for (auto& [uri, other] : files_)
+    if (other.document) {
+      ++kept;
+      if (!oldest || other.last_used < oldest->last_used)
         oldest = &other;
+    }
+  if (kept > kMaxKeptDocuments) {
     host_.release(std::exchange(oldest->document, nullptr));
     oldest->session->shed(host_);
   }

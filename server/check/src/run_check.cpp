@@ -9,8 +9,6 @@
 #include "opscope/cli/dispatch.h"
 #include "opscope/cli/model_options.h"
 #include "opscope/config/document.h"
-#include "opscope/config/tree.h"
-#include "opscope/coreai/compressors.h"
 #include "opscope/features/diagnostics.h"
 #include "opscope/index/query.h"
 #include "opscope/model/model_source.h"

@@ -34,6 +34,11 @@ std::vector<index::QueryEngine::Key> queried_keys(const config::ConfigDocument& 
   return keys;
 }
 
+// The project's coreai-opt schema, else the built-in copy (which lives forever).
+const schema::Schema& schema_of(const Context& context) {
+  return context.schema ? *context.schema : *schema::builtin();
+}
+
 std::string_view root_key_of(index::Compressor compressor) {
   const ::opscope::coreai::CompressorInfo* info = ::opscope::coreai::find(compressor);
   return info ? info->root_key : std::string_view();
@@ -94,9 +99,8 @@ public:
     // here, off the request thread, with the resolution the diagnostics just used).
     if (model.get() && parts_.decisions->kept())
       model.decisions->size(config(), *context.index, context.queries.get());
-    const schema::Schema& schema = context.schema ? *context.schema : *schema::builtin();
     std::vector<Diagnostic> more =
-        features::schema_diagnostics(config(), schema, root_key_of(context.compressor));
+        features::schema_diagnostics(config(), schema_of(context), root_key_of(context.compressor));
     // A misremembered root key is already named, with the root it means, as unknown-field.
     std::erase_if(more, [&](const Diagnostic& d) {
       return d.code == "schema-root" && std::any_of(out.begin(), out.end(), [&](const auto& o) {
@@ -118,8 +122,7 @@ public:
     Model model(*this, context);
     std::optional<Hover> found = features::hover(config(), cursor, model.get());
     if (!found)
-      found = features::schema_hover(config(), cursor,
-                                     context.schema ? *context.schema : *schema::builtin());
+      found = features::schema_hover(config(), cursor, schema_of(context));
     return found;
   }
 
@@ -128,8 +131,7 @@ public:
     Model model(*this, context);
     CompletionList found = features::complete(config(), cursor, model.get(), options);
     if (found.items.empty()) // not a pattern key or a known field: coreai-opt's models say
-      found = features::schema_complete(config(), cursor,
-                                        context.schema ? *context.schema : *schema::builtin(),
+      found = features::schema_complete(config(), cursor, schema_of(context),
                                         root_key_of(context.compressor));
     return found;
   }
@@ -166,12 +168,10 @@ private:
       model.queries = context.queries.get();
       model.resolution = decisions.get();
       model.weight_error = static_cast<const features::WeightErrorState*>(context.measured.get());
-      present = true;
     }
-    const features::Model* get() const { return present ? &model : nullptr; }
+    const features::Model* get() const { return decisions ? &model : nullptr; }
     std::shared_ptr<const resolve::SharedResolution> decisions; // kept alive for `model`
     features::Model model;
-    bool present = false;
   };
 
   DocumentParts parts_;
@@ -181,8 +181,6 @@ private:
 
 std::shared_ptr<const resolve::SharedResolution>
 Decisions::for_index(const std::shared_ptr<const index::Index>& index) {
-  if (!kept_)
-    return std::make_shared<const resolve::SharedResolution>();
   std::lock_guard<std::mutex> lock(mutex_);
   // A live weak pointer to the same address is the same index (a freed one cannot lock).
   if (!decisions_ || resolved_index_.lock() != index) {

@@ -25,8 +25,8 @@ private:
   index::QueryEngine::Hold hold_;
 };
 
-// Which entry decides each op, per index: for an open file, one per revision and model
-// (~20 M instructions to free for 50,000 keys: the session hands it to the host to free).
+// Which entry decides each op, one per revision and model, shared by the revision's check and
+// requests (~20 M instructions to free for 50,000 keys: the session hands it to the host).
 class Decisions {
 public:
   explicit Decisions(bool kept) : kept_(kept) {}
@@ -35,7 +35,9 @@ public:
   bool kept() const { return kept_; }
 
 private:
-  const bool kept_; // false for a text read from disk (`check`): nothing asks about it later
+  // An open file's: the check also computes the projected size for the hovers and lenses that
+  // follow. False for a text read from disk (`check`), which nothing asks about later.
+  const bool kept_;
   std::mutex mutex_;
   std::shared_ptr<const resolve::SharedResolution> decisions_;
   std::weak_ptr<const index::Index> resolved_index_;
