@@ -1,7 +1,7 @@
 // `opscope propose CONFIG --model MODEL.pt2 --bits-per-weight B | --size S` (issue 28): a
 // Quantizer config that fits a size budget with the least weight error, from
-// engine/propose (propose.h: the choices, their measurement, the allocation; the editor's
-// code action calls the same). This file reads the arguments and the config, prints the
+// core/dialects/coreai/propose (propose.h: the choices, their measurement, the allocation; the
+// editor's code action calls the same). This file reads the arguments and the config, prints the
 // proposal as a unified diff with its figures, and writes it with --write.
 #include "commands.h"
 
@@ -11,6 +11,7 @@
 #include "opscope/coreai/compressors.h"
 #include "opscope/model/model_kind.h"
 #include "opscope/model/model_source.h"
+#include "opscope/model/weights_worker.h"
 #include "opscope/propose/config_edit.h"
 #include "opscope/propose/propose.h"
 #include "opscope/resolve/resolve.h"
@@ -170,7 +171,8 @@ int run_propose(const std::vector<std::string>& args) {
                                       "coreai-opt does, so it cannot size a proposal");
     const propose::Candidates candidates = propose::measure_candidates(
         doc, index, path, [&](const std::vector<resolve::WeightQuantization>& weights) {
-          return propose::measure_on(model, index, weights, kWorkerTimeout);
+          return propose::measure_on(model, index, weights, model::weights_worker(),
+                                     kWorkerTimeout);
         });
 
     // The budget, for the whole model; the units get what the rest leaves.

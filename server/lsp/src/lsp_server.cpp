@@ -2,10 +2,8 @@
 
 #include "feature_bridge.h"
 #include "position_mapper.h"
-#include "propose_actions.h"
+#include "rewrite_actions.h"
 
-#include "opscope/dialects/coreai/dialect.h"
-#include "opscope/features/model.h"
 #include "opscope/support/version.h"
 
 #include <filesystem>
@@ -275,7 +273,7 @@ void LspServer::on_initialize(const protocol::InitializeParams& params, Reply re
        {{"triggerCharacters", {"\"", "'", ".", " "}}, {"resolveProvider", false}}},
       {"hoverProvider", true},
       {"definitionProvider", true},
-      {"codeActionProvider", {{"codeActionKinds", {"quickfix", kProposeKind}}}},
+      {"codeActionProvider", {{"codeActionKinds", {"quickfix", kRewriteKind}}}},
       {"codeLensProvider", {{"resolveProvider", false}}},
       {"executeCommandProvider", {{"commands", methods_.command_names()}}},
       {"workspace", {{"workspaceFolders", {{"supported", true}}}}},
@@ -401,8 +399,8 @@ void LspServer::on_did_close(const protocol::DidCloseTextDocumentParams& params)
 void LspServer::forget_document(const std::string& uri) {
   diagnostic_timers_.erase(uri);
   checks_.cancel(uri);
-  weight_errors_.forget(uri);
-  proposals_.forget(uri);
+  measurements_.forget(uri);
+  rewrites_.forget(uri);
   free_later(uri, workspace_.forget(uri));
   notify_diagnostics_(protocol::PublishDiagnosticsParams{uri, std::nullopt, {}});
   if (models_)
@@ -490,18 +488,22 @@ void LspServer::publish_diagnostics(const std::string& uri) {
           notify_diagnostics_(protocol::PublishDiagnosticsParams{uri, version, diagnostics});
         });
   });
-  measure_weight_error(*doc, analysis);
+  measure_weights(*doc, analysis);
 }
 
 FeatureInput LspServer::feature_input(const Analysis& analysis, const PositionMapper& positions,
                                       const Document& doc) const {
-  FeatureInput input{*analysis.document, workspace_.context(analysis), positions, doc.uri,
-                     analysis.model ? analysis.model->spec.work_dir : ""};
-  // coreai-opt's weight error as measured so far, for its lens and hovers.
-  if (input.context.index)
-    if (auto state = weight_errors_.state(doc.uri, doc.revision))
-      input.context.measured = std::make_shared<const features::WeightErrorState>(*state);
-  return input;
+  return {*analysis.document, measured_context(analysis, doc), positions, doc.uri,
+          analysis.model ? analysis.model->spec.work_dir : ""};
+}
+
+dialects::Context LspServer::measured_context(const Analysis& analysis, const Document& doc) const {
+  dialects::Context context = workspace_.context(analysis);
+  // What was measured on real weights so far (coreai-opt: the weight error of its lens, hovers).
+  if (context.index)
+    if (auto state = measurements_.state(doc.uri, doc.revision))
+      context.measured = std::make_shared<const dialects::Measured>(std::move(*state));
+  return context;
 }
 
 std::string LspServer::weights_of(const Analysis& analysis) const {
@@ -522,46 +524,36 @@ std::string LspServer::weights_of(const Analysis& analysis) const {
   return models_->archive_of(model->spec);
 }
 
-void LspServer::measure_weight_error(const Document& doc, const Analysis& analysis) {
+void LspServer::measure_weights(const Document& doc, const Analysis& analysis) {
   const workspace::Model* model = analysis.model;
-  const dialects::coreai::Document* coreai = dialects::coreai::document_of(analysis.document.get());
-  if (!model || !model->index || !coreai ||
-      // the compressors opscope-weights measures (resolve::quantized_weights)
-      (coreai->config().root != config::Compressor::Quantizer &&
-       coreai->config().root != config::Compressor::MagnitudePruner &&
-       coreai->config().root != config::Compressor::KMeansPalettizer))
+  if (!model || !model->index)
     return;
   const std::string weights = weights_of(analysis);
   if (weights.empty())
     return;
-  weight_errors_.update(doc.uri, doc.revision,
-                        {weights, coreai->shared_config(), model->index, model->queries,
-                         coreai->decisions(model->index)});
+  if (std::unique_ptr<dialects::Measurement> measurement =
+          analysis.document->measurement(workspace_.context(analysis), weights))
+    measurements_.update(doc.uri, doc.revision, weights, std::move(measurement));
 }
 
-void LspServer::weight_error_measured(const std::string& uri) {
+void LspServer::weights_measured(const std::string& uri) {
   if (client_.supports_code_lens_refresh && !finished_) // every open document's lenses
     transport_.call("workspace/codeLens/refresh", nullptr, [](const protocol::Response&) {});
   const Document* doc = documents_.find(uri);
-  if (doc && !finished_ && proposals_.wanted(uri))
-    propose_if_measured(*doc);
+  if (doc && !finished_ && rewrites_.wanted(uri))
+    rewrite_if_measured(*doc);
 }
 
-void LspServer::propose_if_measured(const Document& doc) {
-  const std::string& uri = doc.uri;
-  // Only on weights that were measured (a weightless archive or a failed worker: nothing).
-  const auto state = weight_errors_.state(uri, doc.revision);
-  if (!state || !state->current || !state->report || !state->report->applies ||
-      !state->report->unavailable.empty())
-    return;
+void LspServer::rewrite_if_measured(const Document& doc) {
   Analysis analysis = analyse(doc);
   const std::string weights = weights_of(analysis);
-  const dialects::coreai::Document* coreai = dialects::coreai::document_of(analysis.document.get());
-  if (weights.empty() || !analysis.model->index || !coreai)
+  if (weights.empty() || !analysis.model || !analysis.model->index)
     return;
-  proposals_.update(uri, doc.revision,
-                    {weights, doc.path.empty() ? uri : doc.path, doc.text, coreai->config().format,
-                     analysis.model->index});
+  if (std::unique_ptr<dialects::Rewriting> rewriting =
+          analysis.document->rewriting(measured_context(analysis, doc), weights,
+                                       doc.path.empty() ? doc.uri : doc.path, doc.text))
+    rewrites_.update(doc.uri, doc.revision, weights, analysis.model->index.get(),
+                     std::move(rewriting));
 }
 
 void LspServer::refresh_all_documents() {
@@ -652,7 +644,7 @@ void LspServer::on_code_action(const protocol::CodeActionParams& params, Reply r
       params.text_document.uri, reply, [&](const Analysis& analysis, const FeatureInput& input) {
         Json actions = code_actions(input, workspace_.diagnose(analysis), params.range);
         add_trust_action(analysis, params.text_document.uri, actions);
-        add_propose_actions(params, analysis, actions);
+        add_rewrite_actions(params, analysis, actions);
         reply.result(actions);
       });
 }
@@ -661,35 +653,34 @@ void LspServer::on_code_action(const protocol::CodeActionParams& params, Reply r
 // (triggerKind 1, Invoked) or for refactors (VS Code's Refactor... menu): a whole-config
 // rewrite, not a lightbulb on every line. The first such request starts the proposals; until
 // they are done, a client that shows disabled actions gets one saying so.
-void LspServer::add_propose_actions(const protocol::CodeActionParams& params,
+void LspServer::add_rewrite_actions(const protocol::CodeActionParams& params,
                                     const Analysis& analysis, Json& actions) {
   const Document* doc = documents_.find(params.text_document.uri);
-  const dialects::coreai::Document* coreai = dialects::coreai::document_of(analysis.document.get());
-  if (!doc || !wants_proposals(params.context) || !coreai ||
-      coreai->config().root != config::Compressor::Quantizer || weights_of(analysis).empty())
+  if (!doc || !wants_rewrites(params.context))
+    return;
+  const std::optional<dialects::RewritesOffered> offered =
+      analysis.document->rewrites(measured_context(analysis, *doc), weights_of(analysis));
+  if (!offered)
     return;
   const bool asked = params.context.is_object() && (params.context.contains("only") ||
                                                     params.context.value("triggerKind", 0) == 1);
-  const int root_line = coreai->config().root_range.start.line;
   PositionMapper positions(doc->text, documents_.lines(*doc), encoding_);
-  const int root = positions.to_lsp(config::Position{root_line, 0}).line;
-  if (!asked && (params.range.end.line < root || params.range.start.line > root))
+  const int line = positions.to_lsp(config::Position{offered->line, 0}).line;
+  if (!asked && (params.range.end.line < line || params.range.start.line > line))
     return;
-  proposals_.want(doc->uri);
-  propose_if_measured(*doc);
-  const auto& offers = proposals_.offers(doc->uri, doc->revision);
-  const auto measured = weight_errors_.state(doc->uri, doc->revision);
-  const bool measuring = proposals_.pending(doc->uri, doc->revision) ||
+  rewrites_.want(doc->uri);
+  rewrite_if_measured(*doc);
+  const auto& offers = rewrites_.offers(doc->uri, doc->revision);
+  const auto measured = measurements_.state(doc->uri, doc->revision);
+  const bool measuring = rewrites_.pending(doc->uri, doc->revision) ||
                          (measured && measured->measuring && !measured->current);
   if (offers.empty() && measuring && client_.supports_disabled_code_actions)
-    actions.push_back({{"title", "opscope: propose a config for a size budget"},
-                       {"kind", kProposeKind},
-                       {"disabled",
-                        {{"reason", "measuring each weight under each choice (int8, int4 per "
-                                    "channel or in blocks); offered when done"}}}});
-  for (const Proposals::Offer& offer : offers)
-    actions.push_back(propose_action(offer, doc->uri, doc->version, doc->text, positions,
-                                     client_.supports_confirmed_edits));
+    actions.push_back({{"title", offered->pending_title},
+                       {"kind", kRewriteKind},
+                       {"disabled", {{"reason", offered->pending_reason}}}});
+  for (const dialects::Rewrite& offer : offers)
+    actions.push_back(
+        rewrite_action(offer, doc->uri, doc->version, positions, client_.supports_confirmed_edits));
 }
 
 } // namespace opscope::lsp

@@ -8,14 +8,14 @@
 #include "feature_bridge.h"
 #include "free_memory.h"
 #include "log.h"
+#include "measurements.h"
 #include "model_progress.h"
 #include "model_store.h"
 #include "opscope/project/project.h"
-#include "proposals.h"
+#include "rewrites.h"
 #include "schema_dumps.h"
 #include "transport.h"
 #include "trust_gate.h"
-#include "weight_errors.h"
 
 #include "opscope/config/document.h"
 #include "opscope/protocol/lsp_types.h"
@@ -68,7 +68,7 @@ private:
   // A queued or running check may read a parse; when none is, every finished check has
   // released what it read (BackgroundJobs::pending).
   bool parses_in_use() const override {
-    return checks_.pending() != 0 || weight_errors_.reading_parses();
+    return checks_.pending() != 0 || measurements_.reading_parses();
   }
   void release(std::shared_ptr<const void> stale) override;
   void make_schema_dump(const workspace::SchemaDump& dump) override { schema_dumps_.make(dump); }
@@ -120,17 +120,21 @@ private:
                               Answer&& answer);
   FeatureInput feature_input(const Analysis& analysis, const PositionMapper& positions,
                              const Document& doc) const;
-  // Measures the weight error of an open Quantizer config whose model has loaded (WeightErrors).
-  void measure_weight_error(const Document& doc, const Analysis& analysis);
+  // Measures what an open config's dialect measures on its model's real weights (coreai-opt: the
+  // weight error), once the model has loaded (Measurements).
+  void measure_weights(const Document& doc, const Analysis& analysis);
   // Where the weights of `analysis`'s model are (an archive or a checkpoint), when it has
   // any to measure; "" otherwise.
   std::string weights_of(const Analysis& analysis) const;
-  // Refreshes the lenses; proposes for `uri` if its proposals were asked for.
-  void weight_error_measured(const std::string& uri);
-  // Proposes configs for a few budgets for `doc`'s revision if its weights were measured.
-  void propose_if_measured(const Document& doc);
-  void add_propose_actions(const protocol::CodeActionParams& params, const Analysis& analysis,
+  // Refreshes the lenses; computes `uri`'s rewrites if its actions were asked for.
+  void weights_measured(const std::string& uri);
+  // Computes the rewrites of `doc`'s revision once what they need is measured.
+  void rewrite_if_measured(const Document& doc);
+  // The dialect's rewrites (coreai-opt: configs proposed for a size budget) as code actions.
+  void add_rewrite_actions(const protocol::CodeActionParams& params, const Analysis& analysis,
                            Json& actions);
+  // The context of `doc`'s answers, with what was measured of it so far.
+  dialects::Context measured_context(const Analysis& analysis, const Document& doc) const;
   void refresh_all_documents();
   void model_load_finished(const LoadedModel& model);
   std::string workspace_dir() const;
@@ -190,11 +194,10 @@ private:
   // runs out of checks).
   MemoryReturn memory_return_;
   std::uint64_t stale_releases_ = 0; // keys of release()'s jobs
-  // Each open config's weight error, measured on a thread of its own.
-  WeightErrors weight_errors_{io_, log_,
-                              [this](const std::string& uri) { weight_error_measured(uri); }};
-  // The configs proposed for each open config, on a thread of their own (after its weights).
-  Proposals proposals_{io_, log_};
+  // What each open config's dialect measures on real weights, on a thread of its own.
+  Measurements measurements_{io_, log_, [this](const std::string& uri) { weights_measured(uri); }};
+  // The rewrites of each open config whose actions were asked, on a thread of their own.
+  Rewrites rewrites_{io_, log_};
   // The full checks of changed documents, off the io thread (declared last: destroyed first,
   // so no check outlives what its delivery uses).
   BackgroundJobs checks_{io_,

@@ -1,5 +1,6 @@
-// The treemap page of `opscope explain --html` (server/check/src/explain_html.h): what a user
-// sees of a model too big to draw module by module, and that no module name can break the page.
+// The treemap page of `opscope explain --html` (core/dialects/coreai/explain/src/explain_html.h):
+// what a user sees of a model too big to draw module by module, and that no module name can break
+// the page.
 #include "explain_html.h"
 
 #include <gtest/gtest.h>
@@ -8,7 +9,7 @@
 #include <set>
 #include <string>
 
-namespace opscope::check {
+namespace opscope::coreai_explain {
 namespace {
 
 using json = nlohmann::json;
@@ -134,4 +135,4 @@ TEST(ExplainHtml, NoProjectedSizeNoTreemapAndSaysWhy) {
 }
 
 } // namespace
-} // namespace opscope::check
+} // namespace opscope::coreai_explain

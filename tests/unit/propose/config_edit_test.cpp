@@ -1,5 +1,5 @@
-// The text side of a proposal (engine/propose's config_edit.h): entries land at the end
-// of module_name_configs (where coreai-opt's resolution lets them win), the rest of the file
+// The text side of a proposal (core/dialects/coreai/propose's config_edit.h): entries land at the
+// end of module_name_configs (where coreai-opt's resolution lets them win), the rest of the file
 // stays as written, and what cannot be edited safely is refused with a message.
 #include "opscope/propose/config_edit.h"
 

@@ -145,10 +145,10 @@ public:
     return found;
   }
 
-  int explain(const std::string& config_path, const index::Index& loaded, bool json,
-              std::ostream& out, std::ostream& err) const override {
-    Seen seen(*views_, loaded);
-    return llmcompressor::explain(config_path, modifiers_, *seen, json, out, err);
+  int explain(const ExplainRequest& request) const override {
+    Seen seen(*views_, *request.context.index);
+    return llmcompressor::explain(request.config_path, modifiers_, *seen,
+                                  request.format == ExplainFormat::Json, request.out, request.err);
   }
 
 private:

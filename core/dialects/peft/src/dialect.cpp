@@ -45,9 +45,9 @@ public:
     return peft::complete(*config, model, cursor);
   }
 
-  int explain(const std::string& config_path, const index::Index& model, bool json,
-              std::ostream& out, std::ostream& err) const override {
-    return peft::explain(config_path, configs_, model, json, out, err);
+  int explain(const ExplainRequest& request) const override {
+    return peft::explain(request.config_path, configs_, *request.context.index,
+                         request.format == ExplainFormat::Json, request.out, request.err);
   }
 
 private:

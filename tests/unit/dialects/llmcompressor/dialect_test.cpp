@@ -2,6 +2,7 @@
 // edits (completion's and the quick fixes') replace a string's contents, never its quotes, also
 // where the string is written with escapes (a Python regex `"re:.*layers\\.0$"`), so accepting
 // one leaves valid Python and JSON.
+#include "../explain_on.h"
 #include "opscope/dialects/llmcompressor/dialect.h"
 #include "tiny_gemma3.h"
 
@@ -252,7 +253,7 @@ TEST(LlmcompressorDialect, ExplainsColumnsLineUpPastALongClassName) {
                              "      scheme: W4A16\n";
   auto doc = dialect().read("/w/recipe.yaml", recipe);
   std::ostringstream out, err;
-  doc->explain("/w/recipe.yaml", model, /*json=*/false, out, err);
+  test_hosts::explain_on(*doc, "/w/recipe.yaml", model, /*json=*/false, out, err);
   std::istringstream lines(out.str());
   std::string line;
   std::size_t scheme_column = std::string::npos;

@@ -2,6 +2,7 @@
 // llm-compressor's linearize_moe splits them, on the hand-built two-layer Llama given a fused
 // experts module per layer. tests/dialects/test_llmcompressor_moe.py compares the view with
 // the model linearize_moe itself makes for real transformers MoE families.
+#include "../explain_on.h"
 #include "opscope/dialects/llmcompressor/dialect.h"
 #include "opscope/dialects/llmcompressor/llmcompressor.h"
 #include "tiny_gemma3.h"
@@ -193,7 +194,7 @@ TEST(LlmcompressorLinearize, TheDialectAnswersOnTheModelOneshotSees) {
   }));
   // explain: every expert's Linear quantized but the one ignored, and no caveat.
   std::ostringstream out, err;
-  ASSERT_EQ(doc->explain("/w/recipe.yaml", model, false, out, err), 0) << err.str();
+  ASSERT_EQ(test_hosts::explain_on(*doc, "/w/recipe.yaml", model, false, out, err), 0) << err.str();
   std::string text_out = out.str();
   auto line_of = [&](const std::string& name) {
     std::size_t at = text_out.find("  " + name + " ");

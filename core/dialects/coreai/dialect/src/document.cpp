@@ -1,7 +1,10 @@
 #include "document_impl.h"
+#include "proposal_rewriting.h"
+#include "weight_error_measurement.h"
 
 #include "opscope/config/tree.h"
 #include "opscope/coreai/compressors.h"
+#include "opscope/dialects/coreai/explain.h"
 #include "opscope/features/completion.h"
 #include "opscope/features/definition.h"
 #include "opscope/features/diagnostics.h"
@@ -149,11 +152,49 @@ public:
     return features::definition(config(), cursor, *model.get());
   }
 
-  int explain(const std::string& config_path, const index::Index&, bool, std::ostream&,
-              std::ostream& err) const override {
-    // `opscope explain` explains coreai-opt configs itself (server/check/src/run_explain.cpp).
-    err << config_path << ": error: coreai-opt configs are explained by `opscope explain`\n";
-    return 2;
+  std::unique_ptr<Measurement> measurement(const Context& context,
+                                           const std::string& weights) const override {
+    // The compressors whose weights opscope-weights measures (resolve::quantized_weights).
+    const config::Compressor root = config().root;
+    if (!context.index ||
+        (root != config::Compressor::Quantizer && root != config::Compressor::MagnitudePruner &&
+         root != config::Compressor::KMeansPalettizer))
+      return nullptr;
+    return weight_error_measurement(
+        {weights, shared_config(), context.index, context.queries, decisions(context.index)});
+  }
+
+  std::optional<RewritesOffered> rewrites(const Context& context,
+                                          const std::string& weights) const override {
+    if (config().root != config::Compressor::Quantizer || weights.empty() || !context.index)
+      return std::nullopt;
+    return proposals_offered(config().root_range.start.line);
+  }
+
+  std::unique_ptr<Rewriting> rewriting(const Context& context, const std::string& weights,
+                                       const std::string& path,
+                                       const std::string& text) const override {
+    if (!rewrites(context, weights))
+      return nullptr;
+    // Only on weights that were measured (a weightless archive or a failed worker: nothing).
+    const Measured* measured = context.measured.get();
+    const auto* report =
+        measured && measured->current
+            ? static_cast<const resolve::WeightErrorReport*>(measured->result.get())
+            : nullptr;
+    if (!report || !report->applies || !report->unavailable.empty())
+      return nullptr;
+    return proposal_rewriting({weights, path, text, config().format, context.index});
+  }
+
+  void explain_refusal(const std::string& config_path,
+                       std::optional<index::Mode> asked_mode) const override {
+    coreai_explain::refuse(config(), config_path, asked_mode);
+  }
+  std::optional<index::Mode> runs_in() const override { return coreai_explain::runs_in(config()); }
+  bool draws_a_page() const override { return true; }
+  int explain(const ExplainRequest& request) const override {
+    return coreai_explain::explain(config(), request);
   }
 
 private:
@@ -167,10 +208,18 @@ private:
       model.compressor = context.compressor;
       model.queries = context.queries.get();
       model.resolution = decisions.get();
-      model.weight_error = static_cast<const features::WeightErrorState*>(context.measured.get());
+      if (const Measured* measured = context.measured.get()) {
+        weight_error = {
+            std::static_pointer_cast<const resolve::WeightErrorReport>(measured->result),
+            measured->current, measured->measuring};
+        model.weight_error = &weight_error;
+      }
     }
+    Model(const Model&) = delete; // `model` points into it
+    Model& operator=(const Model&) = delete;
     const features::Model* get() const { return decisions ? &model : nullptr; }
     std::shared_ptr<const resolve::SharedResolution> decisions; // kept alive for `model`
+    features::WeightErrorState weight_error;                    // what `model` points to
     features::Model model;
   };
 

@@ -9,15 +9,18 @@
 
 #include "opscope/config/document.h"
 #include "opscope/dialects/answers.h"
+#include "opscope/dialects/workers.h"
 #include "opscope/index/index.h"
 #include "opscope/index/query.h"
 #include "opscope/schema/schema.h"
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <memory>
 #include <optional>
 #include <ostream>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -55,6 +58,13 @@ struct ProjectView {
   std::function<void(const SchemaDump&)> make_schema_dump; // made now (`check`) or later
 };
 
+// What the host measured of an open document, for its answers (Context::measured).
+struct Measured {
+  std::shared_ptr<const void> result; // the last Measurement::run() result; null before one
+  bool current = false;               // `result` is of this revision
+  bool measuring = false;             // a measurement of this revision is under way
+};
+
 // What the engine hands a document's answers: the model as it is loaded now.
 struct Context {
   // Null while no model is loaded (or it failed, or may not run), and for a model with names
@@ -65,9 +75,96 @@ struct Context {
   index::Compressor compressor = index::Compressor::None; // as the project resolved it
   // The schema the dialect chose for this project (Dialect::schema_for); null: none.
   std::shared_ptr<const schema::Schema> schema;
-  // What the host measured of this revision in the background, of the dialect's own type
-  // (coreai-opt: its weight error); the engine only stores it.
-  std::shared_ptr<const void> measured;
+  // What the host measured of this document in the background (DialectDocument::measurement);
+  // null when nothing was.
+  std::shared_ptr<const Measured> measured;
+};
+
+// What a document measures on the model's real weights (coreai-opt: its per-layer weight
+// error), run by the editor off its request thread. Made on the request thread; prepare() and
+// run() are called on the measuring thread, in that order.
+class Measurement {
+public:
+  virtual ~Measurement() = default;
+  // Reads what it needs of the document and lets go of it (no parse is held while the worker
+  // runs): the text of what it will measure. Equal texts on the same weights measure the same,
+  // so the host keeps results by it.
+  virtual std::string prepare() = 0;
+  // Measures with `worker`: the result, of the dialect's own type.
+  virtual std::shared_ptr<const void> run(const WeightsWorker& worker,
+                                          std::chrono::milliseconds timeout) = 0;
+  // A kept result of an equal measurement, made this revision's (coreai-opt: its rows name
+  // this revision's entries).
+  virtual std::shared_ptr<const void> reuse(const std::shared_ptr<const void>& kept) = 0;
+  // Whether a result may be kept (a worker that failed is asked again after the next edit).
+  virtual bool keeps(const std::shared_ptr<const void>& result) const = 0;
+};
+
+// What `opscope explain`'s host does on a document's behalf: where the model and its weights
+// are, its index in another mode, and the LibTorch worker that reads the weights.
+class ExplainHost {
+public:
+  virtual ~ExplainHost() = default;
+  // What the model argument named (an archive, an index file, a target, hf:ID), as shown.
+  virtual std::string model() const = 0;
+  // Where its real weights are read: the project's `weights:`, an hf: model's checkpoint,
+  // else model().
+  virtual std::string weights() const = 0;
+  // The same model indexed in `mode` (coreai-opt sizes an eager prepare() on the eager index).
+  // Throws with why it cannot be.
+  virtual index::Index index_in(index::Mode mode) const = 0;
+  virtual const WeightsWorker& weights_worker() const = 0;
+};
+
+enum class ExplainFormat { Text, Json, Page };
+
+// One `opscope explain` of a document.
+struct ExplainRequest {
+  const std::string& config_path; // as the user named it
+  const Context& context;         // context.index: the model, loaded
+  ExplainFormat format = ExplainFormat::Text;
+  std::string page_path; // ExplainFormat::Page: the file to write ("-": `out`)
+  bool color = false;    // Text: painted for a terminal
+  std::ostream& out;
+  std::ostream& err;
+  const ExplainHost& host;
+};
+
+// Why explain stops: thrown by DialectDocument::explain and explain_refusal. `usage`: the
+// command line asked for what this config cannot give (a mode, a page), not a fault of the
+// config or its model.
+class ExplainError : public std::runtime_error {
+public:
+  explicit ExplainError(const std::string& message, bool usage = false)
+      : std::runtime_error(message), usage(usage) {}
+  bool usage;
+};
+
+// A rewrite of the whole config offered as a code action (coreai-opt: a config proposed for a
+// size budget), computed in the background on the model's real weights once the user asks for
+// the document's actions.
+struct Rewrite {
+  std::string title;       // the action's title
+  std::string label;       // what it does in a few words, for an editor that confirms edits
+  std::string description; // and in more
+  config::Range replaced;  // the lines it replaces (from the start of the first line)
+  std::string text;        // their new text
+};
+
+// Where a document offers rewrites, and what an editor shows while they are computed.
+struct RewritesOffered {
+  int line = 0;              // where they show unasked (coreai-opt: its root key's line)
+  std::string pending_title; // a disabled action's, while they are computed
+  std::string pending_reason;
+};
+
+// The rewrites of one revision: run() on a thread of the host's (seconds).
+class Rewriting {
+public:
+  virtual ~Rewriting() = default;
+  // The rewrites that apply; none, with `none` saying why when it is worth a log line.
+  virtual std::vector<Rewrite> run(const WeightsWorker& worker, std::chrono::milliseconds timeout,
+                                   std::string& none) = 0;
 };
 
 class DialectSession;
@@ -107,6 +204,27 @@ public:
     (void)context;
     return {};
   }
+  // What to measure on the model's real weights at `weights` (an archive or a checkpoint) for
+  // this revision's answers; null when nothing (the default).
+  virtual std::unique_ptr<Measurement> measurement(const Context& context,
+                                                   const std::string& weights) const {
+    (void)context, (void)weights;
+    return nullptr;
+  }
+  // Whether this document offers rewrites on `weights` (the model's real weights), and where.
+  virtual std::optional<RewritesOffered> rewrites(const Context& context,
+                                                  const std::string& weights) const {
+    (void)context, (void)weights;
+    return std::nullopt;
+  }
+  // The rewriting of this revision (`path`, `text`: the file as the editor holds it), once
+  // what it needs is measured (context.measured); null until then.
+  virtual std::unique_ptr<Rewriting> rewriting(const Context& context, const std::string& weights,
+                                               const std::string& path,
+                                               const std::string& text) const {
+    (void)context, (void)weights, (void)path, (void)text;
+    return nullptr;
+  }
   // Where in the model's Python source what the name at `cursor` matches is called.
   virtual std::vector<SourceLocation> definition(const Context& context,
                                                  config::Position cursor) const {
@@ -132,11 +250,22 @@ public:
     (void)model, (void)cursor;
     return {};
   }
-  // `opscope explain`: what the config does to `model`, as text or JSON on `out`; problems on
-  // `err` as "PATH:LINE: error: ...". Returns the exit code (non-zero when the library would
-  // raise on this model).
-  virtual int explain(const std::string& config_path, const index::Index& model, bool json,
-                      std::ostream& out, std::ostream& err) const = 0;
+  // `opscope explain`, before a model is looked for: throws ExplainError when this file cannot
+  // be explained however the model turns out (no config the library loads, a value it refuses,
+  // a --mode the library would not run it in: `asked_mode`).
+  virtual void explain_refusal(const std::string& config_path,
+                               std::optional<index::Mode> asked_mode) const {
+    (void)config_path, (void)asked_mode;
+  }
+  // The mode the library applies this config in whatever the project says (coreai-opt: its
+  // execution_mode); explain indexes the model so. Nothing: as the project resolves it.
+  virtual std::optional<index::Mode> runs_in() const { return std::nullopt; }
+  // Draws what it does as a page (ExplainFormat::Page); explain asks for one only then.
+  virtual bool draws_a_page() const { return false; }
+  // `opscope explain`: what the config does to the model, as text, JSON or a page on
+  // `request.out`; problems on `request.err` as "PATH:LINE: error: ...". Returns the exit code
+  // (non-zero when the library would raise on this model), or throws ExplainError.
+  virtual int explain(const ExplainRequest& request) const = 0;
 };
 
 // What the engine's host offers a session while it reads.

@@ -1,7 +1,7 @@
 // The per-layer weight error in the editor (issue 28): a code lens on the root key naming the
 // three weights the config's quantization damages most, and a hover paragraph on an entry with
 // the worst and the median of the weights it decides. Read from the host's measurement
-// (Model::weight_error, model/weight_error.h); nothing is measured here.
+// (resolve/weight_error.h, run by the host); nothing is measured here.
 #pragma once
 
 #include "opscope/features/model.h"

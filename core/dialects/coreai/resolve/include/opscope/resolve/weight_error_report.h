@@ -1,5 +1,5 @@
 // What a config's fake quantization does to each weight it quantizes, as measured (the numbers
-// come from the LibTorch worker, engine/model/weight_error.h runs it): plain rows that
+// come from the LibTorch worker, resolve/weight_error.h asks the host to run it): plain rows that
 // coreai-opt's features show and `explain` prints, kept here beside the resolution that
 // decides each weight so the features need no process runner.
 #pragma once
