@@ -22,7 +22,7 @@ std::optional<std::string> install_schema_dump(const SchemaDump& dump) {
   } catch (const support::FileReadError& e) {
     return problem(e.kind() == support::FileReadError::Kind::TooLarge
                        ? "it wrote more than " + std::to_string(schema::kMaxDumpBytes >> 20) +
-                             " MB, which no coreai-opt schema needs"
+                             " MB, which no " + dump.library + " schema needs"
                        : std::string("it wrote no dump (") + e.what() + ")");
   }
   auto parsed = schema::parse(text);
@@ -30,7 +30,7 @@ std::optional<std::string> install_schema_dump(const SchemaDump& dump) {
     return problem("what it wrote is not a schema dump: " + *why);
   const auto& schema = std::get<std::shared_ptr<const schema::Schema>>(parsed);
   if (schema->coreai_opt_version != dump.version)
-    return problem("it dumped coreai-opt " + schema->coreai_opt_version + ", not the " +
+    return problem("it dumped " + dump.library + " " + schema->coreai_opt_version + ", not the " +
                    dump.version + " installed beside it");
   fs::rename(written, dump.path, ec); // atomic: a reader sees the whole dump or none
   if (ec)
@@ -43,10 +43,10 @@ std::string schema_dump_failure(const SchemaDump& dump, const std::string& why,
   std::string command;
   for (const std::string& word : by_hand)
     command += (command.empty() ? "" : " ") + word;
-  return "opscope cannot make the schema of coreai-opt " + dump.version + " (" + dump.path +
-         ") with " + dump.python + ": " + why + "; configs are checked against the built-in " +
-         schema::builtin()->coreai_opt_version + " schema until it is there. `" + command +
-         "` makes it by hand";
+  return "opscope cannot make the schema of " + dump.library + " " + dump.version + " (" +
+         dump.path + ") with " + dump.python + ": " + why +
+         "; configs are checked against the built-in " + dump.builtin_version +
+         " schema until it is there. `" + command + "` makes it by hand";
 }
 
 } // namespace opscope::workspace

@@ -577,7 +577,7 @@ void LspServer::schema_dump_finished(const std::string& problem) {
     return;
   if (!problem.empty())
     return show_error(problem); // the built-in schema keeps serving
-  refresh_all_documents();      // the configs on that coreai-opt are checked by its own models
+  refresh_all_documents();      // the configs on that library are checked by its own models
 }
 
 // ---------------------------------------------------------------- features

@@ -168,7 +168,7 @@ private:
   std::unique_ptr<ModelStore> models_;
   ModelProgress model_progress_{transport_}; // opscope/status and $/progress of each load
   WorkerSettings worker_settings_;
-  // The project interpreters' coreai-opt schemas, dumped once trusted (Host::make_schema_dump).
+  // The schemas of the project interpreters' libraries, dumped once trusted (make_schema_dump).
   SchemaDumps schema_dumps_{
       io_, log_,
       std::min<std::chrono::milliseconds>(workspace::kSchemaDumpTimeout, worker_settings_.timeout),

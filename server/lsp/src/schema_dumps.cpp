@@ -19,7 +19,7 @@ void SchemaDumps::make(const workspace::SchemaDump& dump) {
   fs::create_directories(fs::path(dump.path).parent_path(), ec);
   std::vector<std::string> argv = model::schema_dump_command(dump.python, dump.temporary());
   std::vector<std::string> by_hand = model::schema_dump_command(dump.python, dump.path);
-  log_.info("dumping the schema of coreai-opt " + dump.version + " with " + dump.python);
+  log_.info("dumping the schema of " + dump.library + " " + dump.version + " with " + dump.python);
   running_[dump.key()] = ChildProcess::start(
       io_, argv, "", timeout_, [this, dump, by_hand](const ChildResult& result) {
         running_.erase(dump.key());
@@ -32,7 +32,7 @@ void SchemaDumps::make(const workspace::SchemaDump& dump) {
         } else if (auto why = workspace::install_schema_dump(dump))
           problem = workspace::schema_dump_failure(dump, *why, by_hand);
         if (problem.empty())
-          log_.info("the schema of coreai-opt " + dump.version + " is in " + dump.path);
+          log_.info("the schema of " + dump.library + " " + dump.version + " is in " + dump.path);
         done_(dump, problem);
       });
 }

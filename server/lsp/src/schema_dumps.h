@@ -30,7 +30,7 @@ public:
   ~SchemaDumps();
 
   // Starts making `dump` unless it was tried already in this session (a failed dump would
-  // fail again on every edit; a new coreai-opt version is a new dump).
+  // fail again on every edit; a new library version is a new dump).
   void make(const workspace::SchemaDump& dump);
 
 private:

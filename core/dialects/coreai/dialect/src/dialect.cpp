@@ -71,8 +71,9 @@ public:
   std::shared_ptr<const schema::Schema> schema_for(const ProjectView& project) const override {
     SchemaChoice choice = choose_schema(project.python);
     if (choice.missing_version && project.may_run_python && project.make_schema_dump) {
-      project.make_schema_dump(
-          {project.python, *choice.missing_version, schema_cache_path(*choice.missing_version)});
+      project.make_schema_dump({project.python, *choice.missing_version,
+                                schema_cache_path(*choice.missing_version), "coreai-opt",
+                                schema::builtin()->coreai_opt_version});
       choice = choose_schema(project.python); // made in-line by `check`
     }
     return choice.schema;

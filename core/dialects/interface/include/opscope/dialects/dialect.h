@@ -41,9 +41,11 @@ struct ModelHints {
 // into the cache where every later read finds it. The hosts run it: the editor in the
 // background, `check` in-line.
 struct SchemaDump {
-  std::string python;  // the project's interpreter
-  std::string version; // the library version its venv holds (from its dist-info folder)
-  std::string path;    // where the dump belongs: <cache>/schema/<library>-<version>.json
+  std::string python;          // the project's interpreter
+  std::string version;         // the library version its venv holds (from its dist-info folder)
+  std::string path;            // where the dump belongs: <cache>/schema/<library>-<version>.json
+  std::string library;         // as messages name it ("coreai-opt")
+  std::string builtin_version; // of the built-in schema that serves until the dump is there
 
   // Where the helper writes it first: beside `path`, unique to this process.
   std::string temporary() const;
