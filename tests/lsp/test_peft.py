@@ -49,12 +49,18 @@ def test_a_lora_script_is_checked_completed_and_hovered_against_its_base_model(m
 
     # Completion inside `"v_projj"`: the model's leaf names, with how many modules each names.
     line = SCRIPT.splitlines()[4]
-    inside = line.index('"v_projj"') + 2
-    items = client.result("textDocument/completion", text_position(uri, 4, inside))
-    items = items["items"] if isinstance(items, dict) else items
-    labels = {item["label"]: item.get("detail", "") for item in items}
+    start = line.index('"v_projj"') + 1
+    listed = client.result("textDocument/completion", text_position(uri, 4, start))
+    labels = {item["label"]: item.get("detail", "") for item in listed["items"]}
     assert "v_proj" in labels and "q_proj" in labels, sorted(labels)[:20]
     assert "2" in labels["v_proj"], labels["v_proj"]  # one per layer of the two
+    # After the `v`: only the names that hold it, as the editor filters them; the list says it
+    # is incomplete, so the editor asks again as the user types or deletes.
+    listed = client.result("textDocument/completion", text_position(uri, 4, start + 1))
+    labels = {item["label"] for item in listed["items"]}
+    assert "v_proj" in labels and "model.layers.1.self_attn.v_proj" in labels, labels
+    assert "q_proj" not in labels, labels
+    assert listed["isIncomplete"] is True
 
     # Hover on `q_proj`: the modules it wraps.
     hover = client.result("textDocument/hover",

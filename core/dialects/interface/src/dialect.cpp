@@ -54,7 +54,9 @@ CompletionList DialectDocument::completion(const Context& context, config::Posit
     return out;
   }
   out.items = complete(*context.index, cursor);
-  out.is_incomplete = out.items.size() > options.max_items;
+  // The hook offers only the names that hold what is typed: the editor must ask again as the
+  // user types on (or deletes), not filter this list itself.
+  out.is_incomplete = true;
   if (out.items.size() > options.max_items)
     out.items.resize(options.max_items);
   return out;

@@ -225,15 +225,6 @@ private:
     return to <= text_.size() ? text_.substr(from, to - from) : "";
   }
 
-  static bool holds_in_order(const std::string& label, const std::string& typed) {
-    std::size_t i = 0;
-    for (char c : label)
-      if (i < typed.size() && std::tolower(static_cast<unsigned char>(c)) ==
-                                  std::tolower(static_cast<unsigned char>(typed[i])))
-        ++i;
-    return i == typed.size();
-  }
-
   std::vector<Modifier> modifiers_;
   std::optional<std::string> model_;
   std::string text_;                             // what is typed, the not-read fixes

@@ -2,14 +2,20 @@
 
 #include "explain.h"
 #include "opscope/dialects/peft/peft.h"
+#include "opscope/dialects/per_model.h"
 
 namespace opscope::dialects::peft {
 namespace {
 
+// Every name completion offers, per model: kept by the dialect across revisions (each
+// keystroke is a new document; a 70B-shaped model has over a thousand names).
+using Candidates = PerModel<std::vector<CompletionItem>>;
+
 // A file's PEFT configs (a script may hold several), read once per revision.
 class PeftDocument final : public DialectDocument {
 public:
-  explicit PeftDocument(std::vector<PeftConfig> configs) : configs_(std::move(configs)) {}
+  PeftDocument(std::vector<PeftConfig> configs, std::shared_ptr<const Candidates> candidates)
+      : configs_(std::move(configs)), candidates_(std::move(candidates)) {}
 
   bool empty() const override { return configs_.empty(); }
 
@@ -22,8 +28,9 @@ public:
 
   std::vector<Diagnostic> diagnose(const index::Index& model) const override {
     std::vector<Diagnostic> out;
-    for (const PeftConfig& config : configs_) {
-      std::vector<Diagnostic> found = peft::diagnose(config, resolve(config, model), model);
+    const auto resolved = resolutions(model);
+    for (std::size_t i = 0; i < configs_.size(); ++i) {
+      std::vector<Diagnostic> found = peft::diagnose(configs_[i], (*resolved)[i], model);
       out.insert(out.end(), std::make_move_iterator(found.begin()),
                  std::make_move_iterator(found.end()));
     }
@@ -34,7 +41,9 @@ public:
     const PeftConfig* config = config_at(cursor);
     if (!config)
       return std::nullopt;
-    return peft::hover(*config, resolve(*config, model), model, cursor);
+    return peft::hover(*config,
+                       (*resolutions(model))[static_cast<std::size_t>(config - configs_.data())],
+                       model, cursor);
   }
 
   std::vector<CompletionItem> complete(const index::Index& model,
@@ -42,7 +51,8 @@ public:
     const PeftConfig* config = config_at(cursor);
     if (!config)
       return {};
-    return peft::complete(*config, model, cursor);
+    return peft::complete(
+        *config, *candidates_->get(model, [&] { return completion_candidates(model); }), cursor);
   }
 
   int explain(const ExplainRequest& request) const override {
@@ -60,7 +70,22 @@ private:
     return found ? found : (configs_.empty() ? nullptr : &configs_.front());
   }
 
+  // Each config's resolution on `model`, once per revision and model: the background check
+  // and the hovers that follow share it (100 entries over a 70B-shaped model's modules are
+  // ~5 M instructions, and a hover is asked on every cursor move).
+  std::shared_ptr<const std::vector<Resolution>> resolutions(const index::Index& model) const {
+    return resolutions_.get(model, [&] {
+      std::vector<Resolution> all;
+      all.reserve(configs_.size());
+      for (const PeftConfig& config : configs_)
+        all.push_back(resolve(config, model));
+      return all;
+    });
+  }
+
   std::vector<PeftConfig> configs_;
+  std::shared_ptr<const Candidates> candidates_; // the dialect's
+  PerModel<std::vector<Resolution>> resolutions_{1};
 };
 
 class PeftDialect final : public Dialect {
@@ -71,8 +96,11 @@ public:
   }
   std::shared_ptr<const DialectDocument> read(const std::string& path,
                                               const std::string& text) const override {
-    return std::make_shared<const PeftDocument>(read_peft_configs(path, text));
+    return std::make_shared<const PeftDocument>(read_peft_configs(path, text), candidates_);
   }
+
+private:
+  std::shared_ptr<const Candidates> candidates_ = std::make_shared<const Candidates>();
 };
 
 } // namespace

@@ -201,22 +201,12 @@ std::optional<Hover> hover(const PeftConfig& config, const Resolution& resolutio
   return std::nullopt;
 }
 
-std::vector<CompletionItem> complete(const PeftConfig& config, const index::Index& model,
-                                     config::Position cursor) {
-  const Written* typed = nullptr;
-  for (const auto* list : {&config.target_names, &config.exclude_names, &config.modules_to_save})
-    for (const Written& w : *list)
-      if (w.range.contains(cursor))
-        typed = &w;
-  if (!typed)
-    return {};
-  // Leaf names with how many modules bear them and their type; full names after.
+std::vector<CompletionItem> completion_candidates(const index::Index& model) {
   struct Leaf {
     int count = 0;
     std::set<std::string> types;
   };
   std::map<std::string, Leaf> leaves;
-  std::vector<CompletionItem> out;
   for (const ModuleObject& m : model.named_modules()) {
     if (m.name.empty())
       continue;
@@ -225,17 +215,53 @@ std::vector<CompletionItem> complete(const PeftConfig& config, const index::Inde
     if (!m.type.empty())
       l.types.insert(last_part(m.type));
   }
-  config::Range replace = between_quotes(*typed);
+  std::vector<CompletionItem> out;
   for (const auto& [name, l] : leaves) {
     std::string detail = "×" + std::to_string(l.count);
     for (const std::string& t : l.types)
       detail += " " + t;
-    out.push_back(module_name_item(name, detail, "0" + name, replace));
+    out.push_back(module_name_item(name, detail, "0" + name, {}));
   }
   for (const ModuleObject& m : model.named_modules())
     if (!m.name.empty() && m.name.find('.') != std::string::npos)
-      out.push_back(module_name_item(m.name, last_part(m.type), "1" + m.name, replace));
+      out.push_back(module_name_item(m.name, last_part(m.type), "1" + m.name, {}));
   return out;
+}
+
+std::vector<CompletionItem> complete(const PeftConfig& config,
+                                     const std::vector<CompletionItem>& candidates,
+                                     config::Position cursor) {
+  const Written* typed = nullptr;
+  for (const auto* list : {&config.target_names, &config.exclude_names, &config.modules_to_save})
+    for (const Written& w : *list)
+      if (w.range.contains(cursor))
+        typed = &w;
+  if (!typed)
+    return {};
+  const config::Range replace = between_quotes(*typed);
+  // What is typed before the cursor (a module name holds no escapes: its text as written).
+  std::string before;
+  if (replace.start.line == cursor.line && cursor.byte_col > replace.start.byte_col)
+    before = typed->text.substr(
+        0, std::min(typed->text.size(),
+                    static_cast<std::size_t>(cursor.byte_col - replace.start.byte_col)));
+  // The engine shows the first hundred and marks the list incomplete past them: a 70B-shaped
+  // model's thousand full names past a bound are only copied to be dropped.
+  constexpr std::size_t kEnough = 1000;
+  std::vector<CompletionItem> out;
+  for (const CompletionItem& item : candidates)
+    if (holds_in_order(item.label, before)) {
+      out.push_back(item);
+      out.back().edit.range = replace;
+      if (out.size() > kEnough)
+        break;
+    }
+  return out;
+}
+
+std::vector<CompletionItem> complete(const PeftConfig& config, const index::Index& model,
+                                     config::Position cursor) {
+  return complete(config, completion_candidates(model), cursor);
 }
 
 } // namespace opscope::dialects::peft

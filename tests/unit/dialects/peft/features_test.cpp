@@ -98,11 +98,24 @@ TEST(PeftFeatures, CompletionOffersLeafNamesWithCountsAndTypesThenFullNames) {
   EXPECT_EQ(it->edit.new_text, "q_proj");
   EXPECT_EQ(it->filter_text, "q_proj");
   EXPECT_EQ(it->kind, CompletionItem::Kind::Module);
-  EXPECT_NE(std::find_if(
-                s.begin(), s.end(),
-                [](const CompletionItem& x) { return x.label == "model.layers.0.mlp.down_proj"; }),
-            s.end());
+  auto offered = [&](const std::string& label) {
+    return std::any_of(s.begin(), s.end(),
+                       [&](const CompletionItem& x) { return x.label == label; });
+  };
+  EXPECT_TRUE(offered("model.layers.0.self_attn.q_proj"));
+  // Only names that hold what is typed (as the editor filters): on a 70B-shaped model the
+  // full names would otherwise sit past the hundred the editor is sent.
+  EXPECT_FALSE(offered("model.layers.0.mlp.down_proj"));
+  EXPECT_FALSE(offered("k_proj"));
   EXPECT_TRUE(complete(c, model, {0, 3}).empty()); // not in a name
+  // Nothing typed yet: every name, leaves first.
+  std::vector<CompletionItem> all =
+      complete(read_one("LoraConfig(target_modules=[\"\"])\n"), model, {0, 28});
+  ASSERT_FALSE(all.empty());
+  EXPECT_EQ(all.front().sort_text.front(), '0');
+  EXPECT_TRUE(std::any_of(all.begin(), all.end(), [](const CompletionItem& x) {
+    return x.label == "model.layers.0.mlp.down_proj";
+  }));
 }
 
 } // namespace

@@ -237,8 +237,10 @@ public:
   // The hooks of a dialect whose answers need only the model's module names (PEFT,
   // llm-compressor): what is wrong with the config on `model` (the model problem is the
   // engine's), the hover at `cursor`, names to complete at `cursor`, best first (each a
-  // module name, written whole over the string being typed: module_name_item in written.h).
-  // The defaults above pass them on as they are, the completion capped at max_items.
+  // module name, written whole over the string being typed: module_name_item in written.h),
+  // only those that hold what is typed before the cursor (holds_in_order in written.h). The
+  // defaults above pass them on as they are, the completion capped at max_items and marked
+  // incomplete, so the editor asks again as the user types.
   virtual std::vector<Diagnostic> diagnose(const index::Index& model) const {
     (void)model;
     return {};

@@ -6,8 +6,10 @@
 #include "opscope/dialects/answers.h"
 #include "opscope/index/index.h"
 
+#include <cctype>
 #include <cstddef>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -42,6 +44,17 @@ inline config::Range between_quotes(const Written& w) {
     --r.end.byte_col;
   }
   return r;
+}
+
+// Whether `label` holds the characters of `typed` in order, in any case: how editors filter a
+// completion list, so a dialect offering thousands of names sends only those that can show.
+inline bool holds_in_order(std::string_view label, std::string_view typed) {
+  std::size_t i = 0;
+  for (char c : label)
+    if (i < typed.size() && std::tolower(static_cast<unsigned char>(c)) ==
+                                std::tolower(static_cast<unsigned char>(typed[i])))
+      ++i;
+  return i == typed.size();
 }
 
 // A name to complete: the editor filters on it and writes it whole over `replace` (the string

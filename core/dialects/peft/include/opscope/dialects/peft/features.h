@@ -30,7 +30,18 @@ std::vector<Diagnostic> diagnose(const PeftConfig& config, const Resolution& res
 std::optional<Hover> hover(const PeftConfig& config, const Resolution& resolution,
                            const index::Index& model, config::Position cursor);
 
-// Names to complete where a module name is typed in `config` (empty elsewhere).
+// Every module name of `model` a completion offers, best first: leaf names with how many
+// modules bear them and their types (`q_proj`, "×80 Linear"), then full names. Each is written
+// whole over the string being typed; its range is set per request.
+std::vector<CompletionItem> completion_candidates(const index::Index& model);
+
+// Names to complete where a module name is typed in `config` (empty elsewhere): the
+// `candidates` that hold what is typed before the cursor, in order (as editors filter), at
+// most about a thousand.
+std::vector<CompletionItem> complete(const PeftConfig& config,
+                                     const std::vector<CompletionItem>& candidates,
+                                     config::Position cursor);
+// The same with `model`'s candidates built for this one request.
 std::vector<CompletionItem> complete(const PeftConfig& config, const index::Index& model,
                                      config::Position cursor);
 
