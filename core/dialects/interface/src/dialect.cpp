@@ -53,7 +53,7 @@ CompletionList DialectDocument::completion(const Context& context, config::Posit
     out.is_incomplete = true; // names come once the model has loaded
     return out;
   }
-  out.items = complete(*context.index, cursor);
+  out.items = complete(*context.index, cursor, options.max_items);
   // The hook offers only the names that hold what is typed: the editor must ask again as the
   // user types on (or deletes), not filter this list itself.
   out.is_incomplete = true;

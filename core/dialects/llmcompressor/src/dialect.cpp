@@ -116,11 +116,11 @@ public:
   }
 
   // Only the names that hold what is typed before the cursor (its characters in order, any
-  // case, as editors filter): the engine keeps the first 100, and a model has thousands, so
+  // case, as editors filter): the editor is sent the first `limit`, and a model has thousands, so
   // unfiltered the full names after the classes and patterns would never be offered. The
   // names are the model's, built once per model (a keystroke is a new document).
-  std::vector<CompletionItem> complete(const index::Index& loaded,
-                                       config::Position cursor) const override {
+  std::vector<CompletionItem> complete(const index::Index& loaded, config::Position cursor,
+                                       std::size_t limit) const override {
     const Modifier* modifier = modifier_at(cursor);
     const Written* entry = modifier ? entry_at(*modifier, cursor) : nullptr;
     if (!entry)
@@ -131,17 +131,17 @@ public:
     const index::Index& model = *seen;
     std::shared_ptr<const std::vector<CompletionItem>> all =
         candidates_->get(model, [&] { return candidates(model); });
-    // The engine shows the first 100 and marks the list incomplete past them: a MoE model's
-    // per-expert names (25,000 for Qwen3-30B-A3B) past a bound are only copied to be dropped.
-    constexpr std::size_t kEnough = 1000;
+    // Only what the editor is sent: a MoE model's per-expert names (25,000 for Qwen3-30B-A3B)
+    // past it would be copied to be dropped.
     std::vector<CompletionItem> found;
-    for (const CompletionItem& item : *all)
+    for (const CompletionItem& item : *all) {
+      if (found.size() >= limit)
+        break;
       if (holds_in_order(item.label, typed)) {
         found.push_back(item);
         found.back().edit.range = replace;
-        if (found.size() > kEnough)
-          break;
       }
+    }
     return found;
   }
 

@@ -46,13 +46,13 @@ public:
                        model, cursor);
   }
 
-  std::vector<CompletionItem> complete(const index::Index& model,
-                                       config::Position cursor) const override {
+  std::vector<CompletionItem> complete(const index::Index& model, config::Position cursor,
+                                       std::size_t limit) const override {
     const PeftConfig* config = config_at(cursor);
     if (!config)
       return {};
-    return peft::complete(
-        *config, *candidates_->get(model, [&] { return completion_candidates(model); }), cursor);
+    auto candidates = candidates_->get(model, [&] { return completion_candidates(model); });
+    return peft::complete(*config, *candidates, cursor, limit);
   }
 
   int explain(const ExplainRequest& request) const override {

@@ -230,7 +230,7 @@ std::vector<CompletionItem> completion_candidates(const index::Index& model) {
 
 std::vector<CompletionItem> complete(const PeftConfig& config,
                                      const std::vector<CompletionItem>& candidates,
-                                     config::Position cursor) {
+                                     config::Position cursor, std::size_t limit) {
   const Written* typed = nullptr;
   for (const auto* list : {&config.target_names, &config.exclude_names, &config.modules_to_save})
     for (const Written& w : *list)
@@ -245,23 +245,23 @@ std::vector<CompletionItem> complete(const PeftConfig& config,
     before = typed->text.substr(
         0, std::min(typed->text.size(),
                     static_cast<std::size_t>(cursor.byte_col - replace.start.byte_col)));
-  // The engine shows the first hundred and marks the list incomplete past them: a 70B-shaped
-  // model's thousand full names past a bound are only copied to be dropped.
-  constexpr std::size_t kEnough = 1000;
+  // Only what the editor is sent: a 70B-shaped model's thousand full names past it would be
+  // copied to be dropped.
   std::vector<CompletionItem> out;
-  for (const CompletionItem& item : candidates)
+  for (const CompletionItem& item : candidates) {
+    if (out.size() >= limit)
+      break;
     if (holds_in_order(item.label, before)) {
       out.push_back(item);
       out.back().edit.range = replace;
-      if (out.size() > kEnough)
-        break;
     }
+  }
   return out;
 }
 
 std::vector<CompletionItem> complete(const PeftConfig& config, const index::Index& model,
-                                     config::Position cursor) {
-  return complete(config, completion_candidates(model), cursor);
+                                     config::Position cursor, std::size_t limit) {
+  return complete(config, completion_candidates(model), cursor, limit);
 }
 
 } // namespace opscope::dialects::peft

@@ -46,7 +46,7 @@ TEST(LlmcompressorDialect, CompletionInAnEscapedStringReplacesItsContentsAndFilt
   const index::Index model = tiny_gemma3();
   auto doc = dialect().read("/w/quantize.py", kScript);
   // After `"re` of the escaped regex entry.
-  std::vector<CompletionItem> found = doc->complete(model, {1, 7});
+  std::vector<CompletionItem> found = doc->complete(model, {1, 7}, 200);
   std::vector<std::string> names = labels(found);
   ASSERT_FALSE(found.empty());
   EXPECT_TRUE(std::all_of(names.begin(), names.end(),
@@ -54,7 +54,7 @@ TEST(LlmcompressorDialect, CompletionInAnEscapedStringReplacesItsContentsAndFilt
   EXPECT_NE(std::find(names.begin(), names.end(), "re:.*lm_head$"), names.end());
   EXPECT_EQ(edited(kScript, found.front().edit.range, "lm_head"), "    \"lm_head\",");
   // After `"lan` of the next entry: the decoder's names, not the head nor the classes.
-  found = doc->complete(model, {2, 8});
+  found = doc->complete(model, {2, 8}, 200);
   names = labels(found);
   EXPECT_NE(std::find(names.begin(), names.end(), "model.language_model.layers.0.self_attn.q_proj"),
             names.end());
@@ -75,14 +75,14 @@ TEST(LlmcompressorDialect, CompletionOffersTheNamesOfTheModelAskedAboutAcrossRev
   };
   std::string text = kScript;
   auto first = dialect().read("/w/quantize.py", text);
-  EXPECT_TRUE(has(first->complete(gemma, {2, 6}), "lm_head"));
+  EXPECT_TRUE(has(first->complete(gemma, {2, 6}, 200), "lm_head"));
   text[text.find("lm_head")] = 'L'; // the next keystroke: a new document, the same model
   auto second = dialect().read("/w/quantize.py", text);
-  EXPECT_TRUE(has(second->complete(gemma, {2, 6}), "lm_head"));
-  std::vector<CompletionItem> other = second->complete(renamed, {2, 6});
+  EXPECT_TRUE(has(second->complete(gemma, {2, 6}, 200), "lm_head"));
+  std::vector<CompletionItem> other = second->complete(renamed, {2, 6}, 200);
   EXPECT_TRUE(has(other, "language_model.lm_head"));
   EXPECT_FALSE(has(other, "lm_head"));
-  EXPECT_TRUE(has(first->complete(gemma, {2, 6}), "lm_head"));
+  EXPECT_TRUE(has(first->complete(gemma, {2, 6}, 200), "lm_head"));
 }
 
 // What entries matched is kept between revisions per model and entry text: an edited entry, or

@@ -188,7 +188,7 @@ TEST(LlmcompressorLinearize, TheDialectAnswersOnTheModelOneshotSees) {
   for (const Diagnostic& f : doc->diagnose(model))
     EXPECT_EQ(f.message.find("matches nothing"), std::string::npos) << f.message;
   // Completion offers the per-expert names.
-  std::vector<CompletionItem> found = doc->complete(model, {5, 27});
+  std::vector<CompletionItem> found = doc->complete(model, {5, 27}, 200);
   EXPECT_TRUE(std::any_of(found.begin(), found.end(), [](const CompletionItem& s) {
     return s.label == "model.layers.1.mlp.experts.3.gate_proj";
   }));

@@ -238,7 +238,8 @@ public:
   // llm-compressor): what is wrong with the config on `model` (the model problem is the
   // engine's), the hover at `cursor`, names to complete at `cursor`, best first (each a
   // module name, written whole over the string being typed: module_name_item in written.h),
-  // only those that hold what is typed before the cursor (holds_in_order in written.h). The
+  // only those that hold what is typed before the cursor (holds_in_order in written.h), at most
+  // `limit` (what the editor is sent: best first, so the rest need not be copied). The
   // defaults above pass them on as they are, the completion capped at max_items and marked
   // incomplete, so the editor asks again as the user types.
   virtual std::vector<Diagnostic> diagnose(const index::Index& model) const {
@@ -249,9 +250,9 @@ public:
     (void)model, (void)cursor;
     return std::nullopt;
   }
-  virtual std::vector<CompletionItem> complete(const index::Index& model,
-                                               config::Position cursor) const {
-    (void)model, (void)cursor;
+  virtual std::vector<CompletionItem> complete(const index::Index& model, config::Position cursor,
+                                               std::size_t limit) const {
+    (void)model, (void)cursor, (void)limit;
     return {};
   }
   // `opscope explain`, before a model is looked for: throws ExplainError when this file cannot

@@ -36,13 +36,13 @@ std::optional<Hover> hover(const PeftConfig& config, const Resolution& resolutio
 std::vector<CompletionItem> completion_candidates(const index::Index& model);
 
 // Names to complete where a module name is typed in `config` (empty elsewhere): the
-// `candidates` that hold what is typed before the cursor, in order (as editors filter), at
-// most about a thousand.
+// `candidates` that hold what is typed before the cursor, in order (as editors filter), the
+// first `limit` of them.
 std::vector<CompletionItem> complete(const PeftConfig& config,
                                      const std::vector<CompletionItem>& candidates,
-                                     config::Position cursor);
+                                     config::Position cursor, std::size_t limit);
 // The same with `model`'s candidates built for this one request.
 std::vector<CompletionItem> complete(const PeftConfig& config, const index::Index& model,
-                                     config::Position cursor);
+                                     config::Position cursor, std::size_t limit = 200);
 
 } // namespace opscope::dialects::peft
