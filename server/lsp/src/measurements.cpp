@@ -1,7 +1,6 @@
 #include "measurements.h"
 
 #include "opscope/model/weights_worker.h"
-#include "opscope/support/file_stamp.h"
 
 #include <chrono>
 
@@ -11,13 +10,6 @@ namespace {
 // The editor's bound: a worker still running after this is stuck (the command line waits
 // longer, dialects::kWeightsWorkerTimeout); it also bounds how long closing the server waits.
 constexpr std::chrono::seconds kMeasureTimeout{60};
-
-// The weights as they are on disk: a file rewritten is measured again.
-std::string stamp_key(const std::string& weights) {
-  const support::FileStamp stamp = support::stamp_of(weights);
-  return weights + "\n" + std::to_string(stamp.mtime_ns) + " " + std::to_string(stamp.size) + " " +
-         std::to_string(stamp.inode) + "\n";
-}
 
 } // namespace
 
@@ -64,26 +56,14 @@ std::shared_ptr<const void> Measurements::measure(const std::string& weights,
     std::lock_guard<std::mutex> lock(mutex_);
     --reading_;
   }
+  // The weights as they are on disk: a file rewritten is measured again.
   const std::string key = stamp_key(weights) + what;
-  std::shared_ptr<const void> kept;
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    if (auto it = kept_.find(key); it != kept_.end())
-      kept = it->second;
-  }
-  if (kept)
+  if (std::shared_ptr<const void> kept = kept_.find(key))
     return measurement.reuse(kept);
   std::shared_ptr<const void> result = measurement.run(model::weights_worker(), kMeasureTimeout);
   if (!result || !measurement.keeps(result))
     return result; // a failed worker: measured again after the next edit
-  std::lock_guard<std::mutex> lock(mutex_);
-  if (kept_.emplace(key, result).second) {
-    kept_order_.push_back(key);
-    if (kept_order_.size() > kKept) {
-      kept_.erase(kept_order_.front());
-      kept_order_.pop_front();
-    }
-  }
+  kept_.keep(key, result);
   return result;
 }
 

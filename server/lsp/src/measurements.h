@@ -7,6 +7,7 @@
 #pragma once
 
 #include "background_jobs.h"
+#include "kept_results.h"
 #include "log.h"
 
 #include "opscope/dialects/dialect.h"
@@ -14,7 +15,6 @@
 #include <boost/asio/io_context.hpp>
 
 #include <cstdint>
-#include <deque>
 #include <functional>
 #include <map>
 #include <memory>
@@ -52,12 +52,10 @@ private:
   Measured on_measured_;
   std::map<std::string, Document> documents_; // io thread only
 
-  // Results by weights, their stamp and what was measured (the measuring thread; the mutex
-  // guards them and `reading_`). A few configs' worth: each is one row per weight.
-  static constexpr std::size_t kKept = 16;
-  mutable std::mutex mutex_;
-  std::map<std::string, std::shared_ptr<const void>> kept_;
-  std::deque<std::string> kept_order_; // oldest first
+  // Results by weights, their stamp and what was measured (the measuring thread). A few
+  // configs' worth: each is one row per weight.
+  KeptResults<void> kept_{16};
+  mutable std::mutex mutex_; // guards reading_
   int reading_ = 0;
 
   BackgroundJobs jobs_; // last: its thread stops before the members above go

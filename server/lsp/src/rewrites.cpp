@@ -1,7 +1,6 @@
 #include "rewrites.h"
 
 #include "opscope/model/weights_worker.h"
-#include "opscope/support/file_stamp.h"
 
 #include <chrono>
 
@@ -25,10 +24,8 @@ Rewrites::Rewrites(boost::asio::io_context& io, Logger& log)
 
 void Rewrites::update(const std::string& uri, std::uint64_t revision, const std::string& weights,
                       const void* model, std::unique_ptr<dialects::Rewriting> rewriting) {
-  const support::FileStamp stamp = support::stamp_of(weights);
-  const std::string subject = std::to_string(revision) + " " + weights + " " +
-                              std::to_string(stamp.mtime_ns) + " " + std::to_string(stamp.size) +
-                              " " + std::to_string(reinterpret_cast<std::uintptr_t>(model));
+  const std::string subject = std::to_string(revision) + " " + stamp_key(weights) +
+                              std::to_string(reinterpret_cast<std::uintptr_t>(model));
   Document& d = documents_[uri];
   if (d.subject == subject)
     return;
@@ -88,25 +85,12 @@ dialects::NoWeights Rewrites::KeptAnswers::why_no_weights(const std::string& mod
 
 std::string Rewrites::KeptAnswers::run(const std::string& model, const std::string& request,
                                        std::chrono::milliseconds timeout) const {
-  const support::FileStamp stamp = support::stamp_of(model);
-  const std::string key = model + "\n" + std::to_string(stamp.mtime_ns) + " " +
-                          std::to_string(stamp.size) + " " + std::to_string(stamp.inode) + "\n" +
-                          request;
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    if (auto it = kept_.find(key); it != kept_.end())
-      return *it->second;
-  }
+  const std::string key = stamp_key(model) + request;
+  if (std::shared_ptr<const std::string> kept = kept_.find(key))
+    return *kept;
   auto answer =
       std::make_shared<const std::string>(model::weights_worker().run(model, request, timeout));
-  std::lock_guard<std::mutex> lock(mutex_);
-  if (kept_.emplace(key, answer).second) {
-    kept_order_.push_back(key);
-    if (kept_order_.size() > kKept) {
-      kept_.erase(kept_order_.front());
-      kept_order_.pop_front();
-    }
-  }
+  kept_.keep(key, answer);
   return *answer;
 }
 

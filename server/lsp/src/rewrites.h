@@ -8,6 +8,7 @@
 #pragma once
 
 #include "background_jobs.h"
+#include "kept_results.h"
 #include "log.h"
 
 #include "opscope/dialects/dialect.h"
@@ -16,10 +17,8 @@
 #include <boost/asio/io_context.hpp>
 
 #include <cstdint>
-#include <deque>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <vector>
 
@@ -63,10 +62,7 @@ private:
 
   private:
     // A few configs' worth: each is two numbers per weight and choice.
-    static constexpr std::size_t kKept = 16;
-    mutable std::mutex mutex_;
-    mutable std::map<std::string, std::shared_ptr<const std::string>> kept_;
-    mutable std::deque<std::string> kept_order_; // oldest first
+    mutable KeptResults<std::string> kept_{16};
   };
 
   Logger& log_;
