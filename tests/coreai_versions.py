@@ -17,7 +17,8 @@ import stat
 import textwrap
 from pathlib import Path
 
-BUILTIN_DUMP = Path(__file__).resolve().parents[1] / "core" / "schema" / "data" / "coreai-opt-0.4.0.json"
+BUILTIN_DUMP = (Path(__file__).resolve().parents[1] / "core" / "dialects" / "coreai" / "schema" / "data"
+                / "coreai-opt-0.4.0.json")
 VERSION = "0.5.0"
 MARKER = "schema-dumped"
 NEW_KEY_DOC = "How values are rounded to the quantization grid (new in 0.5.0)."

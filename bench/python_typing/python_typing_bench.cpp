@@ -3,8 +3,8 @@
 // provably changes nothing it found, else read the whole text). Issue 12 asks < 1 ms p99.
 //
 //   build/bench/python_typing/python_typing_bench [LINES] [KEYSTROKES]
-#include "opscope/config/document.h"
-#include "opscope/config/local_edit.h"
+#include "opscope/coreai/config/document.h"
+#include "opscope/coreai/config/local_edit.h"
 
 #include <algorithm>
 #include <chrono>

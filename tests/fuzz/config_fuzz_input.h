@@ -4,9 +4,9 @@
 // diagnostics against a small in-memory model (and without one).
 #pragma once
 
-#include "opscope/config/context.h"
-#include "opscope/config/document.h"
-#include "opscope/config/values.h"
+#include "opscope/coreai/config/context.h"
+#include "opscope/coreai/config/document.h"
+#include "opscope/coreai/config/values.h"
 #include "opscope/features/completion.h"
 #include "opscope/features/definition.h"
 #include "opscope/features/diagnostics.h"

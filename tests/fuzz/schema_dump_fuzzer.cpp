@@ -1,6 +1,6 @@
 // libFuzzer harness: the reader of coreai-opt schema dumps (a file from the cache folder), and
 // the check of a config against whatever schema it accepts.
-#include "opscope/config/document.h"
+#include "opscope/coreai/config/document.h"
 #include "opscope/schema/check.h"
 #include "opscope/schema/schema.h"
 

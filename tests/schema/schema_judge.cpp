@@ -1,7 +1,7 @@
 // Test driver for the differential test: reads configs named on stdin (one path per line)
 // and prints, per config, one JSON line with opscope's errors (the same diagnose() and
 // schema_diagnostics() the editor and `opscope check` use, without a model).
-#include "opscope/config/document.h"
+#include "opscope/coreai/config/document.h"
 #include "opscope/features/diagnostics.h"
 #include "opscope/features/schema_diagnostics.h"
 #include "opscope/schema/schema.h"

@@ -1,7 +1,7 @@
 // Tolerant reader of flow collections: all of JSON, and YAML's `{...}` / `[...]`.
 // Missing commas, colons, closing brackets and quotes are reported and skipped
 // over; the reader always returns a tree.
-#include "tree.h"
+#include "opscope/config/scanner.h"
 
 #include "opscope/support/utf8.h"
 

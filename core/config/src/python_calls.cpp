@@ -1,6 +1,6 @@
 #include "opscope/config/python_calls.h"
 
-#include "python_syntax.h"
+#include "opscope/config/python_syntax.h"
 
 #include <algorithm>
 

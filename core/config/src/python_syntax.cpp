@@ -1,4 +1,4 @@
-#include "python_syntax.h"
+#include "opscope/config/python_syntax.h"
 
 #include <algorithm>
 #include <cstdio>

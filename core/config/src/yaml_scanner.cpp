@@ -3,7 +3,7 @@
 // scalars, comments, anchors, aliases and merge keys. Unlike a strict parser it
 // never gives up: a key without a colon is a half-typed key, a bad indent is
 // reported and read anyway, an unterminated string ends at its line.
-#include "tree.h"
+#include "opscope/config/scanner.h"
 
 namespace opscope::config::detail {
 namespace {

@@ -1,6 +1,5 @@
 #include "opscope/workspace/schema_dump.h"
 
-#include "opscope/schema/schema.h"
 #include "opscope/support/regular_file.h"
 
 #include <filesystem>
@@ -18,20 +17,17 @@ std::optional<std::string> install_schema_dump(const SchemaDump& dump) {
   };
   std::string text;
   try {
-    text = support::read_regular_file(written, schema::kMaxDumpBytes);
+    text = support::read_regular_file(written, dump.max_bytes);
   } catch (const support::FileReadError& e) {
     return problem(e.kind() == support::FileReadError::Kind::TooLarge
-                       ? "it wrote more than " + std::to_string(schema::kMaxDumpBytes >> 20) +
+                       ? "it wrote more than " + std::to_string(dump.max_bytes >> 20) +
                              " MB, which no " + dump.library + " schema needs"
                        : std::string("it wrote no dump (") + e.what() + ")");
   }
-  auto parsed = schema::parse(text);
-  if (auto* why = std::get_if<std::string>(&parsed))
-    return problem("what it wrote is not a schema dump: " + *why);
-  const auto& schema = std::get<std::shared_ptr<const schema::Schema>>(parsed);
-  if (schema->coreai_opt_version != dump.version)
-    return problem("it dumped " + dump.library + " " + schema->coreai_opt_version + ", not the " +
-                   dump.version + " installed beside it");
+  if (!dump.why_not_a_dump)
+    return problem("opscope cannot check a dump of " + dump.library);
+  if (std::optional<std::string> why = dump.why_not_a_dump(text))
+    return problem(std::move(*why));
   fs::rename(written, dump.path, ec); // atomic: a reader sees the whole dump or none
   if (ec)
     return problem("it cannot be moved into place (" + ec.message() + ")");

@@ -46,10 +46,10 @@ const char* to_string(ModelState state) {
 std::shared_ptr<const dialects::DialectDocument> Workspace::read(const Document& doc,
                                                                  const dialects::Dialect& dialect) {
   dialects::Revision revision{doc.path, doc.text, doc.revision,
-                              settings_.every_document_is_a_config, doc.config};
+                              settings_.every_document_is_a_config};
   if (doc.revision == 0) { // read from disk: nothing is kept
     files_.erase(doc.uri);
-    return dialect.open()->read(revision, host_);
+    return doc.read ? doc.read : dialect.open()->read(revision, host_);
   }
   OpenFile& file = files_[doc.uri];
   if (file.dialect != &dialect) { // opened, or now another library's config

@@ -8,8 +8,8 @@
 #include "opscope/cli/args.h"
 #include "opscope/cli/dispatch.h"
 #include "opscope/cli/model_options.h"
-#include "opscope/config/document.h"
-#include "opscope/features/diagnostics.h"
+#include "opscope/config/positions.h"
+#include "opscope/dialects/answers.h"
 #include "opscope/index/query.h"
 #include "opscope/model/model_source.h"
 #include "opscope/model/process.h"
@@ -164,7 +164,7 @@ public:
       std::cerr << problem << "\n";
 
     CharColumns columns(doc.text);
-    std::vector<features::Diagnostic> diagnostics = workspace_.diagnose(analysis);
+    std::vector<dialects::Diagnostic> diagnostics = workspace_.diagnose(analysis);
     // configs/*.yaml also holds the project file, which is let through.
     if (const std::string why = analysis.document->why_not_a_config();
         diagnostics.empty() && !why.empty() && !is_project_file(path)) {
@@ -173,12 +173,12 @@ public:
       ++errors_;
       return true;
     }
-    for (const features::Diagnostic& d : diagnostics) {
+    for (const dialects::Diagnostic& d : diagnostics) {
       reporter_.add({path, d.range.start.line + 1, columns(d.range.start), d.range.end.line + 1,
-                     columns(d.range.end), features::to_string(d.severity), d.code, d.message});
-      if (d.severity == features::Severity::Error)
+                     columns(d.range.end), dialects::to_string(d.severity), d.code, d.message});
+      if (d.severity == dialects::Severity::Error)
         ++errors_;
-      else if (d.severity == features::Severity::Warning)
+      else if (d.severity == dialects::Severity::Warning)
         ++warnings_;
     }
     return true;

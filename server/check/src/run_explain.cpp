@@ -4,7 +4,7 @@
 
 #include "opscope/cli/dispatch.h"
 #include "opscope/cli/model_options.h"
-#include "opscope/config/document.h"
+#include "opscope/config/positions.h"
 #include "opscope/dialects/dialect.h"
 #include "opscope/model/model_source.h"
 #include "opscope/model/weights_worker.h"
@@ -86,22 +86,25 @@ CommandSpec explain_spec() {
   return spec;
 }
 
-config::ConfigDocument read_document(const std::string& path, std::string& text) {
+std::string read_config_text(const std::string& path) {
   constexpr std::uint64_t kMaxConfigBytes = std::uint64_t{256} << 20;
   try {
-    text = support::read_regular_file(path, kMaxConfigBytes);
+    return support::read_regular_file(path, kMaxConfigBytes);
   } catch (const support::FileReadError& e) {
     throw std::runtime_error(std::string(e.what()) + "; check the path");
   }
-  config::ConfigDocument doc = config::read_config(text, config::guess_format(path, text));
-  if (!doc.problems.empty()) {
-    const config::SyntaxProblem& p = doc.problems.front();
-    throw std::runtime_error(path + ":" + std::to_string(p.range.start.line + 1) + ":" +
-                             std::to_string(p.range.start.byte_col + 1) + ": " + p.message +
-                             " (its library cannot load this config either; `opscope check " +
-                             path + "` lists every problem)");
-  }
-  return doc;
+}
+
+// A text its library would not load is explained by no model.
+void refuse_syntax_problems(const std::string& path, const dialects::DialectDocument& document) {
+  const std::vector<config::SyntaxProblem> problems = document.syntax_problems();
+  if (problems.empty())
+    return;
+  const config::SyntaxProblem& p = problems.front();
+  throw std::runtime_error(path + ":" + std::to_string(p.range.start.line + 1) + ":" +
+                           std::to_string(p.range.start.byte_col + 1) + ": " + p.message +
+                           " (its library cannot load this config either; `opscope check " + path +
+                           "` lists every problem)");
 }
 
 // What explain's document asks of the command line's host: the model as loaded, its index in
@@ -147,17 +150,15 @@ int run_explain(const std::vector<std::string>& args) {
       return kExitOk;
     }
     const std::string& config_path = parsed.positionals[0];
-    std::string text;
-    // Read once: the refusals below need it before a model is looked for, and the workspace
-    // analyses this same parse.
-    const auto parsed_config =
-        std::make_shared<const config::ConfigDocument>(read_document(config_path, text));
-    // The file as its dialect reads it, for what it refuses before any model is loaded.
+    std::string text = read_config_text(config_path);
+    // The file as its dialect reads it, once: for what it refuses before any model is loaded,
+    // then analysed by the workspace.
     const std::unique_ptr<dialects::DialectSession> session =
         workspace::dialect_for(config_path, text).open();
     dialects::ReadHost no_host;
     const std::shared_ptr<const dialects::DialectDocument> read =
-        session->read({config_path, text, 0, true, parsed_config}, no_host);
+        session->read({config_path, text, 0, true}, no_host);
+    refuse_syntax_problems(config_path, *read);
     const model::Settings asked = cli::model_settings(parsed);
     refused_as_usage([&] {
       read->explain_refusal(config_path,
@@ -181,7 +182,7 @@ int run_explain(const std::vector<std::string>& args) {
     document.path = fs::absolute(config_path).string();
     document.uri = document.path;
     document.text = std::move(text);
-    document.config = parsed_config;
+    document.read = read;
     workspace::Analysis analysis = workspace.analyse(document);
     for (const std::string& problem : analysis.resolution.project_problems)
       std::cerr << problem << "\n";

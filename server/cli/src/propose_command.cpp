@@ -7,8 +7,8 @@
 
 #include "opscope/cli/dispatch.h"
 #include "opscope/cli/model_options.h"
-#include "opscope/config/document.h"
 #include "opscope/coreai/compressors.h"
+#include "opscope/coreai/config/document.h"
 #include "opscope/model/model_kind.h"
 #include "opscope/model/model_source.h"
 #include "opscope/model/weights_worker.h"

@@ -4,7 +4,6 @@
 
 #include "position_mapper.h"
 
-#include "opscope/config/document.h"
 #include "opscope/dialects/dialect.h"
 #include "opscope/protocol/lsp_types.h"
 

@@ -17,7 +17,6 @@
 #include "transport.h"
 #include "trust_gate.h"
 
-#include "opscope/config/document.h"
 #include "opscope/protocol/lsp_types.h"
 #include "opscope/protocol/method_table.h"
 #include "opscope/workspace/workspace.h"

@@ -2,7 +2,7 @@
 // columns core/config and the features use, for one document version.
 #pragma once
 
-#include "opscope/config/document.h"
+#include "opscope/config/positions.h"
 #include "opscope/protocol/lsp_types.h"
 
 #include <optional>

@@ -100,3 +100,23 @@ def test_a_base_model_missing_from_the_cache_says_how_to_get_it(workspace):
     found = diagnostics(result)
     assert found and found[0]["code"] == "no-model", result.stdout + result.stderr
     assert "nobody/not-cached" in found[0]["message"] and "hf download" in found[0]["message"]
+
+
+def test_an_adapter_config_json_would_not_load_is_said_where_and_not_explained(workspace):
+    # A missing comma: json.load (and so PeftConfig.from_pretrained) refuses the file.
+    (workspace / "project" / "broken").mkdir(exist_ok=True)
+    path = write(workspace, "broken/adapter_config.json", f"""\
+        {{
+          "peft_type": "LORA",
+          "base_model_name_or_path": "{MODEL_ID}"
+          "target_modules": ["q_proj", "v_proj"]
+        }}
+        """)
+    result = opscope(workspace, "check", "--format", "json", str(path))
+    syntax = [d for d in diagnostics(result) if d["code"] == "syntax"]
+    assert syntax and syntax[0]["severity"] == "error", result.stdout + result.stderr
+    assert syntax[0]["range"]["start"][0] == 4, syntax[0]  # 1-based: the key after the gap
+    result = opscope(workspace, "explain", str(path))
+    assert result.returncode != 0, result.stdout
+    assert f"{path}:4:" in result.stderr and "cannot load this config" in result.stderr, \
+        result.stderr

@@ -34,7 +34,7 @@ quantization_config:
 <-- {"id": 3, "result": {"$items": [1, 1000],
      "$all": {"uri": {"$regex": "^file:///.*/resnet_model\\.py$", "$lacks": ["/torch/"]}}}}
 
-# On a field key: coreai-opt's own documentation of it (core/schema).
+# On a field key: coreai-opt's own documentation of it (core/dialects/coreai/schema).
 --> {"id": 4, "method": "textDocument/hover", "params": {
      "textDocument": {"uri": "${ROOT_URI}/configs/quant.yaml"},
      "position": {"line": 1, "character": 3}}}

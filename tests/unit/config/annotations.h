@@ -3,7 +3,7 @@
 // positions are reported as 0-based line + byte column.
 #pragma once
 
-#include "opscope/config/document.h"
+#include "opscope/coreai/config/document.h"
 
 #include <stdexcept>
 #include <string>

@@ -1,6 +1,6 @@
 #include "annotations.h"
 #include "context_detail.h"
-#include "opscope/config/context.h"
+#include "opscope/coreai/config/context.h"
 
 #include <algorithm>
 #include <gtest/gtest.h>

@@ -1,8 +1,8 @@
 // Hostile shapes (issue 14): nesting far deeper than any config, alias bombs, thousands of
 // anchors. Each is read without recursion past kMaxNesting or work past the alias budget,
 // reported once where the limit was crossed, and the rest of the document still works.
-#include "opscope/config/context.h"
-#include "opscope/config/document.h"
+#include "opscope/coreai/config/context.h"
+#include "opscope/coreai/config/document.h"
 
 #include <gtest/gtest.h>
 

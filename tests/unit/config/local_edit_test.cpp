@@ -1,7 +1,7 @@
 // reread_after_local_edit must give exactly what a full read gives, for every edit it
 // accepts: checked over thousands of random keystrokes in real configs.
-#include "opscope/config/document.h"
-#include "opscope/config/local_edit.h"
+#include "opscope/coreai/config/document.h"
+#include "opscope/coreai/config/local_edit.h"
 
 #include <gtest/gtest.h>
 

@@ -1,7 +1,7 @@
 // An edit elsewhere in a Python file keeps its read (python_edit.cpp): whenever the patch is
 // taken, it must equal reading the edited text again.
-#include "opscope/config/document.h"
-#include "opscope/config/local_edit.h"
+#include "opscope/coreai/config/document.h"
+#include "opscope/coreai/config/local_edit.h"
 
 #include <gtest/gtest.h>
 

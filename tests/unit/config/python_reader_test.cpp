@@ -1,8 +1,8 @@
 // The Python reader on the and the reference docs' examples: the same keys, tables,
 // scopes and ranges as the YAML form of each config.
 #include "annotations.h"
-#include "opscope/config/context.h"
-#include "opscope/config/document.h"
+#include "opscope/coreai/config/context.h"
+#include "opscope/coreai/config/document.h"
 
 #include <gtest/gtest.h>
 

@@ -1,8 +1,8 @@
 // The Python reader on every prefix and every one-byte deletion of the reference docs'
 // examples and of three training scripts: what an editor sends while a file is typed or
 // edited. Each read must finish, and what it reports must point inside the text.
-#include "opscope/config/context.h"
-#include "opscope/config/document.h"
+#include "opscope/coreai/config/context.h"
+#include "opscope/coreai/config/document.h"
 
 #include <gtest/gtest.h>
 

@@ -1,5 +1,5 @@
 #include "annotations.h"
-#include "opscope/config/document.h"
+#include "opscope/coreai/config/document.h"
 
 #include <gtest/gtest.h>
 

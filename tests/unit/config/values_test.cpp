@@ -2,8 +2,8 @@
 // Python config's values come from its own reader, typed as the literals were written; before,
 // the YAML scanner read the Python text, found no mapping, and a Python config's int4 weights
 // were projected at 32 bits per weight.
-#include "opscope/config/document.h"
-#include "opscope/config/values.h"
+#include "opscope/coreai/config/document.h"
+#include "opscope/coreai/config/values.h"
 
 #include <gtest/gtest.h>
 

@@ -1,7 +1,7 @@
 // The weight error's lens and hover text (core/dialects/coreai/features/src/weight_error.cpp) from
 // a measurement handed in by the host: what the user reads above the config and on an entry, and
 // that a measurement of an older revision never puts its numbers on the wrong entry.
-#include "opscope/config/document.h"
+#include "opscope/coreai/config/document.h"
 #include "opscope/features/projected_size.h"
 #include "opscope/features/weight_error.h"
 #include "small_model.h"

@@ -3,7 +3,7 @@
 // stays as written, and what cannot be edited safely is refused with a message.
 #include "opscope/propose/config_edit.h"
 
-#include "opscope/config/document.h"
+#include "opscope/coreai/config/document.h"
 
 #include <gtest/gtest.h>
 

@@ -2,7 +2,7 @@
 // coreai-opt's default global config), for a YAML config on a hand-built index.
 #pragma once
 
-#include "opscope/config/document.h"
+#include "opscope/coreai/config/document.h"
 #include "opscope/resolve/resolve.h"
 
 #include <gtest/gtest.h>

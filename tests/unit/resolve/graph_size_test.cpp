@@ -2,7 +2,7 @@
 // prepare() would insert, each sized as bits_per_weight() sizes a quantized weight, every other
 // tensor at full precision, a tied tensor once. tests/fidelity/test_graph_size_fidelity.py holds
 // the same rules to coreai-opt's own prepare(); these pin each rule on a hand-built graph.
-#include "opscope/config/values.h"
+#include "opscope/coreai/config/values.h"
 #include "opscope/resolve/graph_weights.h"
 #include "opscope/resolve/size.h"
 

@@ -1,6 +1,6 @@
 // The quick fix of an `overridden` entry: move it below the last entry of its own table that
 // takes its ops, keeping the YAML valid; nothing for JSON, Python or another table's winner.
-#include "opscope/config/values.h"
+#include "opscope/coreai/config/values.h"
 #include "opscope/features/overridden.h"
 #include "small_convnet.h"
 

@@ -1,6 +1,6 @@
 // MagnitudePruner's resolution (opscope/resolve/pruner.h) on the hand-built convnet, indexed
 // eager with a weight per conv / linear.
-#include "opscope/config/values.h"
+#include "opscope/coreai/config/values.h"
 #include "opscope/features/overridden.h"
 #include "opscope/resolve/pruner.h"
 #include "small_convnet.h"

@@ -3,7 +3,7 @@
 // being the module's place in build_module_config_dict (name entries, then type entries,
 // then global; within a level, the module claimed first: the LAST matching module of
 // named_modules(), since _apply_configs walks it reversed), not the call order.
-#include "opscope/config/values.h"
+#include "opscope/coreai/config/values.h"
 #include "opscope/features/hover.h"
 #include "opscope/resolve/eager_weights.h"
 #include "opscope/resolve/pruner.h"

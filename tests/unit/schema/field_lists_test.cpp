@@ -1,10 +1,10 @@
 // core/config's field names (completion, and the reader's `unknown-field` errors) are still
 // a hand-written list in core/dialects/coreai/tables/src/compressors.cpp, beside coreai-opt's
-// models in core/schema. Until config takes them from the schema (issue 26.1), this ties the
-// two: a list that drifts from the built-in 0.4.0 models would offer a field coreai-opt
+// models in core/dialects/coreai/schema. Until config takes them from the schema (issue 26.1), this
+// ties the two: a list that drifts from the built-in 0.4.0 models would offer a field coreai-opt
 // refuses, or report one key twice (`unknown-field` and `schema-unknown-key`).
-#include "opscope/config/context.h"
 #include "opscope/coreai/compressors.h"
+#include "opscope/coreai/config/context.h"
 #include "opscope/schema/schema.h"
 
 #include <gtest/gtest.h>

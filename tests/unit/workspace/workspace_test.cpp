@@ -1,6 +1,7 @@
 #include "opscope/workspace/workspace.h"
 
 #include "opscope/dialects/coreai/dialect.h"
+#include "opscope/schema/schema.h"
 
 #include <gtest/gtest.h>
 
@@ -244,7 +245,7 @@ TEST_F(SchemaDumpTest, TheDumpRunsOnlyOnceTheProjectsPythonMayRun) {
   Workspace workspace(host_, {});
   Analysis analysis = workspace.analyse(config(kInt9));
   EXPECT_TRUE(host_.dumps.empty()); // untrusted: nothing runs, the built-in copy serves
-  EXPECT_EQ(analysis.schema->coreai_opt_version, "0.4.0");
+  EXPECT_EQ(schema::chosen_or_builtin(analysis.schema).coreai_opt_version, "0.4.0");
 
   host_.trusted = true;
   analysis = workspace.analyse(config(kInt9));
@@ -254,7 +255,7 @@ TEST_F(SchemaDumpTest, TheDumpRunsOnlyOnceTheProjectsPythonMayRun) {
   EXPECT_EQ(host_.dumps[0].path, (root_ / "cache/opscope/schema/coreai-opt-0.5.0.json").string());
   EXPECT_EQ(host_.dump_problem, std::nullopt);
   // Made in-line: this very analysis, its diagnostics and the next ones use 0.5.0's models.
-  EXPECT_EQ(analysis.schema->coreai_opt_version, "0.5.0");
+  EXPECT_EQ(schema::chosen_or_builtin(analysis.schema).coreai_opt_version, "0.5.0");
   for (const dialects::Diagnostic& d : workspace.diagnose(analysis))
     EXPECT_NE(d.code.rfind("schema-", 0), 0u) << d.message; // 0.5.0 takes int9
   workspace.analyse(config(kInt9));
@@ -267,7 +268,7 @@ TEST_F(SchemaDumpTest, AnArchiveRunsNoPythonSoTheBuiltinCopyServes) {
   Workspace workspace(host_, {});
   Analysis analysis = workspace.analyse(config(kInt9));
   EXPECT_TRUE(host_.dumps.empty());
-  EXPECT_EQ(analysis.schema->coreai_opt_version, "0.4.0");
+  EXPECT_EQ(schema::chosen_or_builtin(analysis.schema).coreai_opt_version, "0.4.0");
   bool refused = false;
   for (const dialects::Diagnostic& d : workspace.diagnose(analysis))
     refused |= d.code == "schema-value";
@@ -283,7 +284,7 @@ TEST_F(SchemaDumpTest, ADumpOfAnotherVersionIsRefusedAndRemoved) {
   Analysis analysis = workspace.analyse(config(kInt9));
   ASSERT_TRUE(host_.dump_problem);
   EXPECT_EQ(*host_.dump_problem, "it dumped coreai-opt 0.5.0, not the 0.5.1 installed beside it");
-  EXPECT_EQ(analysis.schema->coreai_opt_version, "0.4.0");
+  EXPECT_EQ(schema::chosen_or_builtin(analysis.schema).coreai_opt_version, "0.4.0");
   EXPECT_FALSE(fs::exists(host_.dumps[0].temporary()));
   EXPECT_FALSE(fs::exists(host_.dumps[0].path));
   std::string message = schema_dump_failure(host_.dumps[0], *host_.dump_problem,

@@ -32,9 +32,15 @@ std::string SchemaDump::temporary() const {
 }
 
 std::vector<Diagnostic> DialectDocument::diagnostics(const Context& context) const {
+  std::vector<Diagnostic> out;
+  for (config::SyntaxProblem& p : syntax_problems())
+    out.push_back({p.range, Severity::Error, std::move(p.code), std::move(p.message), {}});
   if (!context.index)
-    return {};
-  return diagnose(*context.index);
+    return out;
+  std::vector<Diagnostic> found = diagnose(*context.index);
+  out.insert(out.end(), std::make_move_iterator(found.begin()),
+             std::make_move_iterator(found.end()));
+  return out;
 }
 
 std::optional<Hover> DialectDocument::hover_at(const Context& context,

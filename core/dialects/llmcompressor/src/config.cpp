@@ -56,9 +56,12 @@ void read_recipe_level(const Node& map, const std::string& stage, int depth, boo
   }
 }
 
-std::vector<Modifier> read_document(const std::string& path, const std::string& text) {
+std::vector<Modifier> read_document(const std::string& path, const std::string& text,
+                                    std::vector<config::SyntaxProblem>* problems) {
   bool json = config::guess_format(path, text) == config::Format::Json;
   config::Tree tree = config::scan_tree(text, json ? config::Format::Json : config::Format::Yaml);
+  if (problems)
+    *problems = std::move(tree.problems);
   const Node* root = tree.root && tree.root->kind == Node::Kind::Map ? tree.root.get() : nullptr;
   if (!root)
     return {};
@@ -81,8 +84,11 @@ std::vector<Modifier> read_document(const std::string& path, const std::string& 
   return out;
 }
 
-std::vector<Modifier> read_python(const std::string& text) {
+std::vector<Modifier> read_python(const std::string& text,
+                                  std::vector<config::SyntaxProblem>* problems) {
   config::PythonCalls calls = config::read_python_calls(text, modifier_classes());
+  if (problems)
+    *problems = std::move(calls.problems);
   std::vector<Modifier> out;
   for (const config::PythonCall& call : calls.calls) {
     Modifier m;
@@ -146,11 +152,12 @@ const std::vector<std::string>& modifier_fields(const std::string& class_name) {
   return none;
 }
 
-std::vector<Modifier> read_llmcompressor_configs(const std::string& path, const std::string& text) {
+std::vector<Modifier> read_llmcompressor_configs(const std::string& path, const std::string& text,
+                                                 std::vector<config::SyntaxProblem>* problems) {
   try {
     if (config::guess_format(path, text) == config::Format::Python)
-      return read_python(text);
-    return read_document(path, text);
+      return read_python(text, problems);
+    return read_document(path, text, problems);
   } catch (const std::exception&) { // never throws: an unreadable file holds no config
     return {};
   }

@@ -77,14 +77,17 @@ private:
 // A file's modifiers (a script or a recipe may hold several), read once per revision.
 class LlmCompressorDocument final : public DialectDocument {
 public:
-  LlmCompressorDocument(std::vector<Modifier> modifiers, std::optional<std::string> model,
-                        std::string text, std::shared_ptr<const Candidates> candidates,
+  LlmCompressorDocument(std::vector<Modifier> modifiers,
+                        std::vector<config::SyntaxProblem> problems,
+                        std::optional<std::string> model, std::string text,
+                        std::shared_ptr<const Candidates> candidates,
                         std::shared_ptr<const Matches> matches, std::shared_ptr<const Views> views)
-      : modifiers_(std::move(modifiers)), model_(std::move(model)), text_(std::move(text)),
-        candidates_(std::move(candidates)), matches_(std::move(matches)), views_(std::move(views)) {
-  }
+      : modifiers_(std::move(modifiers)), problems_(std::move(problems)), model_(std::move(model)),
+        text_(std::move(text)), candidates_(std::move(candidates)), matches_(std::move(matches)),
+        views_(std::move(views)) {}
 
   bool empty() const override { return modifiers_.empty(); }
+  std::vector<config::SyntaxProblem> syntax_problems() const override { return problems_; }
   std::optional<std::string> model() const override { return model_; }
 
   std::vector<Diagnostic> diagnose(const index::Index& loaded) const override {
@@ -226,6 +229,7 @@ private:
   }
 
   std::vector<Modifier> modifiers_;
+  std::vector<config::SyntaxProblem> problems_;
   std::optional<std::string> model_;
   std::string text_;                             // what is typed, the not-read fixes
   std::shared_ptr<const Candidates> candidates_; // the dialect's
@@ -250,15 +254,17 @@ public:
   }
   std::shared_ptr<const DialectDocument> read(const std::string& path,
                                               const std::string& text) const override {
-    std::vector<Modifier> modifiers = read_llmcompressor_configs(path, text);
+    std::vector<config::SyntaxProblem> problems;
+    std::vector<Modifier> modifiers = read_llmcompressor_configs(path, text, &problems);
     std::optional<std::string> model;
     if (!modifiers.empty() && modifiers.front().source == Source::CheckpointJson)
       model = checkpoint_folder(path);
     else if (!modifiers.empty() && modifiers.front().source == Source::PythonCall)
       model = script_model(text);
     // A recipe YAML names no model: opscope.yaml or the editor setting does.
-    return std::make_shared<const LlmCompressorDocument>(std::move(modifiers), std::move(model),
-                                                         text, candidates_, matches_, views_);
+    return std::make_shared<const LlmCompressorDocument>(std::move(modifiers), std::move(problems),
+                                                         std::move(model), text, candidates_,
+                                                         matches_, views_);
   }
 
 private:

@@ -51,9 +51,12 @@ std::string class_of_peft_type(std::string_view peft_type) {
   return "LoraConfig";
 }
 
-std::vector<PeftConfig> read_python(const std::string& text) {
+std::vector<PeftConfig> read_python(const std::string& text,
+                                    std::vector<config::SyntaxProblem>* problems) {
   std::vector<std::string> functions(kConfigClasses.begin(), kConfigClasses.end());
   config::PythonCalls calls = config::read_python_calls(text, functions);
+  if (problems)
+    *problems = std::move(calls.problems);
   std::optional<Written> model;
   if (const config::PretrainedName* loaded = config::loaded_model(calls))
     model = Written{loaded->text, loaded->range};
@@ -73,9 +76,12 @@ std::vector<PeftConfig> read_python(const std::string& text) {
   return out;
 }
 
-std::vector<PeftConfig> read_document(const std::string& path, const std::string& text) {
+std::vector<PeftConfig> read_document(const std::string& path, const std::string& text,
+                                      std::vector<config::SyntaxProblem>* problems) {
   bool json = config::guess_format(path, text) == config::Format::Json;
   config::Tree tree = config::scan_tree(text, json ? config::Format::Json : config::Format::Yaml);
+  if (problems)
+    *problems = std::move(tree.problems);
   const Node* root = root_map(tree);
   if (!root)
     return {};
@@ -109,11 +115,12 @@ std::vector<PeftConfig> read_document(const std::string& path, const std::string
 
 } // namespace
 
-std::vector<PeftConfig> read_peft_configs(const std::string& path, const std::string& text) {
+std::vector<PeftConfig> read_peft_configs(const std::string& path, const std::string& text,
+                                          std::vector<config::SyntaxProblem>* problems) {
   try {
     if (config::guess_format(path, text) == config::Format::Python)
-      return read_python(text);
-    return read_document(path, text);
+      return read_python(text, problems);
+    return read_document(path, text, problems);
   } catch (const std::exception&) { // never throws: an unreadable file holds no config
     return {};
   }

@@ -14,10 +14,13 @@ using Candidates = PerModel<std::vector<CompletionItem>>;
 // A file's PEFT configs (a script may hold several), read once per revision.
 class PeftDocument final : public DialectDocument {
 public:
-  PeftDocument(std::vector<PeftConfig> configs, std::shared_ptr<const Candidates> candidates)
-      : configs_(std::move(configs)), candidates_(std::move(candidates)) {}
+  PeftDocument(std::vector<PeftConfig> configs, std::vector<config::SyntaxProblem> problems,
+               std::shared_ptr<const Candidates> candidates)
+      : configs_(std::move(configs)), problems_(std::move(problems)),
+        candidates_(std::move(candidates)) {}
 
   bool empty() const override { return configs_.empty(); }
+  std::vector<config::SyntaxProblem> syntax_problems() const override { return problems_; }
 
   std::optional<std::string> model() const override {
     for (const PeftConfig& config : configs_)
@@ -84,6 +87,7 @@ private:
   }
 
   std::vector<PeftConfig> configs_;
+  std::vector<config::SyntaxProblem> problems_;
   std::shared_ptr<const Candidates> candidates_; // the dialect's
   PerModel<std::vector<Resolution>> resolutions_{1};
 };
@@ -96,7 +100,10 @@ public:
   }
   std::shared_ptr<const DialectDocument> read(const std::string& path,
                                               const std::string& text) const override {
-    return std::make_shared<const PeftDocument>(read_peft_configs(path, text), candidates_);
+    std::vector<config::SyntaxProblem> problems;
+    std::vector<PeftConfig> configs = read_peft_configs(path, text, &problems);
+    return std::make_shared<const PeftDocument>(std::move(configs), std::move(problems),
+                                                candidates_);
   }
 
 private:

@@ -278,3 +278,26 @@ TEST(LlmcompressorDialect, ExplainsColumnsLineUpPastALongClassName) {
 
 } // namespace
 } // namespace opscope::dialects::llmcompressor
+
+namespace opscope::dialects::llmcompressor {
+namespace {
+
+// A recipe PyYAML would refuse is said where, before any model has loaded: the user learns of the
+// typo without waiting for the model (or when there is none).
+TEST(LlmCompressorDialect, ARecipePyYamlRefusesIsAnErrorBeforeAnyModel) {
+  const std::string recipe = "quant_stage:\n"
+                             "  quant_modifiers:\n"
+                             "    QuantizationModifier:\n"
+                             "      targets: [\"Linear\"\n"
+                             "      scheme: W4A16\n";
+  std::shared_ptr<const DialectDocument> document = dialect().read("recipe.yaml", recipe);
+  ASSERT_FALSE(document->syntax_problems().empty());
+  std::vector<Diagnostic> found = document->diagnostics(Context{});
+  ASSERT_FALSE(found.empty());
+  EXPECT_EQ(found.front().code, "syntax");
+  EXPECT_EQ(found.front().severity, Severity::Error);
+  EXPECT_GE(found.front().range.start.line, 3);
+}
+
+} // namespace
+} // namespace opscope::dialects::llmcompressor

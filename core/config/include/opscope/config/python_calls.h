@@ -4,7 +4,7 @@
 // Read with tree-sitter's Python grammar (python_syntax.h), bounded like python_reader.cpp.
 #pragma once
 
-#include "opscope/config/document.h"
+#include "opscope/config/positions.h"
 #include "opscope/config/tree.h"
 
 #include <cstddef>

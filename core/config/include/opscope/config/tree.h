@@ -1,9 +1,10 @@
-// The generic tree both scanners produce: mappings, sequences, scalars and aliases with exact
-// ranges, values included (ConfigDocument::tree). Read by core/schema to check and complete
-// every key and value; built only by core/config's readers.
+// The generic tree the scanners produce: mappings, sequences, scalars and aliases with exact
+// ranges, values included. Every dialect reads its YAML and JSON through it (PEFT,
+// llm-compressor, coreai-opt's ConfigDocument::tree, which core/dialects/coreai/schema checks);
+// coreai-opt's Python reader builds one from config calls.
 #pragma once
 
-#include "opscope/config/document.h"
+#include "opscope/config/positions.h"
 
 #include <memory>
 #include <string>
@@ -15,8 +16,8 @@ namespace opscope::config::detail {
 struct Node;
 
 // A Python scalar's type, known from the literal written (Python configs only). YAML and JSON
-// scalars are Untyped: core/schema types them as PyYAML and json do. Expression: a value the
-// reader does not evaluate (`torch.int8`, a variable, an f-string): never checked.
+// scalars are Untyped: core/dialects/coreai/schema types them as PyYAML and json do. Expression: a
+// value the reader does not evaluate (`torch.int8`, a variable, an f-string): never checked.
 enum class ScalarType { Untyped, Str, Int, Float, Bool, Expression };
 
 struct Entry {
@@ -81,15 +82,8 @@ using detail::Node;
 using detail::ScalarType;
 using detail::Tree;
 
-// `text` read as a tree alone (no classification): for re-reading a document with a marker at
-// the cursor.
+// `text` read as a YAML (or JSON) tree. Python is no tree of its own: a dialect reads its
+// calls (python_calls.h), and `Format::Python` here yields an empty mapping.
 Tree scan_tree(std::string_view text, Format format);
-
-// The document re-read with `marker` written at `cursor`, so that a key or value being typed is
-// in the tree with the marker in its text. Python: the marker must be a valid identifier (it
-// may be a keyword argument's name being typed); the string the cursor is in is closed, and when
-// that leaves the marker outside any config, the statement is cut after the cursor's line and
-// its brackets closed. `cursor` past its line's end moves to that end and is updated.
-Tree scan_marked(const ConfigDocument& document, Position& cursor, std::string_view marker);
 
 } // namespace opscope::config

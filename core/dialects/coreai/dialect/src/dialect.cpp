@@ -3,7 +3,7 @@
 #include "document_impl.h"
 #include "schema_source.h"
 
-#include "opscope/config/local_edit.h"
+#include "opscope/coreai/config/local_edit.h"
 
 #include <utility>
 
@@ -16,9 +16,7 @@ class Session final : public DialectSession {
 public:
   std::shared_ptr<const DialectDocument> read(const Revision& revision, ReadHost& host) override {
     if (revision.number == 0) // read from disk: nothing is kept
-      return make_document({revision.parsed
-                                ? revision.parsed
-                                : std::make_shared<const config::ConfigDocument>(parse(revision)),
+      return make_document({std::make_shared<const config::ConfigDocument>(parse(revision)),
                             revision.named_as_config, std::make_shared<Decisions>(false), nullptr});
     bool patched = false;
     if (config_) {
@@ -68,12 +66,10 @@ public:
 
   // The dump of the project's coreai-opt version, else the built-in copy. The dump runs the
   // project's interpreter: only where its model's export may run too.
-  std::shared_ptr<const schema::Schema> schema_for(const ProjectView& project) const override {
+  std::shared_ptr<const void> schema_for(const ProjectView& project) const override {
     SchemaChoice choice = choose_schema(project.python);
     if (choice.missing_version && project.may_run_python && project.make_schema_dump) {
-      project.make_schema_dump({project.python, *choice.missing_version,
-                                schema_cache_path(*choice.missing_version), "coreai-opt",
-                                schema::builtin()->coreai_opt_version});
+      project.make_schema_dump(schema_dump(project.python, *choice.missing_version));
       choice = choose_schema(project.python); // made in-line by `check`
     }
     return choice.schema;

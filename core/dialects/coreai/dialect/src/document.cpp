@@ -39,7 +39,7 @@ std::vector<index::QueryEngine::Key> queried_keys(const config::ConfigDocument& 
 
 // The project's coreai-opt schema, else the built-in copy (which lives forever).
 const schema::Schema& schema_of(const Context& context) {
-  return context.schema ? *context.schema : *schema::builtin();
+  return schema::chosen_or_builtin(context.schema);
 }
 
 std::string_view root_key_of(index::Compressor compressor) {
@@ -52,6 +52,9 @@ public:
   explicit ConfigDocument(DocumentParts parts) : parts_(std::move(parts)) {}
 
   const config::ConfigDocument& config() const override { return *parts_.config; }
+  std::vector<config::SyntaxProblem> syntax_problems() const override {
+    return parts_.config->problems;
+  }
   std::shared_ptr<const config::ConfigDocument> shared_config() const override {
     return parts_.config;
   }

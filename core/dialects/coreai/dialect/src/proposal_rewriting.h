@@ -5,7 +5,7 @@
 // runs it only for a config whose actions were asked for.
 #pragma once
 
-#include "opscope/config/document.h"
+#include "opscope/coreai/config/document.h"
 #include "opscope/dialects/dialect.h"
 #include "opscope/index/index.h"
 

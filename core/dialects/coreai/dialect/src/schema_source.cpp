@@ -166,4 +166,25 @@ SchemaChoice choose_schema(const std::string& python) {
   return {found, std::nullopt};
 }
 
+SchemaDump schema_dump(const std::string& python, const std::string& version) {
+  SchemaDump dump;
+  dump.python = python;
+  dump.version = version;
+  dump.path = schema_cache_path(version);
+  dump.library = "coreai-opt";
+  dump.builtin_version = schema::builtin()->coreai_opt_version;
+  dump.max_bytes = schema::kMaxDumpBytes;
+  dump.why_not_a_dump = [version](const std::string& text) -> std::optional<std::string> {
+    auto parsed = schema::parse(text);
+    if (auto* why = std::get_if<std::string>(&parsed))
+      return "what it wrote is not a schema dump: " + *why;
+    const auto& dumped = std::get<std::shared_ptr<const schema::Schema>>(parsed);
+    if (dumped->coreai_opt_version != version)
+      return "it dumped coreai-opt " + dumped->coreai_opt_version + ", not the " + version +
+             " installed beside it";
+    return std::nullopt;
+  };
+  return dump;
+}
+
 } // namespace opscope::dialects::coreai

@@ -4,6 +4,7 @@
 // nothing is executed.
 #pragma once
 
+#include "opscope/dialects/dialect.h"
 #include "opscope/schema/schema.h"
 
 #include <filesystem>
@@ -33,5 +34,9 @@ struct SchemaChoice {
   std::optional<std::string> missing_version;
 };
 SchemaChoice choose_schema(const std::string& python);
+
+// The dump of coreai-opt `version` for the host to make with `python`: where it goes, and the
+// check of what the helper wrote (a schema dump of that very version).
+SchemaDump schema_dump(const std::string& python, const std::string& version);
 
 } // namespace opscope::dialects::coreai

@@ -4,7 +4,7 @@
 // leaves every weight's spec as it was is answered from the kept report.
 #pragma once
 
-#include "opscope/config/document.h"
+#include "opscope/coreai/config/document.h"
 #include "opscope/dialects/dialect.h"
 #include "opscope/index/index.h"
 #include "opscope/index/query.h"

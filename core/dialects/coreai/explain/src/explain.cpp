@@ -6,8 +6,8 @@
 #include "explain_weight_error.h"
 #include "paint.h"
 
-#include "opscope/config/values.h"
 #include "opscope/coreai/compressors.h"
+#include "opscope/coreai/config/values.h"
 #include "opscope/features/overridden.h"
 #include "opscope/features/prepare_failures.h"
 #include "opscope/features/schema_diagnostics.h"
@@ -141,8 +141,7 @@ int explain(const config::ConfigDocument& doc, const dialects::ExplainRequest& r
   const std::string& config_path = request.config_path;
   std::ostream& out = request.out;
   std::ostream& err = request.err;
-  const schema::Schema& schema =
-      request.context.schema ? *request.context.schema : *schema::builtin();
+  const schema::Schema& schema = schema::chosen_or_builtin(request.context.schema);
   const bool pruner = doc.root == config::Compressor::MagnitudePruner;
   // A config coreai-opt refuses (from_yaml / from_dict raise) does nothing: say why, as
   // `opscope check` would, instead of explaining what it cannot do.

@@ -6,7 +6,7 @@
 // JS, no network) is embedded at build time.
 #pragma once
 
-#include "opscope/config/document.h"
+#include "opscope/coreai/config/document.h"
 
 #include <nlohmann/json.hpp>
 

@@ -6,7 +6,7 @@
 
 #include "paint.h"
 
-#include "opscope/config/document.h"
+#include "opscope/coreai/config/document.h"
 #include "opscope/index/index.h"
 #include "opscope/resolve/resolve.h"
 

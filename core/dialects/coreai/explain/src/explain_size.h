@@ -3,7 +3,7 @@
 // an eager prepare(), the graph one for the graph Quantizer's weight fake-quants.
 #pragma once
 
-#include "opscope/config/document.h"
+#include "opscope/coreai/config/document.h"
 #include "opscope/dialects/dialect.h"
 #include "opscope/index/index.h"
 #include "opscope/resolve/resolve.h"

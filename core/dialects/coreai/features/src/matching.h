@@ -3,7 +3,7 @@
 // this file adds the config's scopes and the error column.
 #pragma once
 
-#include "opscope/config/document.h"
+#include "opscope/coreai/config/document.h"
 #include "opscope/features/model.h"
 #include "opscope/index/index.h"
 #include "opscope/index/query.h"

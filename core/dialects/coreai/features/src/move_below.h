@@ -5,7 +5,7 @@
 // YAML get no fix rather than an edit that could break them.
 #pragma once
 
-#include "opscope/config/document.h"
+#include "opscope/coreai/config/document.h"
 #include "opscope/features/diagnostics.h"
 
 #include <optional>

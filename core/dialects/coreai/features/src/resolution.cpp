@@ -1,7 +1,7 @@
 #include "resolution.h"
 
-#include "opscope/config/values.h"
 #include "opscope/coreai/compressors.h"
+#include "opscope/coreai/config/values.h"
 
 namespace opscope::features::detail {
 namespace {

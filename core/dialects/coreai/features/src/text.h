@@ -2,7 +2,7 @@
 // document in the right quoting, nearest-name suggestions, source locations.
 #pragma once
 
-#include "opscope/config/document.h"
+#include "opscope/coreai/config/document.h"
 #include "opscope/features/model.h"
 
 #include <optional>

@@ -1,6 +1,6 @@
 #include "opscope/propose/config_edit.h"
 
-#include "opscope/config/values.h"
+#include "opscope/coreai/config/values.h"
 
 #include <algorithm>
 #include <cctype>

@@ -1,6 +1,6 @@
 #include "opscope/propose/propose.h"
 
-#include "opscope/config/values.h"
+#include "opscope/coreai/config/values.h"
 #include "opscope/propose/config_edit.h"
 #include "opscope/resolve/resolve.h"
 #include "opscope/resolve/size.h"

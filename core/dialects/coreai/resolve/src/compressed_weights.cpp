@@ -1,6 +1,6 @@
 #include "compressed_weights.h"
 
-#include "opscope/config/values.h"
+#include "opscope/coreai/config/values.h"
 #include "opscope/resolve/eager_weights.h"
 #include "opscope/resolve/pruner.h"
 #include "opscope/resolve/size.h"

@@ -1,7 +1,7 @@
 #include "opscope/resolve/eager_weights.h"
 
 #include "op_entry.h"
-#include "opscope/config/values.h"
+#include "opscope/coreai/config/values.h"
 #include "opscope/index/query.h"
 #include "state_specs.h"
 

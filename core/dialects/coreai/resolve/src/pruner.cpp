@@ -1,7 +1,7 @@
 #include "opscope/resolve/pruner.h"
 
 #include "op_entry.h"
-#include "opscope/config/values.h"
+#include "opscope/coreai/config/values.h"
 #include "opscope/resolve/size.h"
 
 #include <algorithm>

@@ -1,6 +1,6 @@
 #include "opscope/resolve/size.h"
 
-#include "opscope/config/values.h"
+#include "opscope/coreai/config/values.h"
 #include "opscope/resolve/graph_weights.h"
 
 #include <algorithm>

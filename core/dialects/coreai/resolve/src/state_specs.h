@@ -3,7 +3,7 @@
 // defaults of a spec dict left unwritten, and which key of a spec dict names a tensor.
 #pragma once
 
-#include "opscope/config/document.h"
+#include "opscope/coreai/config/document.h"
 #include "opscope/index/index.h"
 #include "opscope/resolve/resolve.h"
 

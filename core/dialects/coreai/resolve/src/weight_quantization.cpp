@@ -1,7 +1,7 @@
 #include "opscope/resolve/weight_quantization.h"
 
 #include "compressed_weights.h"
-#include "opscope/config/values.h"
+#include "opscope/coreai/config/values.h"
 #include "opscope/resolve/eager_weights.h"
 #include "opscope/resolve/graph_weights.h"
 #include "opscope/resolve/size.h"

@@ -8,12 +8,10 @@
 // and CI cannot disagree about a config.
 #pragma once
 
-#include "opscope/config/document.h"
 #include "opscope/dialects/dialect.h"
 #include "opscope/index/index.h"
 #include "opscope/index/query.h"
 #include "opscope/project/project.h"
-#include "opscope/schema/schema.h"
 #include "opscope/trust/consent.h"
 #include "opscope/workspace/schema_dump.h"
 
@@ -36,10 +34,10 @@ struct Document {
   int version = 0;
   std::string text;
   std::uint64_t revision = 0; // unique per text the editor has held; 0: read from disk
-  // read_config(text, guess_format(path, text)), when the caller already read it (`explain`
-  // refuses a bad config before it looks for a model): analysed instead of a second parse of a
-  // text read from disk (revision 0).
-  std::shared_ptr<const config::ConfigDocument> config;
+  // The text as its dialect (dialect_for) already read it, when the caller did (`explain` asks
+  // what it refuses before it looks for a model): analysed instead of a second read of a text
+  // read from disk (revision 0).
+  std::shared_ptr<const dialects::DialectDocument> read;
 };
 
 enum class ModelState { Loading, Ready, Failed };
@@ -97,7 +95,7 @@ struct Analysis {
   const Model* model = nullptr; // set when the model may run
   trust::Need untrusted;        // set while the model may not run (no consent yet)
   // The dialect's schema for this project (Dialect::schema_for; null: it has none).
-  std::shared_ptr<const schema::Schema> schema;
+  std::shared_ptr<const void> schema;
 };
 
 class Workspace {

@@ -3,7 +3,7 @@
 // One set of types for every library, so the faces convert once.
 #pragma once
 
-#include "opscope/config/document.h"
+#include "opscope/config/positions.h"
 
 #include <cstddef>
 #include <string>

@@ -7,12 +7,11 @@
 // engine adds what is the same for every dialect (the model problem, LSP types, limits).
 #pragma once
 
-#include "opscope/config/document.h"
+#include "opscope/config/positions.h"
 #include "opscope/dialects/answers.h"
 #include "opscope/dialects/workers.h"
 #include "opscope/index/index.h"
 #include "opscope/index/query.h"
-#include "opscope/schema/schema.h"
 
 #include <chrono>
 #include <cstdint>
@@ -46,6 +45,10 @@ struct SchemaDump {
   std::string path;            // where the dump belongs: <cache>/schema/<library>-<version>.json
   std::string library;         // as messages name it ("coreai-opt")
   std::string builtin_version; // of the built-in schema that serves until the dump is there
+  std::uint64_t max_bytes = 0; // what the helper may write; more is refused unread
+  // Why `text`, what the helper wrote, is not a dump of this library at `version`; nothing
+  // when it is (the host then moves it into place).
+  std::function<std::optional<std::string>(const std::string& text)> why_not_a_dump;
 
   // Where the helper writes it first: beside `path`, unique to this process.
   std::string temporary() const;
@@ -75,8 +78,9 @@ struct Context {
   std::shared_ptr<const index::Index> index;
   std::shared_ptr<const index::QueryEngine> queries; // lookups over `index`, built when it loaded
   index::Compressor compressor = index::Compressor::None; // as the project resolved it
-  // The schema the dialect chose for this project (Dialect::schema_for); null: none.
-  std::shared_ptr<const schema::Schema> schema;
+  // The schema the dialect chose for this project (Dialect::schema_for), of its own type;
+  // null: none.
+  std::shared_ptr<const void> schema;
   // What the host measured of this document in the background (DialectDocument::measurement);
   // null when nothing was.
   std::shared_ptr<const Measured> measured;
@@ -193,6 +197,10 @@ public:
   virtual std::string why_not_a_config() const { return ""; }
   // Where the engine says why there is no model (the first line, or the config's root key).
   virtual config::Range problem_range() const { return {}; }
+  // Where the library's own loader (PyYAML, json) would refuse this text, or where the reader
+  // stopped on hostile input; `explain` refuses the file at the first. The default diagnostics
+  // report each, model or not.
+  virtual std::vector<config::SyntaxProblem> syntax_problems() const { return {}; }
   // Resolved on the graph's ops (a model torch.export could not trace is no model for it).
   virtual bool needs_graph() const { return false; }
 
@@ -292,8 +300,6 @@ struct Revision {
   // The user named the file as a config (`check` FILE): read it as one even without the
   // dialect's usual markers.
   bool named_as_config = false;
-  // The same text already parsed by the caller (`explain` refuses a bad config first).
-  std::shared_ptr<const config::ConfigDocument> parsed = nullptr;
 };
 
 // One open file, read by the dialect that recognised it: what lives across its revisions
@@ -321,8 +327,9 @@ public:
                                                       const std::string& text) const = 0;
   // What one open file keeps across its revisions (the default keeps nothing: read() each).
   virtual std::unique_ptr<DialectSession> open() const;
-  // The schema of this library as the project installs it, else a built-in copy (null: none).
-  virtual std::shared_ptr<const schema::Schema> schema_for(const ProjectView& project) const {
+  // The schema of this library as the project installs it, else a built-in copy (null: none),
+  // of the dialect's own type: handed back to its documents as Context::schema.
+  virtual std::shared_ptr<const void> schema_for(const ProjectView& project) const {
     (void)project;
     return nullptr;
   }

@@ -2,7 +2,7 @@
 // from names: one place, so a hover or `explain` reads alike whatever the library.
 #pragma once
 
-#include "opscope/config/document.h"
+#include "opscope/config/positions.h"
 #include "opscope/dialects/answers.h"
 #include "opscope/index/index.h"
 

@@ -2,7 +2,7 @@
 // types where a pattern key is typed; config field names and values elsewhere.
 #pragma once
 
-#include "opscope/config/context.h"
+#include "opscope/coreai/config/context.h"
 #include "opscope/features/model.h"
 
 #include <string>

@@ -3,7 +3,7 @@
 // completion, hover, diagnostics and definition; no LSP types.
 #pragma once
 
-#include "opscope/config/document.h"
+#include "opscope/coreai/config/document.h"
 #include "opscope/dialects/answers.h"
 #include "opscope/index/index.h"
 #include "opscope/index/query.h"

@@ -1,5 +1,5 @@
-// Completion and hover from coreai-opt's models (core/schema): keys at every level of a
-// config, specs included (only those not yet written), values (enums, literals, booleans,
+// Completion and hover from coreai-opt's models (core/dialects/coreai/schema): keys at every level
+// of a config, specs included (only those not yet written), values (enums, literals, booleans,
 // registered names, `null` where it disables), each with coreai-opt's documentation; hover on
 // a key or value shows that documentation and the default that applies when it is left out.
 #pragma once

@@ -1,5 +1,5 @@
-// Diagnostics for every key and value coreai-opt's own models refuse (core/schema), with a
-// code per kind and quick fixes for misspellings. No model needed.
+// Diagnostics for every key and value coreai-opt's own models refuse (core/dialects/coreai/schema),
+// with a code per kind and quick fixes for misspellings. No model needed.
 #pragma once
 
 #include "opscope/features/diagnostics.h"

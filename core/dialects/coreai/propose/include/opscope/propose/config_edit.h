@@ -5,7 +5,7 @@
 // rest of the file stays as written; JSON is written back from its values (indent 2).
 #pragma once
 
-#include "opscope/config/document.h"
+#include "opscope/coreai/config/document.h"
 
 #include <nlohmann/json.hpp>
 

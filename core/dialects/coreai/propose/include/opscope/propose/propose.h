@@ -10,7 +10,7 @@
 // before it is returned, and must come out as chosen.
 #pragma once
 
-#include "opscope/config/document.h"
+#include "opscope/coreai/config/document.h"
 #include "opscope/dialects/workers.h"
 #include "opscope/index/index.h"
 #include "opscope/resolve/bit_allocation.h"

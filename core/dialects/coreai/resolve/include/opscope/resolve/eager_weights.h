@@ -21,7 +21,7 @@
 // Pure: reads the parsed document, its values and the index.
 #pragma once
 
-#include "opscope/config/document.h"
+#include "opscope/coreai/config/document.h"
 #include "opscope/index/index.h"
 #include "opscope/resolve/resolve.h"
 

@@ -14,7 +14,7 @@
 // Pure: reads only the parsed document, its values and the index.
 #pragma once
 
-#include "opscope/config/document.h"
+#include "opscope/coreai/config/document.h"
 #include "opscope/index/index.h"
 #include "opscope/index/query.h"
 #include "opscope/resolve/eager_weights.h"

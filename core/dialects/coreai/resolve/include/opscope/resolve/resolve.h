@@ -15,7 +15,7 @@
 // Pure: reads only the parsed document and the index. No LSP, no CLI.
 #pragma once
 
-#include "opscope/config/document.h"
+#include "opscope/coreai/config/document.h"
 #include "opscope/index/index.h"
 #include "opscope/index/query.h"
 

@@ -15,7 +15,7 @@
 // instead of guessing.
 #pragma once
 
-#include "opscope/config/document.h"
+#include "opscope/coreai/config/document.h"
 #include "opscope/index/index.h"
 #include "opscope/resolve/eager_weights.h"
 

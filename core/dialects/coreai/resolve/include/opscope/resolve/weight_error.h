@@ -6,7 +6,7 @@
 // model with no weights to read gets the report's `unavailable` once instead.
 #pragma once
 
-#include "opscope/config/document.h"
+#include "opscope/coreai/config/document.h"
 #include "opscope/dialects/workers.h"
 #include "opscope/index/index.h"
 #include "opscope/resolve/resolve.h"

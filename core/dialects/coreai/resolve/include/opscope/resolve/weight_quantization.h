@@ -7,7 +7,7 @@
 // Pure: reads the parsed document, its values, the index and the resolution.
 #pragma once
 
-#include "opscope/config/document.h"
+#include "opscope/coreai/config/document.h"
 #include "opscope/index/index.h"
 #include "opscope/resolve/resolve.h"
 

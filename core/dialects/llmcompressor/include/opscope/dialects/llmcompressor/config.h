@@ -6,7 +6,7 @@
 // completion.
 #pragma once
 
-#include "opscope/config/document.h"
+#include "opscope/config/positions.h"
 #include "opscope/dialects/written.h"
 
 #include <optional>
@@ -90,8 +90,11 @@ struct Modifier {
 
 // The modifiers of one file, in source order. Never throws; a half-typed file yields what can
 // be read. JSON with `quantization_config` (or config.json) is a checkpoint; YAML holds the
-// modifiers at any of the recipe's levels; Python holds modifier calls.
-std::vector<Modifier> read_llmcompressor_configs(const std::string& path, const std::string& text);
+// modifiers at any of the recipe's levels; Python holds modifier calls. `problems`, when given:
+// where the text would not load (PyYAML, json), or was read in part.
+std::vector<Modifier>
+read_llmcompressor_configs(const std::string& path, const std::string& text,
+                           std::vector<config::SyntaxProblem>* problems = nullptr);
 bool looks_like_llmcompressor(const std::string& path, const std::string& text);
 
 // The modifier classes read (llmcompressor.modifiers).

@@ -4,7 +4,7 @@
 // Every string keeps where it is written, for messages, hover and completion.
 #pragma once
 
-#include "opscope/config/document.h"
+#include "opscope/config/positions.h"
 #include "opscope/dialects/written.h"
 
 #include <optional>
@@ -54,7 +54,9 @@ struct PeftConfig {
 // `lora_target_modules` / `lora_target_linear` / `adapter: lora|qlora`, LLaMA-Factory when it
 // has `lora_target` / `finetuning_type: lora`; Python holds PEFT config class calls (a
 // `from_pretrained("id")` in the same file names the base model when the call does not).
-std::vector<PeftConfig> read_peft_configs(const std::string& path, const std::string& text);
+// `problems`, when given: where the text would not load (PyYAML, json), or was read in part.
+std::vector<PeftConfig> read_peft_configs(const std::string& path, const std::string& text,
+                                          std::vector<config::SyntaxProblem>* problems = nullptr);
 bool looks_like_peft(const std::string& path, const std::string& text);
 
 } // namespace opscope::dialects::peft

@@ -4,7 +4,7 @@
 // root key coreai-opt loads (or that the user named as configs).
 #pragma once
 
-#include "opscope/config/document.h"
+#include "opscope/coreai/config/document.h"
 #include "opscope/dialects/dialect.h"
 #include "opscope/index/index.h"
 #include "opscope/resolve/resolve.h"

@@ -3,7 +3,7 @@
 // weight error measured on real weights, as a table, JSON or the treemap page.
 #pragma once
 
-#include "opscope/config/document.h"
+#include "opscope/coreai/config/document.h"
 #include "opscope/dialects/dialect.h"
 #include "opscope/index/index.h"
 

@@ -1,7 +1,7 @@
 // Keeping a Python file's read across an edit that cannot change it (python_edit.cpp).
 #pragma once
 
-#include "opscope/config/document.h"
+#include "opscope/coreai/config/document.h"
 
 #include <string>
 

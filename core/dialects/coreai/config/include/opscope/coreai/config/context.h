@@ -1,7 +1,7 @@
 // What may be typed at a cursor position in a config: the input of completion.
 #pragma once
 
-#include "opscope/config/document.h"
+#include "opscope/coreai/config/document.h"
 
 #include <string>
 #include <vector>

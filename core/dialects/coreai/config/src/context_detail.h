@@ -2,8 +2,8 @@
 // them to agree wherever the fast one answers.
 #pragma once
 
-#include "opscope/config/context.h"
 #include "opscope/config/tree.h"
+#include "opscope/coreai/config/context.h"
 
 #include <optional>
 

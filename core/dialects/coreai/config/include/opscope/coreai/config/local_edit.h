@@ -7,7 +7,7 @@
 // opposite case: an edit in code that holds no config call keeps the read (python_edit.cpp).
 #pragma once
 
-#include "opscope/config/document.h"
+#include "opscope/coreai/config/document.h"
 
 #include <optional>
 #include <string>

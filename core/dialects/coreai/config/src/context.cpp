@@ -2,11 +2,11 @@
 // (like a compiler's code-completion token): whatever key, value or half-typed
 // word the marker lands in tells what is being typed, through every broken
 // shape the reader already tolerates.
-#include "opscope/config/context.h"
+#include "opscope/coreai/config/context.h"
 
 #include "classify.h"
 #include "context_detail.h"
-#include "tree.h"
+#include "python_reader.h"
 
 #include <algorithm>
 

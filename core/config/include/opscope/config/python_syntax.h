@@ -4,7 +4,7 @@
 // coreai-opt reader (python_reader.cpp) and the generic call reader (python_calls.cpp).
 #pragma once
 
-#include "tree.h"
+#include "opscope/config/scanner.h"
 
 #include <tree_sitter/api.h>
 

@@ -1,9 +1,9 @@
-// The scanners' internals: source positions, the YAML, JSON, flow and Python readers that
-// build the node tree (opscope/config/tree.h, the public part), anchors. The classifier
-// (classify.cpp) reads coreai-opt meaning into the tree.
+// The scanners under opscope/config/tree.h, for a dialect's own reader built on them
+// (coreai-opt's Python reader and its cursor context): source positions, quoted scalars, the
+// YAML, JSON and flow readers, anchors.
 #pragma once
 
-#include "opscope/config/document.h"
+#include "opscope/config/positions.h"
 #include "opscope/config/tree.h"
 
 #include <algorithm>
@@ -63,26 +63,6 @@ QuotedScalar read_quoted(std::string_view text, std::size_t open_quote);
 
 Tree scan_yaml(const SourceText& source);
 Tree scan_json(const SourceText& source);
-
-// A Python file's config calls as the tree of a config document: a root mapping with one
-// `quantization_config` (etc.) entry per config class call or setter call, whose keys are
-// the class names or setters as written (python_reader.cpp).
-struct PythonRead {
-  Tree tree;
-  std::vector<UncheckedName> unchecked;
-  std::vector<std::pair<int, int>> config_lines;
-};
-PythonRead scan_python(const SourceText& source);
-
-// A module config written apart from any top config (`cfg = ModuleQuantizerConfig(...)`, used
-// later through the variable): read as a global_config, without being one.
-inline constexpr const char* kDetachedModuleConfig = "\x1f"
-                                                     "detached_module_config";
-
-// A spec, granularity or op config built on its own (`w = QuantizationSpec(...)`): a root
-// entry without a colon, which classification passes over, for core/schema to check the call.
-inline constexpr const char* kDetachedValue = "\x1f"
-                                              "detached_value";
 
 // Reads a flow collection or scalar at `offset` (JSON, or YAML flow style). In
 // YAML, an unterminated collection stops at the first later line indented at

@@ -3,7 +3,7 @@
 // Tolerant like the rest of core/config: a half-typed document yields what can be read.
 #pragma once
 
-#include "opscope/config/document.h"
+#include "opscope/coreai/config/document.h"
 
 #include <nlohmann/json.hpp>
 

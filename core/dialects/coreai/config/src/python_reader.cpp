@@ -3,9 +3,9 @@
 // Python grammar parses (it recovers from the broken code of a file being typed); this file
 // turns the calls it finds into the tree the YAML reader produces, so classification and
 // every feature work unchanged.
+#include "python_reader.h"
+#include "opscope/config/python_syntax.h"
 #include "python_names.h"
-#include "python_syntax.h"
-#include "tree.h"
 
 #include <tree_sitter/api.h>
 
@@ -30,7 +30,7 @@ using coreai::ConfigLevel;
 
 // coreai-opt 0.4.0's other pydantic classes a config holds (specs, granularities, schedules):
 // a call of one is read as a mapping of its keyword arguments, named by the class, for
-// core/schema to check. A class missing here is read as an expression: not checked.
+// core/dialects/coreai/schema to check. A class missing here is read as an expression: not checked.
 constexpr std::string_view kValueClasses[] = {
     "QuantizationSpec",
     "PalettizationSpec",

@@ -112,4 +112,8 @@ std::variant<std::shared_ptr<const Schema>, std::string> parse(std::string_view 
 // The committed dump of coreai-opt 0.4.0, compiled in.
 std::shared_ptr<const Schema> builtin();
 
+// The schema the coreai-opt dialect chose for a project (Dialect::schema_for, handed back as
+// Context::schema), else the built-in copy.
+const Schema& chosen_or_builtin(const std::shared_ptr<const void>& chosen);
+
 } // namespace opscope::schema

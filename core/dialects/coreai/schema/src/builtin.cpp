@@ -16,4 +16,8 @@ std::shared_ptr<const Schema> builtin() {
   return schema;
 }
 
+const Schema& chosen_or_builtin(const std::shared_ptr<const void>& chosen) {
+  return chosen ? *static_cast<const Schema*>(chosen.get()) : *builtin();
+}
+
 } // namespace opscope::schema

@@ -1,8 +1,6 @@
 #include "classify.h"
 #include "context_detail.h"
-#include "tree.h"
-
-#include <algorithm>
+#include "python_reader.h"
 
 namespace opscope::config {
 
@@ -38,11 +36,10 @@ ConfigDocument read_config(std::string text, Format format) {
   return doc;
 }
 
-Tree scan_tree(std::string_view text, Format format) {
-  detail::SourceText source(text);
+Tree scan_config_tree(std::string_view text, Format format) {
   if (format == Format::Python)
-    return detail::scan_python(source).tree;
-  return format == Format::Json ? detail::scan_json(source) : detail::scan_yaml(source);
+    return detail::scan_python(detail::SourceText(text)).tree;
+  return scan_tree(text, format);
 }
 
 Tree scan_marked(const ConfigDocument& document, Position& cursor, std::string_view marker) {
@@ -53,25 +50,7 @@ Tree scan_marked(const ConfigDocument& document, Position& cursor, std::string_v
     return detail::python_scan_marked(document.text, offset, marker);
   std::string marked = document.text;
   marked.insert(offset, marker);
-  return scan_tree(marked, document.format);
-}
-
-Format guess_format(const std::string& path, const std::string& text) {
-  auto ends_with = [&](const char* suffix) {
-    std::string s(suffix);
-    return path.size() >= s.size() &&
-           std::equal(s.rbegin(), s.rend(), path.rbegin(), [](char a, char b) {
-             return a == std::tolower(static_cast<unsigned char>(b));
-           });
-  };
-  if (ends_with(".json"))
-    return Format::Json;
-  if (ends_with(".py"))
-    return Format::Python;
-  if (ends_with(".yaml") || ends_with(".yml"))
-    return Format::Yaml;
-  auto first = text.find_first_not_of(" \t\r\n");
-  return first != std::string::npos && text[first] == '{' ? Format::Json : Format::Yaml;
+  return scan_config_tree(marked, document.format);
 }
 
 } // namespace opscope::config

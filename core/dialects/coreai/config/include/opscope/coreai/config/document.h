@@ -3,8 +3,10 @@
 // key it can recognise, with its table, its scope and its exact range, so completion, hover and
 // diagnostics work on documents no strict YAML or JSON parser would accept. No LibTorch, no LSP
 // types: positions are 0-based lines and byte columns (the protocol layer converts to UTF-16).
+// The scanners under it are every library's (core/config); this reading is coreai-opt's.
 #pragma once
 
+#include "opscope/config/positions.h"
 #include "opscope/coreai/compressors.h"
 #include "opscope/coreai/tables.h"
 
@@ -12,6 +14,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -20,22 +23,7 @@ namespace opscope::config {
 namespace detail {
 struct Tree;
 }
-
-struct Position {
-  int line = 0;     // 0-based
-  int byte_col = 0; // 0-based, in bytes of the line
-  auto operator<=>(const Position&) const = default;
-};
-
-struct Range {
-  Position start;
-  Position end; // exclusive
-  bool operator==(const Range&) const = default;
-  bool contains(Position p) const { return start <= p && p <= end; }
-};
-
-// Python: the config class calls and setters of a training script (python_reader.cpp).
-enum class Format { Yaml, Json, Python };
+using detail::Tree;
 
 // A config's top-level key names its compressor (coreai::find_by_root_key); the four
 // tables whose keys name parts of the model are coreai-opt's (opscope/coreai/tables.h).
@@ -90,21 +78,6 @@ struct DuplicateKey {
   Range duplicate; // the later occurrence, which wins in coreai-opt (PyYAML/json keep the last)
 };
 
-// A syntax problem the strict loader (PyYAML / json) would reject, or a limit the
-// reader enforces on hostile input (nesting depth, alias expansion).
-struct SyntaxProblem {
-  Range range;
-  std::string message;
-  std::string code = "syntax"; // stable id: "syntax", "too-deep", "alias-expansion"
-};
-
-// Deeper than any coreai-opt config (they need about 6 levels): the readers stop here, so
-// a hostile `x: [[[[...` is one diagnostic instead of a stack overflow.
-inline constexpr int kMaxNesting = 256;
-// YAML aliases and merge keys (`<<: [*a, *a]`) may expand to at most this many entries
-// beyond those written (a "billion laughs" document stops here, with one diagnostic).
-inline constexpr std::size_t kMaxAliasedEntries = 100'000;
-
 // A key coreai-opt does not accept where it is written (its pydantic models
 // forbid extra fields): usually a typo such as `module_name_config`.
 struct UnknownField {
@@ -139,7 +112,7 @@ struct ConfigDocument {
   std::vector<DuplicateKey> duplicates;
   std::vector<SyntaxProblem> problems;
   std::vector<UnknownField> unknown_fields;
-  // The scanned tree (values too), for core/schema's check of every key and value.
+  // The scanned tree (values too), for core/dialects/coreai/schema's check of every key and value.
   std::shared_ptr<const detail::Tree> tree;
   std::vector<UncheckedName> unchecked; // Python only
   // Python: the lines [first, last] of each statement holding a config call, so that an edit
@@ -150,8 +123,15 @@ struct ConfigDocument {
 // Reads `text` as `format`; never throws.
 ConfigDocument read_config(std::string text, Format format);
 
-// Picks the format from the file name (.json -> Json, .py -> Python, else Yaml), falling back to
-// the content (a document starting with `{` is JSON).
-Format guess_format(const std::string& path, const std::string& text);
+// `text` read as a tree alone (no classification): YAML and JSON as core/config scans them,
+// Python as the tree of its coreai-opt config calls (python_reader.cpp).
+Tree scan_config_tree(std::string_view text, Format format);
+
+// The document re-read with `marker` written at `cursor`, so that a key or value being typed is
+// in the tree with the marker in its text. Python: the marker must be a valid identifier (it
+// may be a keyword argument's name being typed); the string the cursor is in is closed, and when
+// that leaves the marker outside any config, the statement is cut after the cursor's line and
+// its brackets closed. `cursor` past its line's end moves to that end and is updated.
+Tree scan_marked(const ConfigDocument& document, Position& cursor, std::string_view marker);
 
 } // namespace opscope::config

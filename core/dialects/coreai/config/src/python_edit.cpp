@@ -9,7 +9,7 @@
 #include "python_edit.h"
 #include "splice.h"
 
-#include "tree.h"
+#include "python_reader.h"
 
 #include <algorithm>
 #include <cctype>

@@ -1,7 +1,7 @@
 // The cursor's context in a Python config: only inside a string that is (or is becoming) a
 // pattern key. Elsewhere the user's Python tools answer, and opscope says nothing.
 #include "context_detail.h"
-#include "tree.h"
+#include "python_reader.h"
 
 #include <algorithm>
 #include <optional>

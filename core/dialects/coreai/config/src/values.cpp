@@ -1,6 +1,6 @@
-#include "opscope/config/values.h"
+#include "opscope/coreai/config/values.h"
 
-#include "tree.h"
+#include "python_reader.h"
 
 #include <cerrno>
 #include <cstdlib>
@@ -144,7 +144,7 @@ std::optional<nlohmann::ordered_json> convert_tree(const detail::Tree& tree, For
 } // namespace
 
 std::optional<nlohmann::ordered_json> read_values(const std::string& text, Format format) {
-  return convert_tree(scan_tree(text, format), format);
+  return convert_tree(scan_config_tree(text, format), format);
 }
 
 std::optional<nlohmann::ordered_json> read_values(const ConfigDocument& document) {

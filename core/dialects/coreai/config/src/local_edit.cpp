@@ -1,4 +1,4 @@
-#include "opscope/config/local_edit.h"
+#include "opscope/coreai/config/local_edit.h"
 
 #include "python_edit.h"
 #include "splice.h"

@@ -4,7 +4,7 @@
 // config's tree, through anchors and merges.
 #pragma once
 
-#include "opscope/config/document.h"
+#include "opscope/coreai/config/document.h"
 #include "opscope/schema/schema.h"
 
 #include <optional>

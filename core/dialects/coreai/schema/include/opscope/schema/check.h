@@ -4,7 +4,7 @@
 // scalars typed as PyYAML types them and coerced as pydantic's lax mode coerces them.
 #pragma once
 
-#include "opscope/config/document.h"
+#include "opscope/coreai/config/document.h"
 #include "opscope/schema/schema.h"
 
 #include <string>

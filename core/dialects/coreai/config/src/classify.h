@@ -2,8 +2,8 @@
 // of which table, in which scope; which are config fields, at which level.
 #pragma once
 
-#include "opscope/config/context.h"
-#include "tree.h"
+#include "opscope/coreai/config/context.h"
+#include "python_reader.h"
 
 #include <functional>
 
