@@ -67,6 +67,7 @@ std::vector<PeftConfig> read_python(const std::string& text,
     c.class_name = call.function;
     c.anchor = call.function_range;
     detail::read_fields(*call.arguments, detail::kPeftFields, c);
+    c.keys = detail::keys_written(*call.arguments);
     if (call.arguments->partial)
       c.unreadable.push_back(call.arguments->range);
     if (!c.base_model)
@@ -94,6 +95,7 @@ std::vector<PeftConfig> read_document(const std::string& path, const std::string
         type && type->kind == Node::Kind::Scalar)
       c.class_name = class_of_peft_type(type->scalar);
     detail::read_fields(*root, detail::kPeftFields, c);
+    c.keys = detail::keys_written(*root);
     return {std::move(c)};
   }
   if (detail::find(*root, "lora_target_modules") || detail::find(*root, "lora_target_linear") ||

@@ -29,6 +29,24 @@ public:
     return std::nullopt;
   }
 
+  // The keys are checked before any model has loaded (and when none can).
+  std::vector<Diagnostic> diagnostics(const Context& context) const override {
+    std::vector<Diagnostic> out = DialectDocument::diagnostics(context);
+    for (const PeftConfig& config : configs_) {
+      std::vector<Diagnostic> found = diagnose_fields(config);
+      out.insert(out.end(), std::make_move_iterator(found.begin()),
+                 std::make_move_iterator(found.end()));
+    }
+    return out;
+  }
+
+  std::optional<Hover> hover_at(const Context& context, config::Position cursor) const override {
+    if (const PeftConfig* config = config_at(cursor))
+      if (std::optional<Hover> on_key = field_hover(*config, cursor))
+        return on_key;
+    return DialectDocument::hover_at(context, cursor);
+  }
+
   std::vector<Diagnostic> diagnose(const index::Index& model) const override {
     std::vector<Diagnostic> out;
     const auto resolved = resolutions(model);

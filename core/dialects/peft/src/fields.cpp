@@ -233,4 +233,11 @@ void read_fields(const Node& map, std::span<const FieldKey> fields, PeftConfig& 
   }
 }
 
+std::vector<Written> keys_written(const Node& map) {
+  std::vector<Written> out;
+  for (const config::Entry& e : map.entries)
+    out.push_back({e.key, e.key_range});
+  return out;
+}
+
 } // namespace opscope::dialects::peft::detail

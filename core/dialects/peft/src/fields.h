@@ -84,5 +84,7 @@ bool scalar_is(const config::Node& map, std::string_view key,
                std::initializer_list<std::string_view> values);
 // Every key of `fields` found in `map`, read into `out` (unreadable values noted).
 void read_fields(const config::Node& map, std::span<const FieldKey> fields, PeftConfig& out);
+// Every key of `map` as written (a call's keywords, a JSON object's keys), in order.
+std::vector<Written> keys_written(const config::Node& map);
 
 } // namespace opscope::dialects::peft::detail

@@ -120,3 +120,56 @@ TEST(PeftFeatures, CompletionOffersLeafNamesWithCountsAndTypesThenFullNames) {
 
 } // namespace
 } // namespace opscope::dialects::peft
+
+namespace opscope::dialects::peft {
+namespace {
+
+// A keyword LoraConfig does not take fails the script at once (TypeError), after the user has
+// waited for the model to load: said as it is typed, with the field meant.
+TEST(PeftFields, AKeywordTheClassDoesNotTakeIsAnErrorWithTheFieldMeant) {
+  PeftConfig c = read_one("LoraConfig(r=8, target_module=[\"q_proj\"], lora_dropout=0.1)\n");
+  std::vector<Diagnostic> found = diagnose_fields(c);
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0].code, "unknown-field");
+  EXPECT_EQ(found[0].severity, Severity::Error);
+  EXPECT_NE(found[0].message.find("TypeError"), std::string::npos) << found[0].message;
+  ASSERT_FALSE(found[0].fixes.empty());
+  EXPECT_EQ(found[0].fixes[0].edit.new_text, "target_modules");
+  EXPECT_EQ(found[0].range.start.byte_col, 16);
+  EXPECT_EQ(found[0].range.end.byte_col, 29);
+}
+
+// from_pretrained drops an adapter_config.json key its class lacks, with a warning: the fix keeps
+// the JSON quotes.
+TEST(PeftFields, AnAdapterConfigKeyIsAWarningAndItsFixKeepsTheQuotes) {
+  std::vector<PeftConfig> read = read_peft_configs(
+      "adapter_config.json",
+      "{\"peft_type\": \"LORA\", \"target_modules\": [\"q_proj\"], \"lora_dropuot\": 0.1}\n");
+  ASSERT_EQ(read.size(), 1u);
+  std::vector<Diagnostic> found = diagnose_fields(read[0]);
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0].severity, Severity::Warning);
+  ASSERT_FALSE(found[0].fixes.empty());
+  EXPECT_EQ(found[0].fixes[0].edit.new_text, "\"lora_dropout\"");
+}
+
+TEST(PeftFields, HoverOnAKeywordShowsItsTypeAndPeftsHelp) {
+  PeftConfig c = read_one("LoraConfig(r=8, target_modules=[\"q_proj\"])\n");
+  std::optional<Hover> h = field_hover(c, {0, 11});
+  ASSERT_TRUE(h.has_value());
+  EXPECT_NE(h->markdown.find("**r** `int`"), std::string::npos) << h->markdown;
+  EXPECT_NE(h->markdown.find("Lora attention dimension"), std::string::npos) << h->markdown;
+  EXPECT_FALSE(field_hover(c, {0, 33}).has_value()); // inside the target list: not a key
+}
+
+// axolotl's keys are axolotl's: not checked against LoraConfig.
+TEST(PeftFields, TheFrameworksYamlKeysAreNotPeftFields) {
+  std::vector<PeftConfig> read =
+      read_peft_configs("axolotl.yaml", "base_model: x\nadapter: lora\nlora_r: 8\n"
+                                        "lora_target_modules: [q_proj]\nmicro_batch_size: 2\n");
+  ASSERT_EQ(read.size(), 1u);
+  EXPECT_TRUE(diagnose_fields(read[0]).empty());
+}
+
+} // namespace
+} // namespace opscope::dialects::peft

@@ -47,6 +47,9 @@ struct PeftConfig {
   std::optional<Written> base_model; // a Hugging Face id or a local path
   // Values written that opscope cannot read (a variable, **kwargs): said, not guessed.
   std::vector<config::Range> unreadable;
+  // Every key written as one of the class's own fields (a call's keywords, adapter_config.json's
+  // keys; not the frameworks' YAML keys), checked against the class's fields.
+  std::vector<Written> keys;
 };
 
 // Is this file a PEFT config, and which ones does it hold? Never throws; a half-typed file

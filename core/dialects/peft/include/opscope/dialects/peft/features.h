@@ -17,7 +17,7 @@ namespace opscope::dialects::peft {
 // The answers' types are every dialect's (opscope/dialects/answers.h). Diagnostic codes, stable:
 // "no-match", "unsupported-module", "layer-out-of-range", "pattern-no-match", "save-suffix",
 // "all-excluded", "targets-excluded", "no-target", "regex", "layers-with-regex",
-// "layers-pattern-alone", "rank", "save-unwrappable", "unreadable"
+// "layers-pattern-alone", "rank", "save-unwrappable", "unreadable", "unknown-field"
 using dialects::CompletionItem;
 using dialects::Diagnostic;
 using dialects::Fix;
@@ -29,6 +29,13 @@ std::vector<Diagnostic> diagnose(const PeftConfig& config, const Resolution& res
 
 std::optional<Hover> hover(const PeftConfig& config, const Resolution& resolution,
                            const index::Index& model, config::Position cursor);
+
+// Whatever the model: each key of a LoraConfig(...) call or an adapter_config.json that its
+// class does not take (the call raises TypeError; loading the adapter ignores it with a
+// warning), with the nearest field names as fixes.
+std::vector<Diagnostic> diagnose_fields(const PeftConfig& config);
+// On a key the class takes: its type and PEFT's help text (no model needed).
+std::optional<Hover> field_hover(const PeftConfig& config, config::Position cursor);
 
 // Every module name of `model` a completion offers, best first: leaf names with how many
 // modules bear them and their types (`q_proj`, "×80 Linear"), then full names. Each is written
