@@ -67,6 +67,22 @@ def test_a_lora_script_is_checked_completed_and_hovered_against_its_base_model(m
                           text_position(uri, 4, line.index('"q_proj"') + 2))
     text = hover["contents"]["value"] if isinstance(hover["contents"], dict) else str(hover)
     assert "model.layers.0.self_attn.q_proj" in text and "model.layers.1.self_attn.q_proj" in text
+
+    # Hover on the `r` keyword: its type and PEFT's own help.
+    hover = client.result("textDocument/hover", text_position(uri, 4, line.index("r=8")))
+    text = hover["contents"]["value"] if isinstance(hover["contents"], dict) else str(hover)
+    assert "`int`" in text and "Lora attention dimension" in text, text
+    # A keyword LoraConfig does not take is an error as it is typed (the script would raise
+    # TypeError), with the field meant.
+    mark = client.mark()
+    client.change(uri, 2, SCRIPT.replace("lora_alpha=16", "lora_alpah=16"))
+
+    def has_unknown_field(diags):
+        return any(d.get("code") == "unknown-field" for d in diags)
+
+    diags = client.diagnostics(uri, has_unknown_field, timeout=60, start=mark)
+    unknown = [d for d in diags if d.get("code") == "unknown-field"]
+    assert unknown[0]["severity"] == 1 and "`lora_alpha`" in unknown[0]["message"], unknown
     assert client.shutdown_and_exit() == 0
     assert any("exporting" in line for line in client.stderr_lines), client.stderr_lines
 
