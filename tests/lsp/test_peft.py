@@ -72,6 +72,12 @@ def test_a_lora_script_is_checked_completed_and_hovered_against_its_base_model(m
     hover = client.result("textDocument/hover", text_position(uri, 4, line.index("r=8")))
     text = hover["contents"]["value"] if isinstance(hover["contents"], dict) else str(hover)
     assert "`int`" in text and "Lora attention dimension" in text, text
+    # Right inside `LoraConfig(`: its keywords, each with its type (those written are left out).
+    listed = client.result("textDocument/completion",
+                           text_position(uri, 4, line.index("LoraConfig(") + len("LoraConfig(")))
+    fields = {item["label"]: item.get("detail", "") for item in listed["items"]}
+    assert "lora_dropout" in fields and "float" in fields["lora_dropout"], sorted(fields)[:20]
+    assert "lora_alpha" not in fields and "target_modules" not in fields, sorted(fields)
     # A keyword LoraConfig does not take is an error as it is typed (the script would raise
     # TypeError), with the field meant.
     mark = client.mark()

@@ -66,6 +66,7 @@ std::vector<PeftConfig> read_python(const std::string& text,
     c.source = Source::PythonCall;
     c.class_name = call.function;
     c.anchor = call.function_range;
+    c.call = call.range;
     detail::read_fields(*call.arguments, detail::kPeftFields, c);
     c.keys = detail::keys_written(*call.arguments);
     if (call.arguments->partial)

@@ -15,8 +15,8 @@ using Candidates = PerModel<std::vector<CompletionItem>>;
 class PeftDocument final : public DialectDocument {
 public:
   PeftDocument(std::vector<PeftConfig> configs, std::vector<config::SyntaxProblem> problems,
-               std::shared_ptr<const Candidates> candidates)
-      : configs_(std::move(configs)), problems_(std::move(problems)),
+               std::string text, std::shared_ptr<const Candidates> candidates)
+      : configs_(std::move(configs)), problems_(std::move(problems)), text_(std::move(text)),
         candidates_(std::move(candidates)) {}
 
   bool empty() const override { return configs_.empty(); }
@@ -45,6 +45,20 @@ public:
       if (std::optional<Hover> on_key = field_hover(*config, cursor))
         return on_key;
     return DialectDocument::hover_at(context, cursor);
+  }
+
+  // A keyword being typed in a config call: the class's fields, model or not.
+  CompletionList completion(const Context& context, config::Position cursor,
+                            const CompletionOptions& options) const override {
+    if (const PeftConfig* config = config_at(cursor)) {
+      CompletionList keywords{true, complete_fields(*config, text_, cursor)};
+      if (!keywords.items.empty()) {
+        if (keywords.items.size() > options.max_items)
+          keywords.items.resize(options.max_items);
+        return keywords;
+      }
+    }
+    return DialectDocument::completion(context, cursor, options);
   }
 
   std::vector<Diagnostic> diagnose(const index::Index& model) const override {
@@ -106,6 +120,7 @@ private:
 
   std::vector<PeftConfig> configs_;
   std::vector<config::SyntaxProblem> problems_;
+  std::string text_;                             // for the keyword being typed
   std::shared_ptr<const Candidates> candidates_; // the dialect's
   PerModel<std::vector<Resolution>> resolutions_{1};
 };
@@ -120,7 +135,7 @@ public:
                                               const std::string& text) const override {
     std::vector<config::SyntaxProblem> problems;
     std::vector<PeftConfig> configs = read_peft_configs(path, text, &problems);
-    return std::make_shared<const PeftDocument>(std::move(configs), std::move(problems),
+    return std::make_shared<const PeftDocument>(std::move(configs), std::move(problems), text,
                                                 candidates_);
   }
 

@@ -5,6 +5,7 @@
 #include "opscope/index/nearest.h"
 
 #include <algorithm>
+#include <cctype>
 
 namespace opscope::dialects::peft {
 namespace {
@@ -66,6 +67,106 @@ std::optional<Hover> field_hover(const PeftConfig& config, config::Position curs
     return std::nullopt;
   }
   return std::nullopt;
+}
+
+} // namespace opscope::dialects::peft
+
+namespace opscope::dialects::peft {
+
+namespace {
+
+// The byte offset of `p` in `text` (clamped to its line's end), or npos past the last line.
+std::size_t offset_of(std::string_view text, config::Position p) {
+  std::size_t at = 0;
+  for (int line = 0; line < p.line; ++line) {
+    at = text.find('\n', at);
+    if (at == std::string_view::npos)
+      return std::string_view::npos;
+    ++at;
+  }
+  const std::size_t end = std::min(text.find('\n', at), text.size());
+  return std::min(at + static_cast<std::size_t>(std::max(p.byte_col, 0)), end);
+}
+
+// Brackets open between the call's name and `to` (strings and comments skipped): 1 right
+// inside the call's own parentheses.
+int depth_in(std::string_view call_text) {
+  int depth = 0;
+  char quote = 0;
+  for (std::size_t i = 0; i < call_text.size(); ++i) {
+    const char c = call_text[i];
+    if (quote) {
+      if (c == '\\')
+        ++i;
+      else if (c == quote || c == '\n')
+        quote = 0;
+    } else if (c == '"' || c == '\'') {
+      quote = c;
+    } else if (c == '#') {
+      while (i < call_text.size() && call_text[i] != '\n')
+        ++i;
+    } else if (c == '(' || c == '[' || c == '{') {
+      ++depth;
+    } else if (c == ')' || c == ']' || c == '}') {
+      --depth;
+    }
+  }
+  return quote ? -1 : depth; // inside a string: no keyword
+}
+
+} // namespace
+
+std::vector<CompletionItem> complete_fields(const PeftConfig& config, std::string_view text,
+                                            config::Position cursor) {
+  if (config.source != Source::PythonCall || !config.call.contains(cursor) ||
+      cursor == config.call.start || cursor == config.call.end)
+    return {};
+  const std::vector<detail::ClassField>* fields = detail::fields_of_class(config.class_name);
+  if (!fields)
+    return {};
+  const std::size_t from = offset_of(text, config.call.start);
+  const std::size_t to = offset_of(text, cursor);
+  if (from == std::string_view::npos || to == std::string_view::npos || to < from ||
+      depth_in(text.substr(from, to - from)) != 1)
+    return {};
+  const std::size_t newline = to == 0 ? std::string_view::npos : text.rfind('\n', to - 1);
+  const std::size_t line_start = newline == std::string_view::npos ? 0 : newline + 1;
+  const std::string_view line_before = text.substr(line_start, to - line_start);
+  // The name being typed, then only blanks back to the `(` or `,` that opens an argument.
+  std::size_t begin = line_before.size();
+  while (begin > 0 && (std::isalnum(static_cast<unsigned char>(line_before[begin - 1])) ||
+                       line_before[begin - 1] == '_'))
+    --begin;
+  std::size_t before = begin;
+  while (before > 0 && (line_before[before - 1] == ' ' || line_before[before - 1] == '\t'))
+    --before;
+  const bool opens_argument =
+      before == 0 // an argument on a line of its own
+          ? cursor.line > config.call.start.line
+          : line_before[before - 1] == '(' || line_before[before - 1] == ',';
+  if (!opens_argument)
+    return {};
+  const std::string_view typed = line_before.substr(begin);
+  if (!typed.empty() && std::isdigit(static_cast<unsigned char>(typed.front())))
+    return {};
+  std::vector<CompletionItem> out;
+  for (const detail::ClassField& f : *fields) {
+    const bool written = std::any_of(config.keys.begin(), config.keys.end(), [&](const Written& k) {
+      return k.text == f.name && !k.range.contains(cursor);
+    });
+    if (written || f.name.rfind(typed, 0) != 0)
+      continue;
+    CompletionItem item;
+    item.kind = CompletionItem::Kind::Field;
+    item.label = f.name;
+    item.filter_text = f.name;
+    item.detail = f.type;
+    item.documentation = f.help;
+    item.sort_text = std::to_string(out.size() + 100000);
+    item.edit = {{{cursor.line, static_cast<int>(begin)}, cursor}, f.name + "="};
+    out.push_back(std::move(item));
+  }
+  return out;
 }
 
 } // namespace opscope::dialects::peft

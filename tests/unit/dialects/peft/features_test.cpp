@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 namespace opscope::dialects::peft {
 namespace {
 
@@ -169,6 +171,56 @@ TEST(PeftFields, TheFrameworksYamlKeysAreNotPeftFields) {
                                         "lora_target_modules: [q_proj]\nmicro_batch_size: 2\n");
   ASSERT_EQ(read.size(), 1u);
   EXPECT_TRUE(diagnose_fields(read[0]).empty());
+}
+
+} // namespace
+} // namespace opscope::dialects::peft
+
+namespace opscope::dialects::peft {
+namespace {
+
+std::vector<std::string> labels_at(const std::string& script, config::Position cursor) {
+  std::vector<PeftConfig> read = read_peft_configs("train.py", script);
+  EXPECT_EQ(read.size(), 1u);
+  std::vector<std::string> out;
+  if (read.empty())
+    return out;
+  for (const CompletionItem& item : complete_fields(read[0], script, cursor))
+    out.push_back(item.label);
+  return out;
+}
+
+bool has(const std::vector<std::string>& labels, const std::string& label) {
+  return std::find(labels.begin(), labels.end(), label) != labels.end();
+}
+
+// Typing a keyword of LoraConfig(...) offers its fields, not those already written; in a value, a
+// string or a nested bracket it offers none.
+TEST(PeftFields, AKeywordBeingTypedIsCompletedWithTheFieldsNotYetWritten) {
+  const std::string script = "config = LoraConfig(r=8, lora_d, target_modules=[\"q\", ], "
+                             "rank_pattern={\"a\": 1, })\n";
+  const int typed = static_cast<int>(script.find("lora_d") + 6);
+  std::vector<std::string> labels = labels_at(script, {0, typed});
+  EXPECT_TRUE(has(labels, "lora_dropout")) << labels.size();
+  EXPECT_FALSE(has(labels, "r"));
+  EXPECT_FALSE(has(labels, "lora_alpha")); // does not start with what is typed
+  std::vector<PeftConfig> read = read_peft_configs("train.py", script);
+  std::vector<CompletionItem> items = complete_fields(read[0], script, {0, typed});
+  ASSERT_FALSE(items.empty());
+  EXPECT_EQ(items[0].edit.new_text, items[0].label + "=");
+  EXPECT_EQ(items[0].edit.range.start.byte_col, typed - 6);
+  EXPECT_FALSE(items[0].detail.empty()); // its type
+  // After `, ` at the call's own level: every field not yet written.
+  const int after_comma = static_cast<int>(script.find("8, ") + 3);
+  labels = labels_at(script, {0, after_comma});
+  EXPECT_TRUE(has(labels, "lora_alpha"));
+  EXPECT_FALSE(has(labels, "r"));
+  // In the target list, in a string, inside the rank_pattern dict: nothing.
+  EXPECT_TRUE(labels_at(script, {0, static_cast<int>(script.find("\"q\", ") + 5)}).empty());
+  EXPECT_TRUE(labels_at(script, {0, static_cast<int>(script.find("\"q\"") + 2)}).empty());
+  EXPECT_TRUE(labels_at(script, {0, static_cast<int>(script.find("1, ") + 3)}).empty());
+  // In the function's name: nothing.
+  EXPECT_TRUE(labels_at(script, {0, 14}).empty());
 }
 
 } // namespace

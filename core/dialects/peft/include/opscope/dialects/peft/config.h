@@ -25,6 +25,7 @@ struct PeftConfig {
   Source source = Source::PythonCall;
   std::string class_name = "LoraConfig"; // LoraConfig, LoHaConfig, IA3Config, ...
   config::Range anchor;                  // the call / root: where config-level messages go
+  config::Range call;                    // Python: the whole call, its parentheses included
   // target_modules: a string is a regex (re.fullmatch); a list holds names (exact or
   // dot-suffix); "all-linear" (any case) is its own case. Unset: PEFT uses the architecture's
   // default (resolve() looks it up by the model's Hugging Face model_type).

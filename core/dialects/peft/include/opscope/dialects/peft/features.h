@@ -36,6 +36,11 @@ std::optional<Hover> hover(const PeftConfig& config, const Resolution& resolutio
 std::vector<Diagnostic> diagnose_fields(const PeftConfig& config);
 // On a key the class takes: its type and PEFT's help text (no model needed).
 std::optional<Hover> field_hover(const PeftConfig& config, config::Position cursor);
+// Where a keyword of the Python call is typed in `text` (right inside its parentheses, after
+// `(` or `,`, a name begun or not): the class's fields not yet written, each with its type and
+// PEFT's help, written as `name=`. Empty elsewhere (in a string, a value, a nested bracket).
+std::vector<CompletionItem> complete_fields(const PeftConfig& config, std::string_view text,
+                                            config::Position cursor);
 
 // Every module name of `model` a completion offers, best first: leaf names with how many
 // modules bear them and their types (`q_proj`, "×80 Linear"), then full names. Each is written
