@@ -27,7 +27,7 @@ public:
     // with its string and brackets closed, as an editor's half-typed text needs.
     std::string closed;
     if (tree && ts_node_has_error(ts_tree_root_node(tree.get()))) {
-      closed = std::string(text_) + closers(text_);
+      closed = std::string(text_) + detail::closers(text_);
       if (closed.size() > text_.size()) {
         if (detail::PythonTree again = detail::parse_python(closed)) {
           tree = std::move(again);
@@ -45,34 +45,6 @@ public:
   }
 
 private:
-  // What closes the string and brackets still open at the end of `text` (comments skipped).
-  static std::string closers(std::string_view text) {
-    std::string open;
-    for (std::size_t i = 0; i < text.size(); ++i) {
-      char c = text[i];
-      if (c == '#') {
-        i = text.find('\n', i);
-        if (i == std::string_view::npos)
-          break;
-      } else if (c == '"' || c == '\'') {
-        bool triple = text.substr(i, 3) == std::string(3, c);
-        std::string_view end = triple ? text.substr(i, 3) : text.substr(i, 1);
-        std::size_t at = i + end.size();
-        while (at < text.size() && text.substr(at, end.size()) != end &&
-               (triple || text[at] != '\n'))
-          at += text[at] == '\\' ? 2 : 1;
-        if (at >= text.size())
-          return std::string(end) + std::string(open.rbegin(), open.rend());
-        i = at + end.size() - 1;
-      } else if (c == '(' || c == '[' || c == '{') {
-        open += c == '(' ? ')' : c == '[' ? ']' : '}';
-      } else if ((c == ')' || c == ']' || c == '}') && !open.empty()) {
-        open.pop_back();
-      }
-    }
-    return std::string(open.rbegin(), open.rend());
-  }
-
   std::string_view text_of(TSNode n) const { return detail::text_of(text_, n); }
   Range range_of(TSNode n) const { return detail::range_of(source_, n, text_.size()); }
 

@@ -248,4 +248,30 @@ bool python_literal(std::string_view text, TSNode n, Node& node) {
   return true;
 }
 
+std::string closers(std::string_view text) {
+  std::string open;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    if (c == '#') {
+      i = text.find('\n', i);
+      if (i == std::string_view::npos)
+        break;
+    } else if (c == '"' || c == '\'') {
+      bool triple = text.substr(i, 3) == std::string(3, c);
+      std::string_view end = triple ? text.substr(i, 3) : text.substr(i, 1);
+      std::size_t at = i + end.size();
+      while (at < text.size() && text.substr(at, end.size()) != end && (triple || text[at] != '\n'))
+        at += text[at] == '\\' ? 2 : 1;
+      if (at >= text.size())
+        return std::string(end) + std::string(open.rbegin(), open.rend());
+      i = at + end.size() - 1;
+    } else if (c == '(' || c == '[' || c == '{') {
+      open += c == '(' ? ')' : c == '[' ? ']' : '}';
+    } else if ((c == ')' || c == ']' || c == '}') && !open.empty()) {
+      open.pop_back();
+    }
+  }
+  return std::string(open.rbegin(), open.rend());
+}
+
 } // namespace opscope::config::detail

@@ -1,6 +1,8 @@
 // A PEFT config's keys against its class's fields (class_fields.h): what PEFT does with a key it
 // does not take, and the hover on one it does.
 #include "class_fields.h"
+#include "opscope/config/python_syntax.h"
+#include "opscope/config/scanner.h"
 #include "opscope/dialects/peft/features.h"
 #include "opscope/index/nearest.h"
 
@@ -69,53 +71,6 @@ std::optional<Hover> field_hover(const PeftConfig& config, config::Position curs
   return std::nullopt;
 }
 
-} // namespace opscope::dialects::peft
-
-namespace opscope::dialects::peft {
-
-namespace {
-
-// The byte offset of `p` in `text` (clamped to its line's end), or npos past the last line.
-std::size_t offset_of(std::string_view text, config::Position p) {
-  std::size_t at = 0;
-  for (int line = 0; line < p.line; ++line) {
-    at = text.find('\n', at);
-    if (at == std::string_view::npos)
-      return std::string_view::npos;
-    ++at;
-  }
-  const std::size_t end = std::min(text.find('\n', at), text.size());
-  return std::min(at + static_cast<std::size_t>(std::max(p.byte_col, 0)), end);
-}
-
-// Brackets open between the call's name and `to` (strings and comments skipped): 1 right
-// inside the call's own parentheses.
-int depth_in(std::string_view call_text) {
-  int depth = 0;
-  char quote = 0;
-  for (std::size_t i = 0; i < call_text.size(); ++i) {
-    const char c = call_text[i];
-    if (quote) {
-      if (c == '\\')
-        ++i;
-      else if (c == quote || c == '\n')
-        quote = 0;
-    } else if (c == '"' || c == '\'') {
-      quote = c;
-    } else if (c == '#') {
-      while (i < call_text.size() && call_text[i] != '\n')
-        ++i;
-    } else if (c == '(' || c == '[' || c == '{') {
-      ++depth;
-    } else if (c == ')' || c == ']' || c == '}') {
-      --depth;
-    }
-  }
-  return quote ? -1 : depth; // inside a string: no keyword
-}
-
-} // namespace
-
 std::vector<CompletionItem> complete_fields(const PeftConfig& config, std::string_view text,
                                             config::Position cursor) {
   if (config.source != Source::PythonCall || !config.call.contains(cursor) ||
@@ -124,13 +79,14 @@ std::vector<CompletionItem> complete_fields(const PeftConfig& config, std::strin
   const std::vector<detail::ClassField>* fields = detail::fields_of_class(config.class_name);
   if (!fields)
     return {};
-  const std::size_t from = offset_of(text, config.call.start);
-  const std::size_t to = offset_of(text, cursor);
-  if (from == std::string_view::npos || to == std::string_view::npos || to < from ||
-      depth_in(text.substr(from, to - from)) != 1)
+  // Right inside the call's own parentheses: only its `)` is left to close (not a string, a list
+  // or a dict opened in it).
+  const config::detail::SourceText source(text);
+  const std::size_t from = source.offset(config.call.start);
+  const std::size_t to = source.offset(cursor);
+  if (to < from || config::detail::closers(text.substr(from, to - from)) != ")")
     return {};
-  const std::size_t newline = to == 0 ? std::string_view::npos : text.rfind('\n', to - 1);
-  const std::size_t line_start = newline == std::string_view::npos ? 0 : newline + 1;
+  const std::size_t line_start = source.line_start(static_cast<std::size_t>(cursor.line));
   const std::string_view line_before = text.substr(line_start, to - line_start);
   // The name being typed, then only blanks back to the `(` or `,` that opens an argument.
   std::size_t begin = line_before.size();

@@ -57,4 +57,8 @@ std::optional<StringLiteral> read_string(std::string_view text, TSNode node);
 // false when `n` is none of these (an f-string or bytes included).
 bool python_literal(std::string_view text, TSNode n, Node& node);
 
+// What closes the string and brackets still open at the end of Python `text` (comments skipped):
+// `"])` after `f(x=["a`; empty when all are closed.
+std::string closers(std::string_view text);
+
 } // namespace opscope::config::detail
